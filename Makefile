@@ -1,0 +1,43 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+NODE_STAMP := vtt_module/node_modules/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8765
+DB ?= ./initiative-sidecar.db
+
+.PHONY: run test test-python test-node bench venv clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m adapter serve --host $(HOST) --port $(PORT) --db $(DB)
+
+test: test-python test-node
+
+test-python: $(STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+$(NODE_STAMP): vtt_module/package.json vtt_module/package-lock.json
+	cd vtt_module && npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+test-node: $(STAMP)
+	@if [ -f vtt_module/package.json ]; then \
+	  $(MAKE) --no-print-directory $(NODE_STAMP) && \
+	  cd vtt_module && SIDECAR_PYTHON=$(abspath $(PY)) npm test; \
+	else echo "no module tests yet"; fi
+
+bench: $(STAMP)
+	$(PY) -m adapter bench
+
+clean:
+	rm -rf $(VENV) vtt_module/node_modules .pytest_cache

@@ -1,0 +1,14 @@
+"""The pure rule engine: no I/O, no clock, no randomness.
+
+``apply(world, message) -> Outcome`` is the one entry point; rulesets register in
+:mod:`adapter.engine.ruleset` and are looked up by id.
+"""
+
+from .apply import apply, plan_of
+from .model import Combat, Combatant, Hook, Intent, Notice, Outcome, Prompt, Session, World
+from .ruleset import Entry, Ruleset, get_ruleset, known_rulesets, register
+
+__all__ = [
+    "Combat", "Combatant", "Entry", "Hook", "Intent", "Notice", "Outcome", "Prompt", "Ruleset",
+    "Session", "World", "apply", "get_ruleset", "known_rulesets", "plan_of", "register",
+]

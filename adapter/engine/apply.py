@@ -1,0 +1,181 @@
+"""The engine's one entry point: ``apply(world, message) -> Outcome``.
+
+A hook brings its combat with it: the snapshot is read (who joined, who left), an
+``initiativeRoll`` is given to the rules, and the turn bookkeeping follows Foundry's round
+and pointer. An intent is routed to the rule its kind names. Then the plan of the combat
+is rebuilt; if it differs from the last one its revision grows by one and it goes out.
+
+A refused message raises a :class:`adapter.errors.SidecarError` and the world it was
+applied to is unchanged (everything here builds new objects).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..errors import InvalidMessage, RuleViolation, UnknownCombat, UnknownCombatant
+from .context import Ctx
+from .events import Clock, Declared, Joined, Left, Rolled, ScoreSet
+from .model import Combat, Hook, Intent, Outcome, Session, World
+from .order import place_by_rules
+from .plan import plan_body
+from .ruleset import Ruleset, get_ruleset
+from .snapshot import read_snapshot
+from .turns import begin_next_acting, emit, follow, preview_next_round
+
+
+def apply(world: World, message: Hook | Intent | Session) -> Outcome:
+    if isinstance(message, Session):
+        return Outcome(world=open_session(world, message))
+    ctx = Ctx(world, seq=message.seq, user=message.user, world_time=message.world_time)
+    if isinstance(message, Hook):
+        combat = apply_hook(ctx, message)
+    else:
+        combat = apply_intent(ctx, message)
+    combats = dict(world.combats)
+    plans: tuple[Any, ...] = ()
+    if isinstance(message, Hook) and message.hook == "deleteCombat":
+        combats.pop(message.combat["_id"], None)
+        ctx.close_prompts(message.combat["_id"])
+    elif combat is not None:
+        combat, changed = replan(ctx, combat)
+        combats[combat.id] = combat
+        if changed:
+            plans = (plan_of(combat),)
+    new_world = replace(
+        world, last_seq=message.seq, combats=combats, prompts=ctx.prompts_after(), ext=ctx.ext
+    )
+    return Outcome(world=new_world, plans=plans, prompts=tuple(ctx.opened), notices=tuple(ctx.notices))
+
+
+def open_session(world: World, session: Session) -> World:
+    """A (re)connection: the GMs, the ruleset for new combats and the settings it brings."""
+    return replace(
+        world,
+        ruleset=session.ruleset,
+        settings=dict(session.settings),
+        gm_users=session.gm_users,
+    )
+
+
+def plan_of(combat: Combat) -> dict[str, Any]:
+    return {"combat_id": combat.id, "revision": combat.revision, **combat.last_plan}
+
+
+def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, bool]:
+    rs = get_ruleset(combat.ruleset)
+    upcoming = preview_next_round(ctx, rs, combat) if combat.order else None
+    body = plan_body(rs, combat, upcoming)
+    del body["combat_id"]
+    if body == combat.last_plan:
+        return combat, False
+    return replace(combat, last_plan=body, revision=combat.revision + 1), True
+
+
+# ---------------------------------------------------------------- hooks
+
+
+def apply_hook(ctx: Ctx, hook: Hook) -> Combat | None:
+    data = hook.combat
+    known = ctx.world.combats.get(data["_id"])
+    if hook.hook == "deleteCombat":
+        return None
+    combat = known if known is not None else Combat(id=data["_id"], ruleset=ctx.world.ruleset)
+    rs = get_ruleset(combat.ruleset)
+    combat = emit(ctx, rs, combat, Clock(ctx.world_time))
+    combat, joined, left = read_snapshot(combat, data)
+    for cid in left:
+        combat = remove_combatant(ctx, rs, combat, cid)
+    for cid in joined:
+        combat = replace(combat, order=combat.order + (cid,))
+        combat = emit(ctx, rs, combat, Joined(cid))
+        combat = replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
+    if hook.roll is not None:
+        combat = apply_roll(ctx, rs, combat, hook.roll)
+    current = (hook.current or {}).get("combatantId")
+    return follow(ctx, rs, combat, int(data.get("round") or 0), current)
+
+
+def remove_combatant(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str) -> Combat:
+    was_current = combat.current == cid
+    combat = replace(
+        combat,
+        order=tuple(c for c in combat.order if c != cid),
+        passed=combat.passed - {cid},
+        current=None if was_current else combat.current,
+    )
+    ctx.close_prompts(combat.id, cid)
+    combat = emit(ctx, rs, combat, Left(cid))
+    if was_current:
+        combat = begin_next_acting(ctx, rs, combat)
+    return combat
+
+
+def apply_roll(ctx: Ctx, rs: Ruleset, combat: Combat, roll: Any) -> Combat:
+    target = roll.get("combatant_id")
+    group = roll.get("group_id")
+    if group is not None:
+        if group not in combat.groups:
+            raise UnknownCombatant(f"group {group!r} is not in combat {combat.id!r}", path="/roll/group_id")
+    elif target not in combat.combatants:
+        raise UnknownCombatant(
+            f"combatant {target!r} is not in combat {combat.id!r}", path="/roll/combatant_id"
+        )
+    event = Rolled(
+        combatant_id=target, roll=roll["roll"], reroll_of=roll.get("reroll_of"), group_id=group
+    )
+    return rescore(ctx, rs, combat, event)
+
+
+def rescore(ctx: Ctx, rs: Ruleset, combat: Combat, event: Rolled | ScoreSet) -> Combat:
+    """Give a score change to the rules, then re-place whoever's score changed."""
+    before = {cid: c.score for cid, c in combat.combatants.items()}
+    combat = emit(ctx, rs, combat, event)
+    for cid, c in combat.combatants.items():
+        if before.get(cid) != c.score:
+            combat = replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
+    return combat
+
+
+# ---------------------------------------------------------------- intents
+
+
+def apply_intent(ctx: Ctx, intent: Intent) -> Combat | None:
+    combat: Combat | None = None
+    if intent.combat_id is not None:
+        combat = ctx.world.combats.get(intent.combat_id)
+        if combat is None:
+            raise UnknownCombat(f"combat {intent.combat_id!r} is not known", path="/combat_id")
+        rs = get_ruleset(combat.ruleset)
+        combat = emit(ctx, rs, combat, Clock(ctx.world_time))
+    else:
+        rs = get_ruleset(ctx.world.ruleset)
+    if intent.kind == "initiative.set":
+        if combat is None:
+            raise InvalidMessage("initiative.set needs combat_id", path="")
+        ctx.require_gm("set an initiative by hand")
+        ctx.combatant(combat, intent.combatant_id)
+        assert intent.combatant_id is not None
+        return set_score(ctx, rs, combat, intent.combatant_id, float(intent.args["value"]))
+    result = emit_declared(ctx, rs, combat, Declared(intent.kind, intent.combatant_id, intent.args))
+    return result
+
+
+def emit_declared(ctx: Ctx, rs: Ruleset, combat: Combat | None, event: Declared) -> Combat | None:
+    rule = rs.intents.get(event.kind)
+    if rule is None:
+        raise RuleViolation(
+            f"intent {event.kind!r} is not part of the {rs.id} ruleset", path="/kind", rule=rs.id
+        )
+    result = rule(ctx, combat, event)
+    return combat if result is None else result
+
+
+def set_score(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str, value: float) -> Combat:
+    """``initiative.set``: the GM's number becomes the combatant's score."""
+    scored = combat.combatants[cid]
+    combatants = {**combat.combatants, cid: replace(scored, score=value)}
+    combat = replace(combat, combatants=combatants)
+    combat = replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
+    return emit(ctx, rs, combat, ScoreSet(cid, value))

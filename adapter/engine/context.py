@@ -1,0 +1,124 @@
+"""The context one message is applied in: who sent it, when, and what it has said so far.
+
+A ``Ctx`` lives for one message. Rules read the world as it was before the message, ask
+who may do what, open and answer prompts, leave notices and keep world-level ruleset
+state; the engine turns all of it into the new ``World`` only if no rule refused. Ids the
+sidecar makes (prompts, readied actions) are ``<prefix>-<seq>.<n>``: a pure function of
+the messages so far, so a replay gives the same ids.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..errors import NotPermitted, UnknownCombatant, UnknownPrompt
+from .model import Combat, Combatant, Notice, Prompt, World
+
+
+class Ctx:
+    def __init__(self, world: World, *, seq: int, user: str, world_time: float) -> None:
+        self.world = world
+        self.seq = seq
+        self.user = user
+        self.world_time = world_time
+        self.opened: list[Prompt] = []
+        self.answered: set[str] = set()
+        self.notices: list[Notice] = []
+        self.ext: dict[str, Any] = dict(world.ext)
+        self._ids = 0
+        #: True while the engine previews the next round: rules must not open prompts
+        self.preview = False
+
+    # ---------------------------------------------------------------- ids and settings
+
+    def new_id(self, prefix: str) -> str:
+        self._ids += 1
+        return f"{prefix}-{self.seq}.{self._ids}"
+
+    def setting(self, name: str, default: Any = None) -> Any:
+        return self.world.settings.get(name, default)
+
+    # ---------------------------------------------------------------- authority
+
+    def is_gm(self, user: str | None = None) -> bool:
+        return (self.user if user is None else user) in self.world.gm_users
+
+    def require_gm(self, what: str) -> None:
+        if not self.is_gm():
+            raise NotPermitted(f"only a GM may {what}; user {self.user!r} is not a GM")
+
+    def require_owner(self, combatant: Combatant, what: str) -> None:
+        """The user must own the combatant (the owners the module reports) or be a GM."""
+        if self.is_gm() or self.user in combatant.owners:
+            return
+        raise NotPermitted(
+            f"user {self.user!r} may not {what} for {combatant.name or combatant.id}: "
+            "only its owners or a GM may"
+        )
+
+    @staticmethod
+    def combatant(combat: Combat, combatant_id: str | None, path: str = "/combatant_id") -> Combatant:
+        if combatant_id is None or combatant_id not in combat.combatants:
+            raise UnknownCombatant(
+                f"combatant {combatant_id!r} is not in combat {combat.id!r}", path=path
+            )
+        return combat.combatants[combatant_id]
+
+    # ---------------------------------------------------------------- prompts and notices
+
+    def open_prompt(
+        self,
+        kind: str,
+        *,
+        rule: str,
+        to: tuple[str, ...] | str,
+        combat_id: str | None,
+        combatant_id: str | None,
+        data: Mapping[str, Any],
+    ) -> Prompt:
+        prompt = Prompt(
+            prompt_id=self.new_id("prompt"),
+            kind=kind,
+            combat_id=combat_id,
+            combatant_id=combatant_id,
+            to=to,
+            rule=rule,
+            data=dict(data),
+        )
+        if not self.preview:
+            self.opened.append(prompt)
+        return prompt
+
+    def pending(self, prompt_id: str) -> Prompt | None:
+        if prompt_id in self.answered:
+            return None
+        for prompt in self.opened:
+            if prompt.prompt_id == prompt_id:
+                return prompt
+        return self.world.prompts.get(prompt_id)
+
+    def answer_prompt(self, prompt_id: str, kind: str, path: str = "/args/prompt_id") -> Prompt:
+        """Take a pending prompt of ``kind`` off the list; refuse an unknown or answered one."""
+        prompt = self.pending(prompt_id)
+        if prompt is None or prompt.kind != kind:
+            raise UnknownPrompt(
+                f"there is no pending {kind} prompt {prompt_id!r} (unknown or already answered)",
+                path=path,
+            )
+        self.answered.add(prompt_id)
+        return prompt
+
+    def close_prompts(self, combat_id: str, combatant_id: str | None = None) -> None:
+        """Forget the pending prompts of a combat (or of one of its combatants)."""
+        for prompt in [*self.world.prompts.values(), *self.opened]:
+            if prompt.combat_id == combat_id and combatant_id in (None, prompt.combatant_id):
+                self.answered.add(prompt.prompt_id)
+
+    def notice(self, kind: str, text: str, **data: Any) -> None:
+        if not self.preview:
+            self.notices.append(Notice(kind=kind, text=text, data=data))
+
+    def prompts_after(self) -> dict[str, Prompt]:
+        prompts = {pid: p for pid, p in self.world.prompts.items() if pid not in self.answered}
+        prompts.update({p.prompt_id: p for p in self.opened if p.prompt_id not in self.answered})
+        return prompts

@@ -1,0 +1,50 @@
+"""Reading Foundry's ``Roll#toJSON()``: dice terms and their results.
+
+A Die term is ``{class: "Die", number, faces, modifiers, results: [{result, active?,
+rerolled?, discarded?, count?, success?, failure?}]}``. A result is *active* unless
+``active`` is false; rerolled and discarded results are not active. A result counts
+``count`` when present (success counting), else its face value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+DIE_CLASSES = frozenset({"Die", "DiceTerm", "D20Die", "Coin", "FateDie"})
+
+
+def dice_terms(roll: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Every dice term of the roll, nested pools and parentheticals included, in order."""
+    return list(_walk(roll.get("terms") or ()))
+
+
+def _walk(terms: Any) -> Iterator[Mapping[str, Any]]:
+    for term in terms:
+        if not isinstance(term, Mapping):
+            continue
+        if "faces" in term and "results" in term:
+            yield term
+        for key in ("terms", "rolls"):
+            inner = term.get(key)
+            if isinstance(inner, list):
+                for sub in inner:
+                    if isinstance(sub, Mapping) and "terms" in sub:
+                        yield from _walk(sub["terms"])
+                    elif isinstance(sub, Mapping):
+                        yield from _walk([sub])
+        inner_roll = term.get("roll")
+        if isinstance(inner_roll, Mapping):
+            yield from _walk(inner_roll.get("terms") or ())
+
+
+def is_active(result: Mapping[str, Any]) -> bool:
+    return result.get("active", True) is not False and not result.get("discarded") and not result.get("rerolled")
+
+
+def active_results(term: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [r for r in term.get("results") or () if isinstance(r, Mapping) and is_active(r)]
+
+
+def roll_total(roll: Mapping[str, Any]) -> float:
+    total = roll.get("total")
+    return float(total) if isinstance(total, (int, float)) and not isinstance(total, bool) else 0.0

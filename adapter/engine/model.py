@@ -1,0 +1,166 @@
+"""The engine's state and messages: frozen dataclasses, nothing else.
+
+Invariants:
+- State is never mutated: every change builds new objects (``dataclasses.replace``); the
+  mappings held in fields are plain dicts that are never written after construction.
+- Nothing here knows about sockets, SQLite, clocks or randomness: dice results and the world
+  time arrive inside messages.
+- ``Combatant.score`` is the rule's initiative score (the roll total, the net successes, a
+  score set by a hold...). ``None`` until the combatant has rolled.
+- ``Combat.order`` is the turn order of the current round (all combatants, rolled first);
+  ``Combat.passed`` holds those whose turn has ended this round; ``Combat.current`` is the
+  combatant whose turn it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+JSON = Any
+
+
+@dataclass(frozen=True)
+class Combatant:
+    """A combatant as the engine knows it: identity from snapshots, score from rolls."""
+
+    id: str
+    name: str = ""
+    owners: tuple[str, ...] = ()
+    is_npc: bool = False
+    hidden: bool = False
+    defeated: bool = False
+    group: str | None = None
+    actor_id: str | None = None
+    token_id: str | None = None
+    stats: Mapping[str, Any] = field(default_factory=dict)
+    score: float | None = None
+    #: The ruleset's own per-combatant state (a frozen dataclass of the ruleset), or None.
+    ext: Any = None
+
+
+@dataclass(frozen=True)
+class Combat:
+    """One Foundry combat (encounter) under one ruleset."""
+
+    id: str
+    ruleset: str
+    combatants: Mapping[str, Combatant] = field(default_factory=dict)
+    #: creation order of the combatants, as the snapshot lists them
+    roster: tuple[str, ...] = ()
+    groups: Mapping[str, str] = field(default_factory=dict)  # group id -> name
+    round: int = 0
+    order: tuple[str, ...] = ()
+    passed: frozenset[str] = frozenset()
+    current: str | None = None
+    #: The ruleset's own per-combat state, or None.
+    ext: Any = None
+    revision: int = 0
+    last_plan: JSON = None
+
+    @property
+    def started(self) -> bool:
+        return self.round > 0
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A question the sidecar is waiting on (a reroll offer, a GM approval, ...)."""
+
+    prompt_id: str
+    kind: str
+    combat_id: str | None
+    combatant_id: str | None
+    to: tuple[str, ...] | str  # user ids, or "gm"
+    rule: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "prompt_id": self.prompt_id,
+            "kind": self.kind,
+            "combat_id": self.combat_id,
+            "combatant_id": self.combatant_id,
+            "to": self.to if isinstance(self.to, str) else list(self.to),
+            "rule": self.rule,
+            "data": dict(self.data),
+        }
+
+
+@dataclass(frozen=True)
+class World:
+    """Everything the sidecar knows about one Foundry world."""
+
+    world: str
+    ruleset: str = "foundry-core"
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    gm_users: frozenset[str] = frozenset()
+    last_seq: int = 0
+    combats: Mapping[str, Combat] = field(default_factory=dict)
+    prompts: Mapping[str, Prompt] = field(default_factory=dict)
+    #: Ruleset state kept outside any combat (e.g. Ready to strike), keyed by ruleset id.
+    ext: Mapping[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- inbound messages
+
+
+@dataclass(frozen=True)
+class Session:
+    """A connection's auth (without the token): who the GMs are, which ruleset, settings."""
+
+    world: str
+    ruleset: str
+    settings: Mapping[str, Any]
+    gm_users: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Hook:
+    """A forwarded Foundry hook; ``combat``/``current`` are the state after the change."""
+
+    seq: int
+    user: str
+    world_time: float
+    hook: str
+    combat: Mapping[str, Any]
+    current: Mapping[str, Any]
+    changed: Any = None
+    options: Any = None
+    roll: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A declaration by a player or the GM."""
+
+    seq: int
+    user: str
+    world_time: float
+    kind: str
+    combat_id: str | None
+    combatant_id: str | None
+    args: Mapping[str, Any]
+
+
+Message = Hook | Intent
+
+
+@dataclass(frozen=True)
+class Notice:
+    kind: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, **self.data}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one message did: the new world, and what to tell the module."""
+
+    world: World
+    plans: tuple[JSON, ...] = ()
+    prompts: tuple[Prompt, ...] = ()
+    notices: tuple[Notice, ...] = ()

@@ -1,0 +1,68 @@
+"""The plan: what the module shows and writes for one combat.
+
+``plan`` = ``{combat_id, revision, round, turn, current, next_round, order: [entry...]}``;
+each entry = ``{combatant_id, initiative, acts, reaction, tags, detail, rules}``. The
+``initiative`` numbers come from :func:`adapter.engine.order.encode_initiatives`, so that
+Foundry's own sort reproduces ``order`` on every client.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .model import Combat
+from .order import encode_initiatives
+from .ruleset import Entry, Ruleset
+
+
+def plan_body(rs: Ruleset, combat: Combat, upcoming: Combat | None) -> dict[str, Any]:
+    """The plan without its revision (compared to the last one to see whether it changed)."""
+    order, views, values = _entries(rs, combat)
+    current = combat.current
+    body: dict[str, Any] = {
+        "combat_id": combat.id,
+        "round": combat.round,
+        "turn": order.index(current) if current in order else None,
+        "current": current,
+        "next_round": None,
+        "order": [
+            _entry(cid, views[cid], values[cid], combat.combatants[cid].score) for cid in order
+        ],
+    }
+    if upcoming is not None:
+        up_order, up_views, up_values = _entries(rs, upcoming)
+        body["next_round"] = {
+            "round": upcoming.round,
+            "current": upcoming.current,
+            "order": [
+                {"combatant_id": cid, "initiative": up_values[cid], "acts": up_views[cid].acts}
+                for cid in up_order
+            ],
+        }
+    return body
+
+
+def _entries(
+    rs: Ruleset, combat: Combat
+) -> tuple[list[str], dict[str, Entry], dict[str, float | None]]:
+    order = list(combat.order)
+    views = {cid: rs.describe(combat, combat.combatants[cid]) for cid in order}
+    hints = {cid: v.hint for cid, v in views.items() if v.hint is not None}
+    scores = {cid: combat.combatants[cid].score for cid in order}
+    return order, views, encode_initiatives(order, scores, hints)
+
+
+def _entry(cid: str, view: Entry, value: float | None, score: float | None) -> dict[str, Any]:
+    detail = dict(view.detail)
+    if value is not None and score is not None and math.floor(value) != math.floor(score):
+        detail["score"] = score
+    return {
+        "combatant_id": cid,
+        "initiative": value,
+        "acts": view.acts,
+        "reaction": dict(view.reaction) if view.reaction is not None else None,
+        "tags": list(view.tags),
+        "detail": detail,
+        "rules": list(view.rules),
+    }

@@ -1,0 +1,46 @@
+"""Reading a forwarded ``Combat#toObject()`` snapshot into the engine's ``Combat``.
+
+What the engine takes from a snapshot: who is in the combat, names, owners, hidden,
+defeated, groups, stats, and the round. It never reads initiative values from a snapshot:
+scores come only from ``initiativeRoll`` hooks and the GM's ``initiative.set`` intent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from .model import Combat, Combatant
+
+
+def read_combatant(data: Mapping[str, Any], known: Combatant | None) -> Combatant:
+    base = known if known is not None else Combatant(id=data["_id"])
+    defeated = data.get("is_defeated")
+    return replace(
+        base,
+        name=str(data.get("name") or base.name or ""),
+        owners=tuple(data.get("owners") or ()),
+        is_npc=bool(data.get("is_npc", False)),
+        hidden=bool(data.get("hidden", False)),
+        defeated=bool(defeated if defeated is not None else data.get("defeated", False)),
+        group=data.get("group"),
+        actor_id=data.get("actorId"),
+        token_id=data.get("tokenId"),
+        stats=dict(data.get("stats") or {}),
+    )
+
+
+def read_snapshot(
+    combat: Combat, data: Mapping[str, Any]
+) -> tuple[Combat, list[str], list[str]]:
+    """The combat updated from the snapshot, with the ids that joined and that left."""
+    listed = [c["_id"] for c in data.get("combatants", ())]
+    by_id = {c["_id"]: c for c in data.get("combatants", ())}
+    combatants = {
+        cid: read_combatant(by_id[cid], combat.combatants.get(cid)) for cid in by_id
+    }
+    joined = [cid for cid in listed if cid not in combat.combatants]
+    left = [cid for cid in combat.roster if cid not in by_id]
+    groups = {g["_id"]: str(g.get("name") or "") for g in data.get("groups") or ()}
+    updated = replace(combat, combatants=combatants, roster=tuple(listed), groups=groups)
+    return updated, joined, left

@@ -1,0 +1,113 @@
+"""The one error tree of the sidecar.
+
+Every refusal the sidecar can give is one of these classes; each has a stable ``code`` that
+goes on the wire, reads as a sentence, and carries what the ack needs (``path``, ``rule``)::
+
+    SidecarError                      code
+    ├── InvalidMessage                invalid_message   (schema; ``path`` = JSON pointer)
+    ├── TooLarge                      too_large
+    ├── OutOfOrder                    out_of_order      (a gap in ``seq``)
+    ├── RateLimited                   rate_limited
+    ├── UnknownCombat                 unknown_combat
+    ├── UnknownCombatant              unknown_combatant
+    ├── UnknownPrompt                 unknown_prompt
+    ├── NotPermitted                  not_permitted
+    └── RuleViolation                 rule_violation    (``rule`` = the rule id)
+
+    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, bad_auth, throttled)
+    is raised while a connection is being accepted; it never becomes an ack.
+
+Errors become acks in one place (:func:`SidecarError.to_wire`); a traceback never reaches a
+client. An engine function that raises one of these leaves the game state as it was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SidecarError(Exception):
+    """A message was refused; nothing it asked for happened."""
+
+    code = "error"
+
+    def __init__(self, message: str, *, path: str | None = None, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.rule = rule
+
+    def to_wire(self) -> dict[str, Any]:
+        """The ``error`` object of a refusing ack."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.path is not None:
+            error["path"] = self.path
+        if self.rule is not None:
+            error["rule"] = self.rule
+        return error
+
+
+class InvalidMessage(SidecarError):
+    """The message does not match its schema (``path`` points at the deepest failing field)."""
+
+    code = "invalid_message"
+
+
+class TooLarge(SidecarError):
+    """The message is larger than the application limit."""
+
+    code = "too_large"
+
+
+class OutOfOrder(SidecarError):
+    """The message's ``seq`` skips ahead of the next expected one; resend the missing ones."""
+
+    code = "out_of_order"
+
+
+class RateLimited(SidecarError):
+    """The connection sent more messages than the per-connection rate limit allows."""
+
+    code = "rate_limited"
+
+
+class UnknownCombat(SidecarError):
+    """An intent names a combat the sidecar has not seen."""
+
+    code = "unknown_combat"
+
+
+class UnknownCombatant(SidecarError):
+    """A message names a combatant that is not in the combat."""
+
+    code = "unknown_combatant"
+
+
+class UnknownPrompt(SidecarError):
+    """A message answers a prompt that does not exist or was already answered."""
+
+    code = "unknown_prompt"
+
+
+class NotPermitted(SidecarError):
+    """The user may not do this (not a GM, or not an owner of the combatant)."""
+
+    code = "not_permitted"
+
+
+class RuleViolation(SidecarError):
+    """The rules of the ruleset forbid this; ``rule`` names the rule."""
+
+    code = "rule_violation"
+
+
+class ConnectRefused(Exception):
+    """A connection was refused before it was accepted; ``code`` is the reason code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_wire(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}

@@ -1,0 +1,5 @@
+"""Ruleset `balanced-d20` (see ../shared/rules/README.md). Being built: registered so the id is known."""
+
+from ...engine.ruleset import Ruleset, register
+
+RULESET = register(Ruleset(id="balanced-d20"))
