@@ -35,6 +35,8 @@ class Combatant:
     token_id: str | None = None
     stats: Mapping[str, Any] = field(default_factory=dict)
     score: float | None = None
+    #: State of the shared hold/act mechanics (adapter.engine.holding), or None.
+    hold: Any = None
     #: The ruleset's own per-combatant state (a frozen dataclass of the ruleset), or None.
     ext: Any = None
 
