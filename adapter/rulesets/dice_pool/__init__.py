@@ -1,5 +1,20 @@
-"""Ruleset `dice-pool` (see ../shared/rules/README.md). Being built: registered so the id is known."""
+"""Ruleset ``dice-pool``: success-counting initiative (../shared/rules/README.md section 2).
+
+DP-1 pool = Reaction + Wits − size (+ the GM's dice, DP-7); DP-3 successes recounted from
+the dice; DP-2 order by net successes, then base, then ``_id``; DP-4 hesitation; DP-5 the
+order is kept for the fight; DP-6 groups roll once with their slowest member's pool.
+"""
 
 from ...engine.ruleset import Ruleset, register
+from .describe import describe
+from .rules import SETTINGS, group_initiative, hesitation, initiative_roll, order_key
 
-RULESET = register(Ruleset(id="dice-pool"))
+RULESET = register(
+    Ruleset(
+        id="dice-pool",
+        rules=(initiative_roll, group_initiative, hesitation),
+        sort_key=order_key,
+        describe=describe,
+        settings=SETTINGS,
+    )
+)

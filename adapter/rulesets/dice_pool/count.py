@@ -1,0 +1,99 @@
+"""Reading the pool roll: checking it is the pool that was asked for, and counting it (DP-3).
+
+The module rolls ``{pool}d6cs>=4df=1`` in Foundry and forwards ``Roll#toJSON()``. The sidecar
+does not trust Foundry's ``count``/``success``/``total``: it recounts the individual die
+results with the ruleset's settings, so a mistyped formula cannot change the order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ...engine.dice import active_results, dice_terms
+from ...errors import RuleViolation
+
+ROLL = "/roll/roll"
+
+
+@dataclass(frozen=True)
+class DiceSettings:
+    """DP-3 **ruling**: die size, success threshold and "1 subtracts" are settings."""
+
+    die_faces: int = 6
+    success_at: int = 4
+    ones_cancel: bool = True
+
+    def formula(self, pool: int) -> str:
+        """The formula the module rolls, e.g. ``13d6cs>=4df=1``."""
+        cancel = "df=1" if self.ones_cancel else ""
+        return f"{pool}d{self.die_faces}cs>={self.success_at}{cancel}"
+
+
+@dataclass(frozen=True)
+class Count:
+    successes: int
+    ones: int
+    net: int
+    critical: bool
+
+
+def success_count(dice: tuple[int, ...], settings: DiceSettings) -> Count:
+    """DP-3 **ruling**: "each die showing 4, 5 or 6 is a success; each die showing 1 subtracts
+    one from the count, which can go below zero. A roll with no successful die and at least
+    one 1 is a critical failure." (DP-E2: 4,3,1,2,1 → −1; 3,2,3,1,1 → −2, critical.)"""
+    successes = sum(1 for d in dice if d >= settings.success_at)
+    ones = sum(1 for d in dice if d == 1)
+    net = successes - ones if settings.ones_cancel else successes
+    return Count(successes=successes, ones=ones, net=net, critical=successes == 0 and ones > 0)
+
+
+def pool_dice(roll: Mapping[str, Any], pool: int, settings: DiceSettings, who: str) -> tuple[int, ...]:
+    """The die results of a pool roll; refuse a roll that is not ``pool`` dice of the set
+    size (DP-1: "The pool is that many dice"; DP-3: the die size is a setting)."""
+    terms = dice_terms(roll)
+    if len(terms) != 1:
+        raise RuleViolation(
+            f"{who}'s initiative must be one pool of {pool} dice "
+            f"({settings.formula(pool)}), but the roll has {len(terms)} dice terms",
+            rule="DP-1",
+            path=f"{ROLL}/terms",
+        )
+    term = terms[0]
+    path = _term_path(roll, term)
+    faces = term.get("faces")
+    if faces != settings.die_faces:
+        raise RuleViolation(
+            f"{who}'s pool must be rolled with d{settings.die_faces}, but the roll used d{faces}",
+            rule="DP-3",
+            path=f"{path}/faces",
+        )
+    results = active_results(term)
+    dice = tuple(_face(r, settings, who, path) for r in results)
+    number = term.get("number", len(dice))
+    if len(dice) != pool or number != pool:
+        rolled = number if number != pool else len(dice)
+        raise RuleViolation(
+            f"{who}'s pool is {pool} dice, but the roll has {rolled} dice",
+            rule="DP-1",
+            path=f"{path}/number" if number != pool else f"{path}/results",
+        )
+    return dice
+
+
+def _face(result: Mapping[str, Any], settings: DiceSettings, who: str, path: str) -> int:
+    value = result.get("result")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= settings.die_faces:
+        raise RuleViolation(
+            f"{who}'s roll has a die showing {value!r}, not a face of a d{settings.die_faces}",
+            rule="DP-3",
+            path=f"{path}/results",
+        )
+    return value
+
+
+def _term_path(roll: Mapping[str, Any], term: Mapping[str, Any]) -> str:
+    for i, top in enumerate(roll.get("terms") or ()):
+        if top is term:
+            return f"{ROLL}/terms/{i}"
+    return ROLL

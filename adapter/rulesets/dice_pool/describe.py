@@ -1,0 +1,64 @@
+"""How a dice-pool combatant looks in the plan (DP-2, DP-4), and its initiative fraction.
+
+The initiative number the module writes is ``net successes + base / 100``: the whole part
+is the net successes (DP-2's first key; ``floor``, so −0.95 is −1 success with base 5), the
+two decimals are the base pool (DP-2's tie-break). When a base is outside 0..99, or the
+fraction would not keep the order (a group kept together, a holder placed by hand), the
+engine spaces the fractions evenly instead; the whole part stays the net successes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...engine.model import Combat, Combatant
+from ...engine.ruleset import Entry
+from .pool import dice_for
+from .state import roll_of, turns_lost_of
+
+
+def initiative_fraction(base: int) -> float | None:
+    """The base pool as the fraction of the initiative number (5 net, base 13 → 5.13)."""
+    return round(base / 100, 2) if 0 <= base < 100 else None
+
+
+def describe(combat: Combat, c: Combatant) -> Entry:
+    """DP-4 "After an ordinary failure it may only defend (it loses its active phase); after
+    a critical failure it cannot act at all for that many turns": ``defend_only`` or ``none``
+    while ``detail.turns_lost`` > 0, tag ``hesitating``; the place in the order is kept."""
+    rules: list[str] = ["DP-1"]
+    tags: list[str] = []
+    detail: dict[str, Any] = {}
+    if c.group is not None and c.group in combat.groups:
+        rules.append("DP-6")
+        detail["group"] = c.group
+    roll = roll_of(c.ext)
+    if roll is None:
+        dice = dice_for(combat, c)
+        if dice is not None:
+            detail.update(pool=dice.pool, base=dice.base)
+        return _finish(c, "full", tags, detail, rules, None)
+    rules += ["DP-2", "DP-3", "DP-5"]
+    if roll.pool != roll.base:
+        rules.append("DP-7")
+    detail.update(pool=roll.pool, base=roll.base, successes=roll.net, dice=list(roll.dice))
+    acts = "full"
+    lost = turns_lost_of(c.ext)
+    if lost > 0:
+        rules.append("DP-4")
+        tags.append("hesitating")
+        if roll.critical:
+            tags.append("critical_failure")
+        detail["turns_lost"] = lost
+        acts = "none" if roll.critical else "defend_only"
+    return _finish(c, acts, tags, detail, rules, initiative_fraction(roll.base))
+
+
+def _finish(
+    c: Combatant, acts: str, tags: list[str], detail: dict[str, Any], rules: list[str],
+    hint: float | None,
+) -> Entry:
+    if c.defeated:
+        acts = "none"
+        tags.append("defeated")
+    return Entry(acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules), hint=hint)

@@ -1,0 +1,179 @@
+"""The dice-pool rule functions, one per rule, all ``rule(ctx, combat, event) -> Combat | None``.
+
+- :func:`initiative_roll` takes an ``initiativeRoll`` (DP-1, DP-3, DP-5, DP-6, DP-7),
+- :func:`group_initiative` gives a group's roll to a member who joins later (DP-6),
+- :func:`hesitation` counts the lost turns down as the combatant's turns pass (DP-4).
+
+The order itself comes from :func:`order_key` (DP-2) through the engine's sort.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Sequence
+
+from ...engine.context import Ctx
+from ...engine.events import Event, Joined, Rolled, TurnEnded
+from ...engine.model import Combat, Combatant
+from ...errors import RuleViolation, UnknownPrompt
+from .count import DiceSettings, pool_dice, success_count
+from .pool import Dice, dice_for, group_pool, members, pool
+from .state import DicePoolCombat, DicePoolState, PoolRoll, combat_state, roll_of, turns_lost_of
+
+SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
+
+
+def settings_of(ctx: Ctx) -> DiceSettings:
+    """The DP-3 settings of the world, refused loudly when they make no sense."""
+    faces = ctx.setting("die_faces", SETTINGS["die_faces"])
+    at = ctx.setting("success_at", SETTINGS["success_at"])
+    cancel = ctx.setting("ones_cancel", SETTINGS["ones_cancel"])
+    if not (isinstance(faces, int) and isinstance(at, int) and faces >= 2 and 2 <= at <= faces):
+        raise RuleViolation(
+            f"the settings die_faces={faces!r} and success_at={at!r} are not a usable die "
+            "(need 2 <= success_at <= die_faces)",
+            rule="DP-3",
+        )
+    return DiceSettings(die_faces=faces, success_at=at, ones_cancel=bool(cancel))
+
+
+def hesitation_turns(roll: PoolRoll) -> int:
+    """DP-4 "cannot act for as many turns as the negative value". **ruling**: a result of 0
+    is an ordinary failure costing one turn; a result of −n costs n turns."""
+    return max(1, -roll.net) if roll.net <= 0 else 0
+
+
+def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """DP-1 pool, DP-3 dice, DP-5 "the order is kept for the whole fight", DP-6 groups.
+
+    Recounts the forwarded roll, refuses one of the wrong size, and gives the combatant (or
+    every member of the group) its score: the net successes.
+    """
+    if combat is None or not isinstance(event, Rolled):
+        return None
+    if event.reroll_of is not None:
+        raise UnknownPrompt(
+            f"the dice-pool ruleset offers no rerolls; {event.reroll_of!r} is not a prompt",
+            path="/roll/reroll_of",
+        )
+    if event.group_id is not None:
+        dice = group_pool(combat, event.group_id)
+        rolled = members(combat, event.group_id)
+        who = f"group {combat.groups.get(event.group_id) or event.group_id}"
+    else:
+        c = combat.combatants[str(event.combatant_id)]
+        _refuse_member_roll(combat, c)
+        dice, rolled, who = pool(combat, c), [c], c.name or c.id
+    _refuse_reroll(combat, rolled)
+    result = _count(ctx, event.roll, dice, who, event.group_id)
+    combat = _give(combat, rolled, result)
+    if event.group_id is not None:
+        groups = {**combat_state(combat.ext).groups, event.group_id: result}
+        combat = replace(combat, ext=DicePoolCombat(groups=groups))
+    return combat
+
+
+def group_initiative(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """DP-6: a combatant who joins a group that has already rolled shares the group's roll
+    (members act together, consecutively)."""
+    if combat is None or not isinstance(event, Joined):
+        return None
+    c = combat.combatants[event.combatant_id]
+    result = combat_state(combat.ext).groups.get(c.group) if c.group is not None else None
+    if result is None or c.score is not None:
+        return None
+    return _give(combat, [c], result)
+
+
+def hesitation(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """DP-4 "A negative result means the character hesitates and cannot act for as many turns
+    as the negative value": each of the combatant's turns that passes (the ones the module
+    skipped included) takes one off; its place in the order is kept."""
+    if combat is None or not isinstance(event, TurnEnded):
+        return None
+    c = combat.combatants.get(event.combatant_id)
+    if c is None or turns_lost_of(c.ext) <= 0:
+        return None
+    state = replace(c.ext, turns_lost=c.ext.turns_lost - 1)
+    return replace(combat, combatants={**combat.combatants, c.id: replace(c, ext=state)})
+
+
+def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
+    """DP-2 "more successes act earlier; equal successes: the higher base initiative acts
+    earlier". **ruling**: then Foundry's order (``_id``, added by the engine); a group ties as
+    one combatant with the smallest ``_id`` of its members, so its members stay together."""
+    roll = roll_of(c.ext)
+    if roll is not None:
+        base = roll.base
+    else:
+        dice = dice_for(combat, c)
+        base = dice.base if dice is not None else 0
+    return (c.score if c.score is not None else 0.0, float(base), -float(_unit_rank(combat, c)))
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _unit_rank(combat: Combat, c: Combatant) -> int:
+    units = sorted({_unit(combat, x) for x in combat.combatants.values()})
+    return units.index(_unit(combat, c))
+
+
+def _unit(combat: Combat, c: Combatant) -> str:
+    if c.group is None or c.group not in combat.groups:
+        return c.id
+    return min(x.id for x in combat.combatants.values() if x.group == c.group)
+
+
+def _refuse_member_roll(combat: Combat, c: Combatant) -> None:
+    if c.group is not None and c.group in combat.groups:
+        raise RuleViolation(
+            f"{c.name or c.id} is in group {combat.groups[c.group] or c.group}, which rolls "
+            "one initiative for all its members: roll for the group (roll.group_id)",
+            rule="DP-6",
+            path="/roll/combatant_id",
+        )
+
+
+def _refuse_reroll(combat: Combat, rolled: list[Combatant]) -> None:
+    if not combat.started:
+        return  # before the fight the GM may roll again
+    again = [c.name or c.id for c in rolled if roll_of(c.ext) is not None]
+    if again:
+        raise RuleViolation(
+            f"{', '.join(again)} already rolled: the order is rolled once and kept for the "
+            "whole fight (a new round does not reroll)",
+            rule="DP-5",
+            path="/roll",
+        )
+
+
+def _count(ctx: Ctx, roll: Any, dice: Dice, who: str, group: str | None) -> PoolRoll:
+    settings = settings_of(ctx)
+    faces = pool_dice(roll, dice.pool, settings, who)
+    count = success_count(faces, settings)
+    total = roll.get("total")
+    if isinstance(total, (int, float)) and total != count.net:
+        ctx.notice(
+            "dice_pool.recount",
+            f"Foundry's total {total} for {who} differs from the recount {count.net} "
+            f"({settings.formula(dice.pool)}); the recount stands",
+            total=total,
+            net=count.net,
+        )
+    return PoolRoll(
+        pool=dice.pool,
+        base=dice.base,
+        dice=faces,
+        successes=count.successes,
+        ones=count.ones,
+        net=count.net,
+        critical=count.critical,
+        group=group,
+    )
+
+
+def _give(combat: Combat, rolled: list[Combatant], result: PoolRoll) -> Combat:
+    state = DicePoolState(roll=result, turns_lost=hesitation_turns(result))
+    changed = {c.id: replace(c, score=float(result.net), ext=state) for c in rolled}
+    return replace(combat, combatants={**combat.combatants, **changed})

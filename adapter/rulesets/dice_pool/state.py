@@ -1,0 +1,56 @@
+"""The dice-pool ruleset's own state, kept in ``Combatant.ext`` and ``Combat.ext``.
+
+Frozen, module-level dataclasses (so a world pickles and compares by value). Invariants:
+- ``PoolRoll`` is what one initiative roll gave: the pool rolled, the base (the tie-break,
+  DP-2), the recounted successes and ones, the net result and whether it was a critical
+  failure (DP-3). A group's members all hold the group's ``PoolRoll`` (DP-6).
+- ``Hesitation`` counts the combatant's own turns still lost (DP-4); it only goes down.
+- ``DicePoolCombat.groups`` holds the roll of each CombatantGroup that has rolled, so a
+  member who joins later takes the group's result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class PoolRoll:
+    """One initiative roll, recounted (DP-1, DP-3)."""
+
+    pool: int
+    base: int
+    dice: tuple[int, ...]
+    successes: int
+    ones: int
+    net: int
+    critical: bool
+    group: str | None = None
+
+
+@dataclass(frozen=True)
+class DicePoolState:
+    """A combatant's roll and the turns it still loses to hesitation (DP-4)."""
+
+    roll: PoolRoll
+    turns_lost: int = 0
+
+
+@dataclass(frozen=True)
+class DicePoolCombat:
+    """Per-combat state: the rolls of the CombatantGroups (DP-6)."""
+
+    groups: Mapping[str, PoolRoll] = field(default_factory=dict)
+
+
+def roll_of(ext: object) -> PoolRoll | None:
+    return ext.roll if isinstance(ext, DicePoolState) else None
+
+
+def turns_lost_of(ext: object) -> int:
+    return ext.turns_lost if isinstance(ext, DicePoolState) else 0
+
+
+def combat_state(ext: object) -> DicePoolCombat:
+    return ext if isinstance(ext, DicePoolCombat) else DicePoolCombat()
