@@ -12,7 +12,8 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     ├── UnknownCombatant              unknown_combatant
     ├── UnknownPrompt                 unknown_prompt
     ├── NotPermitted                  not_permitted
-    └── RuleViolation                 rule_violation    (``rule`` = the rule id)
+    ├── RuleViolation                 rule_violation    (``rule`` = the rule id)
+    └── InternalError                 internal_error    (a bug; the message is refused)
 
     ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, bad_auth, throttled)
     is raised while a connection is being accepted; it never becomes an ack.
@@ -99,6 +100,12 @@ class RuleViolation(SidecarError):
     """The rules of the ruleset forbid this; ``rule`` names the rule."""
 
     code = "rule_violation"
+
+
+class InternalError(SidecarError):
+    """The sidecar failed on this message (a bug); it was refused and the state kept."""
+
+    code = "internal_error"
 
 
 class ConnectRefused(Exception):

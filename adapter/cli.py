@@ -1,0 +1,234 @@
+"""The command line: ``serve``, ``replay``, ``export``, ``schemas`` (and ``bench``).
+
+``main(argv)`` parses and exits; ``run(args, stdout, stderr) -> exit code`` does the work,
+so tests call ``run`` directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+from . import protocol
+from .replay import Replay, compare, dumps, replay_lines
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="initiative-sidecar",
+        description="Initiative house rules for Foundry VTT: the sidecar service and its tools.",
+    )
+    sub = top.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the sidecar (socket.io on aiohttp)")
+    serve.add_argument("--host", help="address to bind (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, help="port (default 8765)")
+    serve.add_argument("--db", help="SQLite database file (default ./initiative-sidecar.db)")
+    serve.add_argument("--token", help="the shared token (default: $INITIATIVE_SIDECAR_TOKEN, "
+                       "else one stored beside the database)")
+    serve.add_argument("--tokens-file", dest="tokens_file", help="JSON {world id: token} for per-world tokens")
+    serve.add_argument("--origins", help="comma-separated Foundry origins allowed (CORS)")
+    serve.add_argument("--max-bytes", dest="max_bytes", type=int, help="application size limit per message")
+    serve.add_argument("--snapshot-every", dest="snapshot_every", type=int, help="messages between snapshots")
+    serve.add_argument("--rate", type=float, help="messages per second per connection")
+    serve.add_argument("--burst", type=int, help="burst above the rate")
+    serve.add_argument("--log-level", dest="log_level", help="DEBUG, INFO, WARNING...")
+
+    rep = sub.add_parser("replay", help="replay a recording headless (no database)")
+    rep.add_argument("file", help="recording (JSON Lines); - for standard input")
+    rep.add_argument("--expect", metavar="GOLDEN", help="compare with a golden output; exit 1 on the first difference")
+    rep.add_argument("--pretty", action="store_true", help="print the session for a person")
+
+    exp = sub.add_parser("export", help="write a world's stored messages as a recording")
+    exp.add_argument("--world", required=True)
+    exp.add_argument("--db", default="initiative-sidecar.db")
+    exp.add_argument("--out", help="output file (default: standard output)")
+
+    sch = sub.add_parser("schemas", help="list the schemas, or check them and the recordings")
+    sch.add_argument("--check", action="store_true", help="validate the schemas and every recorded message")
+    sch.add_argument("--recordings", default="tests/recordings", help="folder of recordings to check")
+
+    bench = sub.add_parser("bench", help="benchmark the sidecar against a bare socket.io echo server")
+    bench.add_argument("--quick", action="store_true", help="a short run (smaller counts)")
+    bench.add_argument("--json", dest="json_out", help="also write the results as JSON to this file")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    sys.exit(run(args, sys.stdout, sys.stderr))
+
+
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    command = args.command
+    if command == "serve":
+        return serve(args, stdout, stderr)
+    if command == "replay":
+        return replay(args, stdout, stderr)
+    if command == "export":
+        return export(args, stdout, stderr)
+    if command == "schemas":
+        return schemas(args, stdout, stderr)
+    if command == "bench":
+        from .bench import run_bench
+
+        return run_bench(args, stdout, stderr)
+    stderr.write(f"unknown command {command}\n")
+    return 2
+
+
+# ---------------------------------------------------------------- serve
+
+
+def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .config import ConfigError, from_args
+    from .server.run import serve_forever
+    from .store import StoreCorrupt
+
+    try:
+        config = from_args(args, announce=lambda text: print(text, file=stdout, flush=True))
+    except ConfigError as error:
+        stderr.write(f"initiative-sidecar: {error}\n")
+        return 2
+    logging.basicConfig(
+        level=getattr(logging, config.log_level, logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=stderr,
+    )
+    try:
+        serve_forever(config, stdout)
+    except StoreCorrupt as error:
+        stderr.write(f"initiative-sidecar: {error}\n")
+        return 3
+    return 0
+
+
+# ---------------------------------------------------------------- replay
+
+
+def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        handle: TextIO = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
+    except OSError as error:
+        stderr.write(f"initiative-sidecar: cannot read {args.file}: {error}\n")
+        return 2
+    with handle:
+        lines = handle.readlines()
+    state = Replay()
+    outputs = list(replay_lines(lines, state))
+    for problem in state.problems:
+        stderr.write(problem + "\n")
+    if args.pretty:
+        from .pretty import pretty
+
+        inputs = _parsed_inputs(lines)
+        for text in pretty(outputs, inputs):
+            stdout.write(text + "\n")
+    elif not args.expect:
+        for item in outputs:
+            stdout.write(dumps(item) + "\n")
+    if args.expect:
+        with open(args.expect, encoding="utf-8") as golden:
+            difference = compare(outputs, golden)
+        if difference is not None:
+            stderr.write(difference + "\n")
+            return 1
+        stdout.write(f"{len(outputs)} output lines match {args.expect}\n")
+    return 0
+
+
+def _parsed_inputs(lines: Sequence[str]) -> dict[int, Any]:
+    parsed = {}
+    for number, line in enumerate(lines, start=1):
+        try:
+            parsed[number] = json.loads(line)
+        except ValueError:
+            continue
+    return parsed
+
+
+# ---------------------------------------------------------------- export
+
+
+def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .store import Store, StoreCorrupt
+
+    if not Path(args.db).exists():
+        stderr.write(f"initiative-sidecar: no database at {args.db}\n")
+        return 2
+    try:
+        store = Store(args.db)
+    except StoreCorrupt as error:
+        stderr.write(f"initiative-sidecar: {error}\n")
+        return 3
+    try:
+        entries = list(store.history(args.world))
+    finally:
+        store.close()
+    if not entries:
+        stderr.write(f"initiative-sidecar: world {args.world!r} has nothing stored\n")
+        return 1
+    out = open(args.out, "w", encoding="utf-8") if args.out else stdout
+    try:
+        for entry in entries:
+            out.write(dumps({"event": entry.kind, "data": entry.data}) + "\n")
+    finally:
+        if args.out:
+            out.close()
+    return 0
+
+
+# ---------------------------------------------------------------- schemas
+
+
+def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if not args.check:
+        for name in protocol.load_schemas():
+            stdout.write(f"{name}.schema.json\n")
+        return 0
+    problems = protocol.check_schemas()
+    checked = expected_invalid = 0
+    for recording in sorted(Path(args.recordings).rglob("*.jsonl")):
+        if recording.name.endswith(".golden.jsonl"):
+            continue
+        refused = _golden_invalid_lines(recording)
+        for number, line in enumerate(recording.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            checked += 1
+            try:
+                item = json.loads(line)
+                protocol.validate("recording-line", item)
+            except (ValueError, protocol.InvalidMessage) as error:
+                if number in refused:
+                    expected_invalid += 1
+                    continue
+                message = getattr(error, "message", str(error))
+                problems.append(f"{recording}:{number}: {message}")
+    for problem in problems:
+        stderr.write(problem + "\n")
+    stdout.write(
+        f"{len(protocol.load_schemas())} schemas, {checked} recorded lines checked "
+        f"({expected_invalid} invalid on purpose, as their golden files expect): "
+        f"{'OK' if not problems else f'{len(problems)} problems'}\n"
+    )
+    return 1 if problems else 0
+
+
+def _golden_invalid_lines(recording: Path) -> set[int]:
+    golden = recording.with_name(recording.name.removesuffix(".jsonl") + ".golden.jsonl")
+    if not golden.exists():
+        return set()
+    refused = set()
+    for line in golden.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        error = item.get("data", {}).get("error") if item.get("type") == "ack" else None
+        if error and error.get("code") in ("invalid_message", "too_large"):
+            refused.add(item["in"])
+    return refused

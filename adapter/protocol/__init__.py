@@ -1,0 +1,149 @@
+"""The wire protocol v1: every schema loaded once, every message checked both ways.
+
+Inbound messages (``hook``, ``intent``, the connect ``auth``) that fail get an
+:class:`~adapter.errors.InvalidMessage` whose ``path`` is the JSON pointer of the deepest
+failing field (for a missing field: the object that lacks it, the message naming the
+field). Before the schema, :func:`check_shape` refuses what JSON itself forbids or what
+would make validation itself costly: NaN and infinities, and nesting deeper than the limit.
+An outbound message that fails its schema is a bug: :func:`check_outbound` raises
+``AssertionError`` and the tests make sure none does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from ..errors import InvalidMessage
+
+PROTOCOL_VERSION = 1
+BASE_URI = "https://initiative-sidecar.invalid/schemas/v1/"
+MAX_DEPTH = 32
+
+#: messages by the name used on the wire and in file names
+INBOUND = ("hook", "intent")
+OUTBOUND = ("ack", "plan", "prompt", "welcome", "superseded", "connect-error")
+
+
+def schema_dir() -> Path:
+    """``schemas/`` of the source tree, or the copy installed inside the package."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent.parent / "schemas", here / "schemas"):
+        if (candidate / "common.schema.json").exists():
+            return candidate
+    raise FileNotFoundError("the schemas/ folder was not found beside the adapter package")
+
+
+def load_schemas(folder: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Every ``*.schema.json`` below the folder, by its path relative to it (no suffix)."""
+    folder = folder or schema_dir()
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.rglob("*.schema.json")):
+        name = path.relative_to(folder).as_posix().removesuffix(".schema.json")
+        found[name] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
+@lru_cache(maxsize=1)
+def registry() -> Registry:
+    resources = [
+        (schema["$id"], Resource.from_contents(schema, default_specification=DRAFT202012))
+        for schema in load_schemas().values()
+    ]
+    return Registry().with_resources(resources)
+
+
+@lru_cache(maxsize=None)
+def validator(name: str) -> Draft202012Validator:
+    schema = registry().contents(BASE_URI + f"{name}.schema.json")
+    return Draft202012Validator(schema, registry=registry())
+
+
+def check_schemas() -> list[str]:
+    """Problems with the schemas themselves (each against its metaschema, ``$id`` present)."""
+    problems = []
+    for name, schema in load_schemas().items():
+        if schema.get("$id") != BASE_URI + f"{name}.schema.json":
+            problems.append(f"{name}: $id should be {BASE_URI}{name}.schema.json")
+        for error in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema):
+            problems.append(f"{name}: {error.message} at {pointer(error.absolute_path)}")
+    return problems
+
+
+# ---------------------------------------------------------------- inbound
+
+
+def check_shape(instance: Any, max_depth: int = MAX_DEPTH) -> None:
+    """Refuse NaN/Infinity (JSON has none) and nesting deeper than ``max_depth``."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(instance, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > max_depth:
+            raise InvalidMessage(
+                f"the message is nested deeper than {max_depth} levels", path=pointer(path)
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidMessage(f"{value} is not a JSON number", path=pointer(path))
+        if isinstance(value, dict):
+            stack.extend((v, path + (k,)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, path + (i,)) for i, v in enumerate(value))
+
+
+def validate(name: str, instance: Any) -> None:
+    """Raise :class:`InvalidMessage` with the deepest failing path, or return."""
+    check_shape(instance)
+    v = validator(name)
+    errors = list(v.iter_errors(instance))
+    if not errors:
+        return
+    error = deepest(errors)
+    raise InvalidMessage(describe(error), path=pointer(error.absolute_path))
+
+
+def deepest(errors: Iterable[ValidationError]) -> ValidationError:
+    """The most specific error: descend into ``anyOf``/``if`` branches, keep the deepest."""
+    leaves = list(_leaves(errors))
+    return max(leaves, key=lambda e: (len(e.absolute_path), e.validator != "required"))
+
+
+def _leaves(errors: Iterable[ValidationError]) -> Iterator[ValidationError]:
+    for error in errors:
+        if error.context:
+            yield from _leaves(error.context)
+        else:
+            yield error
+
+
+def describe(error: ValidationError) -> str:
+    where = pointer(error.absolute_path) or "the message"
+    if error.validator == "required":
+        return f"{where} is missing a field: {error.message}"
+    if error.validator == "additionalProperties":
+        return f"{where}: {error.message}"
+    return f"{where}: {error.message}"
+
+
+def pointer(path: Iterable[Any]) -> str:
+    """A JSON pointer (RFC 6901) for a path of keys and indexes."""
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "".join("/" + p for p in parts)
+
+
+# ---------------------------------------------------------------- outbound
+
+
+def check_outbound(name: str, instance: Any) -> None:
+    """An outbound message that fails its schema is a bug in the sidecar."""
+    errors = list(validator(name).iter_errors(instance))
+    if errors:
+        error = deepest(errors)
+        raise AssertionError(f"outbound {name} fails its schema: {describe(error)}")

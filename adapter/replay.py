@@ -1,0 +1,87 @@
+"""Headless replay of a recording, through exactly the validation and engine the server uses.
+
+A recording is JSON Lines: line 1 ``{"event": "session", "data": <connect auth minus token>}``,
+then ``{"event": "hook"|"intent", "data": <payload as sent>}`` per line (an optional ``"t"``
+is ignored; a later ``session`` line is a reconnection). Output, JSON Lines:
+``{"in": N, "type": "ack", "data": <ack>}`` then ``{"in": N, "type": "emit", "event":
+"plan"|"prompt", "data": ...}`` per broadcast, plans before prompts (N = 1-based input line).
+Replay never opens a database.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, TextIO
+
+from . import protocol
+from .engine import World
+from .errors import InvalidMessage
+from .pipeline import DEFAULT_MAX_BYTES, open_session, process
+
+
+@dataclass
+class Replay:
+    """A replay in progress: the world so far and the problems reported."""
+
+    world: World | None = None
+    problems: list[str] = field(default_factory=list)
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+    def feed(self, number: int, line: str) -> Iterator[dict[str, Any]]:
+        """The output lines for one input line (none for a session or a bad line)."""
+        if not line.strip():
+            return
+        try:
+            item = json.loads(line)
+        except ValueError as error:
+            self.problems.append(f"line {number}: not JSON ({error}); skipped")
+            return
+        if not isinstance(item, dict) or "event" not in item:
+            self.problems.append(f"line {number}: no \"event\"; skipped")
+            return
+        event, data = item["event"], item.get("data")
+        if event == "session":
+            try:
+                protocol.validate("session", data)
+            except InvalidMessage as error:
+                self.problems.append(f"line {number}: bad session: {error.message}; skipped")
+                return
+            self.world = open_session(self.world, data)
+            return
+        if event not in ("hook", "intent"):
+            self.problems.append(f"line {number}: unknown event {event!r}; skipped")
+            return
+        if self.world is None:
+            self.problems.append(f"line {number}: a {event} before any session line; skipped")
+            return
+        result = process(self.world, event, data, max_bytes=self.max_bytes)
+        self.world = result.world
+        yield {"in": number, "type": "ack", "data": result.ack}
+        for name, payload in result.emits:
+            yield {"in": number, "type": "emit", "event": name, "data": payload}
+
+
+def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator[dict[str, Any]]:
+    replay = replay if replay is not None else Replay()
+    for number, line in enumerate(lines, start=1):
+        yield from replay.feed(number, line)
+
+
+def dumps(item: Any) -> str:
+    return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+
+
+def compare(outputs: Iterable[dict[str, Any]], golden: TextIO) -> str | None:
+    """The first difference between the outputs and a golden file, or None."""
+    expected = [json.loads(line) for line in golden if line.strip()]
+    got = list(outputs)
+    for index, (want, have) in enumerate(zip(expected, got), start=1):
+        if want != have:
+            return (
+                f"output line {index} (input line {have.get('in')}) differs:\n"
+                f"  expected: {dumps(want)}\n  got:      {dumps(have)}"
+            )
+    if len(expected) != len(got):
+        return f"expected {len(expected)} output lines, got {len(got)}"
+    return None

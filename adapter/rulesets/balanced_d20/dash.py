@@ -1,0 +1,97 @@
+"""BI-4 Initiative dash.
+
+``dash {amount}`` (owner or GM), between the combatant's turns:
+
+- ``0 < amount <= 5 + Dex`` (a combatant whose 5 + Dex <= 0 cannot dash);
+- declared before its turn this round, it moves that turn (a turn in progress is never
+  interrupted: a raised value above it comes right after it); declared after its turn, or
+  before the combat starts, it applies to the next round (round 1); one dash per round;
+- the dashed turn ``acts: movement_or_action``; no reaction from the dash until its first
+  turn after the dashed one starts; ``no_dominance`` until its next non-dashed turn starts;
+- the round after, it is back at its own value.
+"""
+
+from __future__ import annotations
+
+from ...engine.context import Ctx
+from ...engine.events import Declared, Event, RoundStarted, TurnStarted
+from ...engine.model import Combat
+from ...errors import RuleViolation
+from .common import arg, declared_by, replace_in_order
+from .natural import is_number
+from .state import dash_round, fighter, scored, stat, update_fighter
+
+
+def initiative_dash(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """BI-4: between its turns, raise the initiative for one round by up to 5 + Dex."""
+    if isinstance(event, Declared) and event.kind == "dash":
+        return _dash(ctx, combat, event)
+    if combat is None:
+        return None
+    if isinstance(event, RoundStarted):
+        return _new_round(combat, event.round)
+    if isinstance(event, TurnStarted):
+        return _turn_started(combat, event.combatant_id)
+    return None
+
+
+def dash_limit(dex: int) -> int:
+    return 5 + dex
+
+
+def _dash(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
+    combat, c = declared_by(ctx, combat, event, "declare an initiative dash")
+    amount = arg(event.args, "amount")
+    limit = dash_limit(stat(c, "dex"))
+    if not is_number(amount) or not float(amount).is_integer():
+        raise RuleViolation(f"a dash is a whole number of points, not {amount!r}",
+                            rule="BI-4", path="/args/amount")
+    amount = int(amount)
+    if limit <= 0:
+        raise RuleViolation(f"{c.name or c.id} cannot dash: 5 + Dex modifier is {limit}",
+                            rule="BI-4", path="/args/amount")
+    if not 0 < amount <= limit:
+        raise RuleViolation(
+            f"a dash raises the initiative by 1 to 5 + Dex = {limit} points, not {amount}",
+            rule="BI-4", path="/args/amount")
+    f = fighter(c)
+    if c.defeated:
+        raise RuleViolation(f"{c.name or c.id} is defeated and cannot dash", rule="BI-4")
+    if f.base is None:
+        raise RuleViolation(f"{c.name or c.id} has no initiative yet: roll first", rule="BI-4")
+    if combat.current == c.id:
+        raise RuleViolation("a dash is declared between the combatant's turns, "
+                            "not during its own turn", rule="BI-4")
+    target = combat.round + 1 if combat.started and c.id in combat.passed else dash_round(combat)
+    if f.dash_for(target) is not None:
+        raise RuleViolation(f"{c.name or c.id} has already dashed for round {target}",
+                            rule="BI-4", path="/args/amount")
+    blocked = max(target, f.reaction_blocked_through or 0)
+    combat = update_fighter(combat, c.id, dashes=f.dashes + ((target, amount),),
+                            reaction_blocked_through=blocked, no_dominance=True)
+    if target == dash_round(combat):
+        combat = replace_in_order(scored(combat, c.id, f.base), c.id)
+    ctx.notice("dash", f"{c.name or c.id} dashes +{amount}: initiative {f.base + amount:g} "
+               f"in round {target}", combatant_id=c.id, round=target, amount=amount)
+    return combat
+
+
+def _new_round(combat: Combat, round_: int) -> Combat:
+    """The round's scores: a dash for this round raises it, others are back at their own."""
+    for cid, c in combat.combatants.items():
+        f = fighter(c)
+        if not f.dashes and (f.base is None or c.score == f.base):
+            continue
+        combat = update_fighter(combat, cid, dashes=tuple(d for d in f.dashes if d[0] >= round_))
+        combat = scored(combat, cid, f.base)
+    return combat
+
+
+def _turn_started(combat: Combat, cid: str) -> Combat:
+    f = fighter(combat.combatants[cid])
+    changes: dict[str, object] = {}
+    if f.reaction_blocked_through is not None and combat.round > f.reaction_blocked_through:
+        changes["reaction_blocked_through"] = None  # its first turn after the dashed one
+    if f.no_dominance and f.dash_for(combat.round) is None:
+        changes["no_dominance"] = False  # its next non-dashed turn
+    return update_fighter(combat, cid, **changes) if changes else combat

@@ -1,0 +1,73 @@
+"""Reading the natural d20 of an initiative roll (BI-1, BI-2), and the reroll's formula.
+
+The natural result is the one active result of the roll's only d20 term: a result that was
+rerolled (``r1=1``, Halfling Lucky) or discarded (``2d20kh``, advantage) is not the natural
+one. A roll whose dice do not fit (no d20, two d20 terms, two d20s kept) is refused rather
+than guessed at.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from ...engine.dice import active_results, dice_terms, roll_total
+from ...errors import RuleViolation
+
+KEEP_DROP = ("kh", "kl", "k", "dh", "dl", "d")
+
+
+def d20_term(roll: Mapping[str, Any], path: str = "/roll/roll") -> Mapping[str, Any]:
+    """The roll's one d20 term; refuse a roll without one, or with more than one."""
+    terms = [t for t in dice_terms(roll) if t.get("faces") == 20]
+    if not terms:
+        raise RuleViolation(
+            "an initiative roll under balanced-d20 is a d20 roll (a Dexterity check); "
+            "this roll has no d20", rule="BI-1", path=path,
+        )
+    if len(terms) > 1:
+        raise RuleViolation(
+            f"this initiative roll has {len(terms)} d20 terms; the natural d20 cannot be told",
+            rule="BI-1", path=path,
+        )
+    return terms[0]
+
+
+def natural_d20(roll: Mapping[str, Any], path: str = "/roll/roll") -> int:
+    """The natural d20 of the roll (the one active result of its d20 term)."""
+    kept = active_results(d20_term(roll, path))
+    if len(kept) != 1:
+        raise RuleViolation(
+            f"the d20 term keeps {len(kept)} results; a roll of two d20s must keep or drop one "
+            "(2d20kh, 2d20kl) so that its natural d20 is known",
+            rule="BI-1", path=path,
+        )
+    value = kept[0].get("result")
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 20:
+        raise RuleViolation(f"the d20 shows {value!r}, not 1..20", rule="BI-1", path=path)
+    return value
+
+
+def reroll_formula(roll: Mapping[str, Any], natural: int) -> str:
+    """The formula of a clever reroll: a new d20 with the first roll's modifiers (BI-2 ruling).
+
+    The modifiers are the first total minus its natural d20, so a bonus die rolled the first
+    time is kept as it fell. The d20's own modifiers stay (a reroll-once such as ``r1=1``),
+    keep/drop ones go: the reroll is of one d20.
+    """
+    term = d20_term(roll)
+    mods = "".join(
+        str(m) for m in term.get("modifiers") or ()
+        if not any(str(m).startswith(k) for k in KEEP_DROP)
+    )
+    bonus = roll_total(roll) - natural
+    die = f"1d20{mods}"
+    if bonus == 0:
+        return die
+    amount = int(bonus) if float(bonus).is_integer() else bonus
+    sign = "-" if bonus < 0 else "+"
+    return f"{die} {sign} {abs(amount)}"
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,81 @@
+"""Reactions under `balanced-d20`: when a combatant has one, and ``reaction.use``.
+
+A reaction comes back at the start of the combatant's own turn, except while a dash
+blocks it (BI-4). Before its first turn no combatant has one (BI-3 ruling), unless it is
+Ready to strike with initiative >= 10. A standard readied action whose trigger happened
+makes it available with reason ``readied_trigger`` (BI-5).
+
+Reasons, first match wins: ``defeated``, ``dashed``, ``spent``, ``ready_to_strike`` /
+``before_first_turn``, ``readied_trigger``, ``available``.
+"""
+
+from __future__ import annotations
+
+from ...engine.context import Ctx
+from ...engine.events import Declared, Event, TurnStarted
+from ...engine.model import Combat, Combatant
+from ...errors import RuleViolation
+from .common import declared_by
+from .state import fighter, update_fighter
+
+READY_TO_STRIKE_MIN = 10  # BI-3: "if its initiative result is 10 or higher"
+
+#: the rule behind each reason a reaction is unavailable (for refusals)
+RULE_OF_REASON = {
+    "defeated": "balanced-d20",
+    "dashed": "BI-4",
+    "spent": "balanced-d20",
+    "before_first_turn": "BI-3",
+}
+
+
+def reaction_state(c: Combatant) -> tuple[bool, str]:
+    """Whether the combatant may use its reaction now, and why (or why not)."""
+    f = fighter(c)
+    if c.defeated:
+        return False, "defeated"
+    if f.reaction_blocked_through is not None:
+        return False, "dashed"
+    if f.reaction_spent is not None:
+        return False, "spent"
+    if not f.first_turn_started:
+        if f.ready_to_strike and f.base is not None and f.base >= READY_TO_STRIKE_MIN:
+            return True, "ready_to_strike"
+        return False, "before_first_turn"
+    if f.readied is not None and f.readied.status == "triggered":
+        return True, "readied_trigger"
+    return True, "available"
+
+
+def require_reaction(c: Combatant, what: str) -> None:
+    available, reason = reaction_state(c)
+    if not available:
+        spent_by = fighter(c).reaction_spent
+        rule = "BI-5" if spent_by in ("readied", "preemptive") else RULE_OF_REASON.get(reason)
+        raise RuleViolation(
+            f"{c.name or c.id} cannot {what}: its reaction is not available ({reason})",
+            rule=rule or "balanced-d20",
+        )
+
+
+def reactions(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """Reactions: one per round, back at the start of the combatant's own turn.
+
+    ``reaction.use {reason?}`` spends it (owner or GM); an unavailable one is refused.
+    """
+    if isinstance(event, Declared) and event.kind == "reaction.use":
+        combat, c = declared_by(ctx, combat, event, "use a reaction")
+        require_reaction(c, "use a reaction")
+        f = fighter(c)
+        taken = f.readied is not None and f.readied.status == "triggered"
+        return update_fighter(
+            combat, c.id, reaction_spent="readied" if taken else "used",
+            readied=None if taken else f.readied,
+        )
+    if isinstance(event, TurnStarted) and combat is not None:
+        f = fighter(combat.combatants[event.combatant_id])
+        return update_fighter(
+            combat, event.combatant_id, first_turn_started=True,
+            reaction_spent=f.reaction_spent if f.reaction_blocked_through is not None else None,
+        )
+    return None

@@ -1,0 +1,174 @@
+"""BI-1 Initiative roll and BI-2 Clever reroll.
+
+Flow of a clever reroll (one per combatant per combat)::
+
+    initiativeRoll, natural d20 <= Int mod    -> prompt ``reroll`` to the owners (NPC: "gm")
+    reroll.decide {prompt_id, accept}          owner or GM; declined: the first roll stands
+      accept, auto_approve_rerolls             -> prompt ``reroll.roll`` (data.formula)
+      accept                                   -> prompt ``reroll.approval`` to "gm"
+    reroll.approve {prompt_id, approve}        GM only; approved -> prompt ``reroll.roll``
+    initiativeRoll with reroll_of = offer id   the new total stands, even if lower
+
+A pending prompt never blocks the order: the plan shows the current value, tagged
+``reroll_pending``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...engine.context import Ctx
+from ...engine.dice import roll_total
+from ...engine.events import Declared, Event, Rolled, ScoreSet
+from ...engine.model import Combat, Combatant
+from ...errors import RuleViolation, UnknownPrompt
+from .common import arg, pending_prompt, replace_in_order
+from .natural import natural_d20, reroll_formula
+from .state import Fighter, Reroll, fighter, scored, stat, update_fighter
+
+
+def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """BI-1: the initiative is a Dexterity check, d20 + Dex (+ the system's bonuses).
+
+    The score is the roll's total; the natural d20 is read from its d20 term (a roll that
+    does not fit is refused). A GM's ``initiative.set`` replaces the combatant's own value.
+    """
+    if combat is None:
+        return None
+    if isinstance(event, Rolled):
+        natural = natural_d20(event.roll)
+        total = roll_total(event.roll)
+        if event.group_id is not None:
+            members = [c.id for c in combat.combatants.values() if c.group == event.group_id]
+        else:
+            members = [str(event.combatant_id)]
+        for cid in members:
+            combat = scored(update_fighter(combat, cid, natural=natural), cid, total)
+        return combat
+    if isinstance(event, ScoreSet):
+        before = combat.combatants[event.combatant_id].score
+        combat = scored(combat, event.combatant_id, event.value)
+        if combat.combatants[event.combatant_id].score != before:
+            combat = replace_in_order(combat, event.combatant_id)
+        return combat
+    return None
+
+
+def clever_reroll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """BI-2: a natural d20 <= the Int modifier may be rerolled once; the new result stands.
+
+    Ruling: the owner chooses, the GM approves (unless ``auto_approve_rerolls``); the
+    reroll replaces the d20 only, the modifiers are applied again to the new die.
+    """
+    if isinstance(event, Rolled):
+        if combat is None or event.group_id is not None:
+            return None
+        if event.reroll_of is not None:
+            return _rerolled(ctx, combat, str(event.combatant_id), event.reroll_of)
+        return _rolled(ctx, combat, combat.combatants[str(event.combatant_id)], event)
+    if isinstance(event, Declared) and event.kind == "reroll.decide":
+        return _decide(ctx, combat, event)
+    if isinstance(event, Declared) and event.kind == "reroll.approve":
+        return _approve(ctx, combat, event)
+    return None
+
+
+def _rolled(ctx: Ctx, combat: Combat, c: Combatant, event: Rolled) -> Combat:
+    f = fighter(c)
+    if f.reroll is not None:
+        if f.reroll.pending:  # a plain roll replaced the initiative: the offer lapses
+            _close(ctx, f.reroll)
+            combat = update_fighter(combat, c.id, reroll=replace(f.reroll, status="superseded"))
+        return combat  # no second offer for this combatant (BI-2: "once")
+    natural, intelligence = f.natural, stat(c, "int")
+    if natural is None or intelligence <= 0 or natural > intelligence:
+        return combat
+    to: tuple[str, ...] | str = c.owners if c.owners and not c.is_npc else "gm"
+    formula = reroll_formula(event.roll, natural)
+    prompt = ctx.open_prompt(
+        "reroll", rule="BI-2", to=to, combat_id=combat.id, combatant_id=c.id,
+        data={"natural": natural, "int": intelligence, "total": roll_total(event.roll),
+              "formula": formula},
+    )
+    offer = Reroll(offer_id=prompt.prompt_id, status="offered", to=to, formula=formula, natural=natural)
+    return update_fighter(combat, c.id, reroll=offer)
+
+
+def _close(ctx: Ctx, reroll: Reroll) -> None:
+    for pid, kind in (
+        (reroll.offer_id, "reroll"), (reroll.approval_id, "reroll.approval"),
+        (reroll.roll_prompt_id, "reroll.roll"),
+    ):
+        if pid is not None and ctx.pending(pid) is not None:
+            ctx.answer_prompt(pid, kind)
+
+
+def _rerolled(ctx: Ctx, combat: Combat, cid: str, reroll_of: str) -> Combat:
+    f = fighter(combat.combatants[cid])
+    if f.reroll is None or f.reroll.offer_id != reroll_of:
+        raise UnknownPrompt(
+            f"{reroll_of!r} is not a reroll offer made to this combatant", path="/roll/reroll_of"
+        )
+    if f.reroll.status == "rerolled":
+        raise RuleViolation(
+            "the d20 may be rerolled once only: this combatant has already rerolled",
+            rule="BI-2", path="/roll/reroll_of",
+        )
+    if f.reroll.status != "approved" or f.reroll.roll_prompt_id is None:
+        raise RuleViolation(
+            f"this reroll is {f.reroll.status}, not approved: the first roll stands",
+            rule="BI-2", path="/roll/reroll_of",
+        )
+    ctx.answer_prompt(f.reroll.roll_prompt_id, "reroll.roll", path="/roll/reroll_of")
+    return update_fighter(combat, cid, reroll=replace(f.reroll, status="rerolled"))
+
+
+def _ask_for_roll(ctx: Ctx, combat: Combat, cid: str, reroll: Reroll) -> Combat:
+    prompt = ctx.open_prompt(
+        "reroll.roll", rule="BI-2", to=reroll.to, combat_id=combat.id, combatant_id=cid,
+        data={"formula": reroll.formula, "reroll_of": reroll.offer_id},
+    )
+    return update_fighter(
+        combat, cid, reroll=replace(reroll, status="approved", roll_prompt_id=prompt.prompt_id)
+    )
+
+
+def _offer_of(combat: Combat, cid: str | None, offer_id: str) -> tuple[Combatant, Reroll]:
+    c = combat.combatants.get(cid or "")
+    reroll = fighter(c).reroll if c is not None else None
+    if c is None or reroll is None or offer_id not in (reroll.offer_id, reroll.approval_id):
+        raise UnknownPrompt(f"prompt {offer_id!r} is no longer pending", path="/args/prompt_id")
+    return c, reroll
+
+
+def _decide(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
+    prompt, combat = pending_prompt(ctx, combat, event.args, "reroll")
+    c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
+    ctx.require_owner(c, "decide on a clever reroll")
+    ctx.answer_prompt(prompt.prompt_id, "reroll")
+    if not bool(arg(event.args, "accept")):
+        return update_fighter(combat, c.id, reroll=replace(reroll, status="declined"))
+    if bool(ctx.setting("auto_approve_rerolls", False)):
+        return _ask_for_roll(ctx, combat, c.id, reroll)
+    approval = ctx.open_prompt(
+        "reroll.approval", rule="BI-2", to="gm", combat_id=combat.id, combatant_id=c.id,
+        data={"offer_id": reroll.offer_id, "name": c.name, "natural": reroll.natural,
+              "int": stat(c, "int"), "formula": reroll.formula},
+    )
+    return update_fighter(
+        combat, c.id, reroll=replace(reroll, status="approval", approval_id=approval.prompt_id)
+    )
+
+
+def _approve(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
+    ctx.require_gm("approve a clever reroll")
+    prompt, combat = pending_prompt(ctx, combat, event.args, "reroll.approval")
+    c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
+    ctx.answer_prompt(prompt.prompt_id, "reroll.approval")
+    if not bool(arg(event.args, "approve")):
+        return update_fighter(combat, c.id, reroll=replace(reroll, status="denied"))
+    return _ask_for_roll(ctx, combat, c.id, reroll)
+
+
+def reroll_tags(f: Fighter) -> tuple[str, ...]:
+    return ("reroll_pending",) if f.reroll is not None and f.reroll.pending else ()

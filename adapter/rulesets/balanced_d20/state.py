@@ -1,0 +1,164 @@
+"""The state `balanced-d20` keeps: per combatant (``Combatant.ext``) and per world (BI-3).
+
+Every class is a frozen dataclass at module level (state snapshots are pickled). Nothing is
+ever mutated: ``dataclasses.replace`` builds the next value, and tuples stand in for lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from ...engine.context import Ctx
+from ...engine.model import Combat, Combatant
+
+RULESET_ID = "balanced-d20"
+
+
+@dataclass(frozen=True)
+class Reroll:
+    """One clever reroll (BI-2) of a combatant's initiative: at most one per combat.
+
+    ``status``: ``offered`` (the owner decides), ``approval`` (the GM decides), ``approved``
+    (waiting for the new roll), then one of ``declined``, ``denied``, ``rerolled``,
+    ``superseded`` (a plain roll replaced the initiative before the reroll came).
+    """
+
+    offer_id: str
+    status: str
+    to: tuple[str, ...] | str
+    formula: str
+    natural: int
+    approval_id: str | None = None
+    roll_prompt_id: str | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.status in ("offered", "approval", "approved")
+
+
+@dataclass(frozen=True)
+class Readied:
+    """A readied action (BI-5).
+
+    ``status``: ``waiting`` for its trigger; ``triggered`` (standard: may react now);
+    ``checking`` (pre-emptive: the opposed check is with the GM); ``won`` (acts before the
+    trigger); ``kept`` (check lost: falls due when the turn ``during`` ends); ``due`` (may be
+    taken without a reaction until the end of the turn that follows).
+    """
+
+    readied_id: str
+    mode: str
+    trigger: str
+    action: str
+    target_id: str | None
+    status: str = "waiting"
+    prompt_id: str | None = None
+    #: the turn in progress when the trigger fired (None: no turn in progress)
+    during: str | None = None
+    during_ended: bool = False
+
+
+@dataclass(frozen=True)
+class Fighter:
+    """What `balanced-d20` knows of one combatant."""
+
+    #: the combatant's own initiative (roll total or the GM's number), before any dash
+    base: float | None = None
+    natural: int | None = None
+    reroll: Reroll | None = None
+    #: dashes still to come or in progress: (round, amount), BI-4
+    dashes: tuple[tuple[int, int], ...] = ()
+    #: no reaction until a turn of this combatant starts in a later round (BI-4)
+    reaction_blocked_through: int | None = None
+    no_dominance: bool = False
+    first_turn_started: bool = False
+    #: why the reaction is spent (``used``, ``readied``, ``preemptive``), None if it is not
+    reaction_spent: str | None = None
+    ready_to_strike: bool = False
+    #: the watched combatants when Ready to strike applied at the combat's start (BI-3)
+    watched: tuple[str, ...] = ()
+    readied: Readied | None = None
+
+    def dash_for(self, round_: int) -> int | None:
+        for r, amount in self.dashes:
+            if r == round_:
+                return amount
+        return None
+
+
+@dataclass(frozen=True)
+class Watch:
+    """A declared Ready to strike state of one actor, outside combat (BI-3)."""
+
+    actor_id: str
+    token_id: str | None
+    owners: tuple[str, ...]
+    watching: tuple[str, ...]
+    started_at: float
+    confirmed: bool = False
+    #: a later message's world time was at least 6 s past the start
+    elapsed: bool = False
+
+    @property
+    def ready(self) -> bool:
+        return self.confirmed or self.elapsed
+
+
+@dataclass(frozen=True)
+class WorldState:
+    """World-level state of the ruleset: Ready to strike declarations by actor id."""
+
+    watches: Mapping[str, Watch] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- access helpers
+
+
+def fighter(combatant: Combatant) -> Fighter:
+    ext = combatant.ext
+    return ext if isinstance(ext, Fighter) else Fighter()
+
+
+def update_fighter(combat: Combat, cid: str, **changes: Any) -> Combat:
+    """The combat with ``changes`` applied to one combatant's :class:`Fighter`."""
+    c = combat.combatants[cid]
+    return replace(
+        combat, combatants={**combat.combatants, cid: replace(c, ext=replace(fighter(c), **changes))}
+    )
+
+
+def set_score(combat: Combat, cid: str, score: float | None) -> Combat:
+    c = combat.combatants[cid]
+    return replace(combat, combatants={**combat.combatants, cid: replace(c, score=score)})
+
+
+def dash_round(combat: Combat) -> int:
+    """The round a dash in force now belongs to (before the start: round 1)."""
+    return combat.round if combat.started else 1
+
+
+def scored(combat: Combat, cid: str, base: float | None) -> Combat:
+    """Set a combatant's own initiative; its score adds a dash in force this round (BI-4)."""
+    combat = update_fighter(combat, cid, base=base)
+    amount = fighter(combat.combatants[cid]).dash_for(dash_round(combat))
+    return set_score(combat, cid, None if base is None else base + (amount or 0))
+
+
+def world_state(ctx: Ctx) -> WorldState:
+    state = ctx.ext.get(RULESET_ID)
+    return state if isinstance(state, WorldState) else WorldState()
+
+
+def put_world_state(ctx: Ctx, state: WorldState) -> None:
+    ctx.ext[RULESET_ID] = state  # replaced, never mutated
+
+
+def stat(combatant: Combatant, name: str) -> int:
+    value = combatant.stats.get(name, 0)
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+def proficient(combatant: Combatant) -> tuple[str, ...]:
+    skills = combatant.stats.get("proficient") or ()
+    return tuple(str(s) for s in skills) if isinstance(skills, (list, tuple)) else ()

@@ -1,0 +1,36 @@
+"""Storyteller initiative: the system's roll, and the tie rule (section 3's ruling, ST-3)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from ...engine.context import Ctx
+from ...engine.dice import roll_total
+from ...engine.events import Event, Rolled
+from ...engine.model import Combat, Combatant
+
+
+def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """Section 3: "The initiative roll itself is the game system's (e.g. d10 + Dexterity +
+    Composure)": the score is the roll's total, whatever the system rolled."""
+    if combat is None or not isinstance(event, Rolled):
+        return None
+    score = roll_total(event.roll)
+    if event.group_id is not None:  # Foundry v13 gives a group's initiative to every member
+        rolled = [c for c in combat.combatants.values() if c.group == event.group_id]
+    else:
+        rolled = [combat.combatants[str(event.combatant_id)]]
+    combatants = {**combat.combatants, **{c.id: replace(c, score=score) for c in rolled}}
+    return replace(combat, combatants=combatants)
+
+
+def initiative_mod(combatant: Combatant) -> float:
+    value = combatant.stats.get("initiative_mod", 0)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def tie_rule(combat: Combat, combatant: Combatant) -> Sequence[float]:
+    """Section 3 ruling: "ties go to the higher initiative modifier, then to Foundry's own
+    order (`_id`)" (the engine adds `_id`). ST-3 orders holders stepping in together by it."""
+    return (combatant.score if combatant.score is not None else 0.0, initiative_mod(combatant))

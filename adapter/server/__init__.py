@@ -1,0 +1,246 @@
+"""The aiohttp app and socket.io server: one composition root, :func:`create_app`.
+
+Each handler is a straight line: check the connection may send, take the world's lock,
+let :class:`adapter.service.Worlds` validate, apply and store, broadcast, return the ack.
+Messages of one world apply strictly one at a time in arrival order (python-socketio runs
+handlers concurrently, so each world has an ``asyncio.Lock``; its waiters are served
+first-in first-out). Worlds never see each other: a connection is bound at connect to the
+world its auth names, and every message it sends is applied to that world only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import socketio
+from aiohttp import web
+
+from .. import protocol
+from ..config import Config
+from ..engine import known_rulesets
+from ..errors import ConnectRefused, InvalidMessage, RateLimited
+from ..pipeline import read_seq, refusal, welcome
+from ..service import Worlds
+from ..store import Store
+
+log = logging.getLogger("initiative_sidecar.server")
+WORLDS_KEY = web.AppKey("worlds", Worlds)
+SIO_KEY = web.AppKey("sio", socketio.AsyncServer)
+
+
+@dataclass
+class Bucket:
+    """Token bucket for the per-connection rate limit."""
+
+    rate: float
+    burst: float
+    tokens: float = 0.0
+    stamp: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.tokens = self.burst
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+@dataclass
+class Connection:
+    world: str
+    remote: str
+    bucket: Bucket
+
+
+class Sidecar:
+    """The running service: connections, per-world locks, throttling of bad tokens."""
+
+    def __init__(self, config: Config, worlds: Worlds, sio: socketio.AsyncServer) -> None:
+        self.config = config
+        self.worlds = worlds
+        self.sio = sio
+        self.connections: dict[str, Connection] = {}
+        self.writers: dict[str, str] = {}  # world -> sid
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.failures: dict[str, list[float]] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    # ---------------------------------------------------------------- connecting
+
+    async def connect(self, sid: str, environ: dict[str, Any], auth: Any) -> None:
+        remote = _remote(environ)
+        try:
+            auth = self.check_auth(remote, auth)
+        except ConnectRefused as refused:
+            log.warning("connection from %s refused: %s", remote, refused.code)
+            raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire())
+        world_id = str(auth["world"])
+        async with self.lock(world_id):
+            previous = self.writers.get(world_id)
+            state = self.worlds.connect(auth)
+            self.writers[world_id] = sid
+            self.connections[sid] = Connection(
+                world_id, remote, Bucket(self.config.rate, float(self.config.burst))
+            )
+        await self.sio.enter_room(sid, world_id)
+        log.info(
+            "connected: world %s, ruleset %s, module %s, Foundry %s, system %s, from %s",
+            world_id, auth["ruleset"], auth.get("module_version", "?"),
+            auth.get("foundry_version", "?"), auth.get("system", "?"), remote,
+        )
+        if previous is not None and previous != sid:
+            self.spawn(self.supersede(previous, world_id))
+        self.spawn(self.sio.emit("welcome", welcome(state), to=sid))
+
+    def check_auth(self, remote: str, auth: Any) -> dict[str, Any]:
+        """The connect auth, or :class:`ConnectRefused` with its reason code."""
+        if self.throttled(remote):
+            raise ConnectRefused("throttled", "too many failed attempts; wait and try again")
+        try:
+            protocol.validate("auth", auth)
+        except InvalidMessage as error:
+            raise ConnectRefused("invalid_auth", f"{error.message} (at {error.path or '/'})") from error
+        expected = self.config.token_for(str(auth["world"]))
+        if not hmac.compare_digest(str(auth["token"]).encode(), expected.encode()):
+            self.failures.setdefault(remote, []).append(time.monotonic())
+            raise ConnectRefused("auth_failed", "the token is not the one this sidecar expects")
+        if auth["protocol"] != protocol.PROTOCOL_VERSION:
+            raise ConnectRefused(
+                "protocol_mismatch",
+                f"this sidecar speaks protocol {protocol.PROTOCOL_VERSION}, not {auth['protocol']}",
+            )
+        if auth["ruleset"] not in known_rulesets():
+            raise ConnectRefused(
+                "unknown_ruleset",
+                f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(known_rulesets())}",
+            )
+        self.failures.pop(remote, None)
+        return dict(auth)
+
+    def throttled(self, remote: str) -> bool:
+        window = self.config.throttle_seconds
+        now = time.monotonic()
+        recent = [t for t in self.failures.get(remote, []) if now - t < window]
+        self.failures[remote] = recent
+        return len(recent) >= self.config.auth_failures
+
+    async def supersede(self, sid: str, world_id: str) -> None:
+        log.info("world %s: a new connection took over; closing the old one", world_id)
+        message = {"world": world_id, "message": "another connection took over this world"}
+        protocol.check_outbound("superseded", message)
+        await self.sio.emit("superseded", message, to=sid)
+        await self.sio.disconnect(sid)
+
+    async def disconnect(self, sid: str, *_: Any) -> None:
+        conn = self.connections.pop(sid, None)
+        if conn is not None and self.writers.get(conn.world) == sid:
+            del self.writers[conn.world]
+            log.info("disconnected: world %s", conn.world)
+
+    # ---------------------------------------------------------------- messages
+
+    def handler(self, event: str) -> Callable[[str, Any], Awaitable[dict[str, Any]]]:
+        async def handle(sid: str, payload: Any = None) -> dict[str, Any]:
+            return await self.message(sid, event, payload)
+
+        return handle
+
+    async def message(self, sid: str, event: str, payload: Any) -> dict[str, Any]:
+        conn = self.connections.get(sid)
+        if conn is None or self.writers.get(conn.world) != sid:
+            error = InvalidMessage("this connection is not (or no longer) the writer of a world")
+            return refusal(read_seq(payload), error)
+        if not conn.bucket.take():
+            limit = RateLimited(f"more than {self.config.rate:g} messages per second; slow down and resend")
+            return refusal(read_seq(payload), limit)
+        async with self.lock(conn.world):
+            result = self.worlds.handle(conn.world, event, payload)
+        if result.error is not None:
+            log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
+        for name, data in result.emits:
+            await self.sio.emit(name, data, room=conn.world, skip_sid=sid)
+        return result.ack
+
+    # ---------------------------------------------------------------- helpers
+
+    def lock(self, world_id: str) -> asyncio.Lock:
+        return self.locks.setdefault(world_id, asyncio.Lock())
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)  # type: ignore[arg-type]
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+
+def _remote(environ: dict[str, Any]) -> str:
+    request = environ.get("aiohttp.request")
+    if request is not None and request.remote:
+        return str(request.remote)
+    return str(environ.get("REMOTE_ADDR", "?"))
+
+
+def origin_guard(origins: tuple[str, ...]) -> Any:
+    """Refuse (and log) browser requests from origins other than the configured Foundry ones."""
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in origins:
+            log.warning("refused a request from origin %s (allowed: %s)", origin, ", ".join(origins))
+            return web.Response(status=403, text="origin not allowed")
+        return await handler(request)
+
+    return guard
+
+
+def create_app(config: Config) -> web.Application:
+    """The aiohttp app with the socket.io server and the store, opened and closed with it."""
+    sio = socketio.AsyncServer(
+        async_mode="aiohttp",
+        cors_allowed_origins=list(config.origins),
+        max_http_buffer_size=config.buffer_bytes,
+        transports=["websocket"],
+        logger=False,
+        engineio_logger=False,
+    )
+    app = web.Application(middlewares=[origin_guard(config.origins)])
+    sio.attach(app)
+    app[SIO_KEY] = sio
+
+    async def lifespan(app: web.Application) -> AsyncIterator[None]:
+        store = Store(config.db)
+        worlds = Worlds(
+            store,
+            max_bytes=config.max_bytes,
+            snapshot_every=config.snapshot_every,
+            check_outbound=config.check_outbound,
+        )
+        worlds.load()
+        app[WORLDS_KEY] = worlds
+        sidecar = Sidecar(config, worlds, sio)
+        sio.on("connect", sidecar.connect)
+        sio.on("disconnect", sidecar.disconnect)
+        sio.on("hook", sidecar.handler("hook"))
+        sio.on("intent", sidecar.handler("intent"))
+        yield
+        for task in list(sidecar.tasks):
+            task.cancel()
+        store.close()
+
+    app.cleanup_ctx.append(lifespan)
+
+    async def health(_: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "protocol": protocol.PROTOCOL_VERSION})
+
+    app.router.add_get("/health", health)
+    return app

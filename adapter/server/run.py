@@ -1,0 +1,53 @@
+"""Running the app: bind (loopback by default), say where, stop cleanly on a signal."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import signal
+from typing import TextIO
+
+from aiohttp import web
+
+from ..config import Config
+from . import create_app
+
+log = logging.getLogger("initiative_sidecar.server")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def _serve(config: Config, stdout: TextIO) -> None:
+    if not is_loopback(config.host):
+        log.warning(
+            "bound to %s, which is not loopback, without TLS: the token and the game travel "
+            "in clear text. Prefer 127.0.0.1, or put a TLS proxy in front.", config.host
+        )
+    app = create_app(config)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, config.host, config.port)
+    await site.start()
+    log.info("database %s; CORS origins: %s", config.db, ", ".join(config.origins))
+    stdout.write(f"initiative-sidecar listening on http://{config.host}:{config.port}\n")
+    stdout.flush()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
+def serve_forever(config: Config, stdout: TextIO) -> None:
+    asyncio.run(_serve(config, stdout))

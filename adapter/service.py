@@ -1,0 +1,80 @@
+"""The worlds the sidecar serves: their state in memory, kept in step with the store.
+
+No sockets here: the server calls :meth:`Worlds.handle` one message at a time per world
+(it holds the per-world lock) and emits what comes back. A message is stored before
+``handle`` returns, so the ack the server then sends means "stored".
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Mapping
+
+from .engine import World
+from .pipeline import DEFAULT_MAX_BYTES, Result, open_session, process
+from .store import Store
+
+log = logging.getLogger("initiative_sidecar.service")
+
+
+class Worlds:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        snapshot_every: int = 200,
+        check_outbound: bool = True,
+    ) -> None:
+        self.store = store
+        self.max_bytes = max_bytes
+        self.snapshot_every = snapshot_every
+        self.check_outbound = check_outbound
+        self.states: dict[str, World] = {}
+        self._since_snapshot: dict[str, int] = {}
+
+    def load(self) -> None:
+        """Rebuild every stored world: its snapshot, then the log after it."""
+        for world_id in self.store.worlds():
+            state = self.store.snapshot(world_id)
+            replayed = 0
+            for entry in self.store.history(world_id, state.last_seq if state else 0):
+                if entry.kind == "session":
+                    state = open_session(state, entry.data)
+                elif state is not None:
+                    state = process(
+                        state, entry.kind, entry.data, max_bytes=self.max_bytes, check_outbound=False
+                    ).world
+                    replayed += 1
+            if state is not None:
+                self.states[world_id] = state
+                log.info("world %s restored at seq %d (%d messages replayed)", world_id, state.last_seq, replayed)
+
+    def connect(self, auth: Mapping[str, Any]) -> World:
+        """A connection for a world: record its session (auth minus token) and apply it."""
+        data = {k: v for k, v in auth.items() if k != "token"}
+        world_id = str(data["world"])
+        state = open_session(self.states.get(world_id), data)
+        self.store.add_session(world_id, state.last_seq, data)
+        self.states[world_id] = state
+        return state
+
+    def state(self, world_id: str) -> World | None:
+        return self.states.get(world_id)
+
+    def handle(self, world_id: str, event: str, payload: Any) -> Result:
+        """Process one message of a connected world; stored before this returns."""
+        state = self.states[world_id]
+        result = process(
+            state, event, payload, max_bytes=self.max_bytes, check_outbound=self.check_outbound
+        )
+        if result.record:
+            seq = result.world.last_seq
+            self.store.append(world_id, seq, event, payload, result.error)
+            count = self._since_snapshot.get(world_id, 0) + 1
+            if count >= self.snapshot_every:
+                self.store.save_snapshot(result.world)
+                count = 0
+            self._since_snapshot[world_id] = count
+        self.states[world_id] = result.world
+        return result
