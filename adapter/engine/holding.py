@@ -300,7 +300,8 @@ def _step_in(
     combat = _set(combat, who.id, score=score, hold=stepped)
     order = [c for c in combat.order if c != who.id]
     at = _position(rs, combat, order, who.id, point) if point is not None else len(order)
-    return replace(combat, order=tuple(order[:at] + [who.id] + order[at:]), passed=combat.passed - {who.id})
+    order.insert(at, who.id)
+    return replace(combat, order=tuple(order), passed=combat.passed - {who.id})
 
 
 def _position(
@@ -321,11 +322,17 @@ def _position(
 
     if kind == "after":
         at = order.index(anchor) + 1
-        while at < len(order) and at_point(order[at]) and (started(order[at]) or first(order[at], who)):
+        # past those already there that go first, or whose turn has begun
+        while at < len(order) and at_point(order[at]) and (
+            started(order[at]) or first(order[at], who)
+        ):
             at += 1
         return at
     at = order.index(anchor)
-    while at > 0 and at_point(order[at - 1]) and not started(order[at - 1]) and first(who, order[at - 1]):
+    # back over those already there that go after it and have not begun
+    while at > 0 and at_point(order[at - 1]) and not started(order[at - 1]) and (
+        first(who, order[at - 1])
+    ):
         at -= 1
     return at
 
@@ -349,7 +356,8 @@ def hold_carry_over(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | N
             changed[c.id] = replace(c, hold=None, score=score)
             continue
         original = held.original if held.original is not None else c.score
-        changed[c.id] = replace(c, hold=replace(held, state=ANY_POINT, original=original, point=None))
+        carried = replace(held, state=ANY_POINT, original=original, point=None)
+        changed[c.id] = replace(c, hold=carried)
         if held.state == HOLDING:
             ctx.notice(
                 "hold.carried_over",
@@ -414,4 +422,5 @@ def hold_entry(combat: Combat, combatant: Combatant, entry: Entry) -> Entry:
         tags.append("target_aware")
     if held.original is not None:
         detail["returns_to"] = held.original
-    return replace(entry, acts=acts, tags=tuple(tags), detail=detail, rules=tuple(dict.fromkeys(rules)))
+    rules = list(dict.fromkeys(rules))
+    return replace(entry, acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules))

@@ -1,0 +1,398 @@
+"""The shared hold/act mechanics (adapter.engine.holding), under a minimal test ruleset.
+
+The ruleset ``hold-test`` is Foundry's roll plus the shared mechanics and nothing else, so
+these tests pin the mechanics themselves; the storyteller tests pin the ST rules on top.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import replace
+from typing import Any, Sequence
+
+import pytest
+
+from adapter.engine import apply
+from adapter.engine.holding import (
+    ANY_POINT,
+    HOLD_INTENTS,
+    HOLD_RULES,
+    HOLDING,
+    STEPPED_IN,
+    Hold,
+    HoldRuleIds,
+    hold_entry,
+    holding,
+    rule_ids,
+    use_rule_ids,
+)
+from adapter.engine.model import Combat, Combatant, Hook, Intent, Outcome, World
+from adapter.engine.order import foundry_sort
+from adapter.engine.ruleset import SKIPPED_ACTS, Entry, Ruleset, describe_plain, register
+from adapter.errors import InvalidMessage, NotPermitted, RuleViolation, UnknownCombatant
+from adapter.rulesets.foundry_core import initiative_roll
+
+
+def _by_score_then_mod(combat: Combat, c: Combatant) -> Sequence[float]:
+    return (c.score if c.score is not None else 0.0, float(c.stats.get("mod", 0)))
+
+
+register(
+    Ruleset(
+        id="hold-test",
+        rules=(initiative_roll, *HOLD_RULES),
+        intents=dict(HOLD_INTENTS),
+        sort_key=_by_score_then_mod,
+        describe=lambda combat, c: hold_entry(combat, c, describe_plain(combat, c)),
+    )
+)
+
+
+class Table:
+    """A GM's table: the world, Foundry's pointer, and the module following the plan."""
+
+    def __init__(self, ruleset: str, people: dict[str, tuple[float, float]]) -> None:
+        self.world = World(world="w", ruleset=ruleset, gm_users=frozenset({"gm"}))
+        self.seq = 0
+        self.round = 0
+        self.pointer: str | None = None
+        self.snapshot: dict[str, Any] = {
+            "_id": "c1",
+            "round": 0,
+            "combatants": [
+                {
+                    "_id": cid,
+                    "name": cid.title(),
+                    "owners": [f"p-{cid}"],
+                    "stats": {"mod": m, "initiative_mod": m},
+                }
+                for cid, (_, m) in people.items()
+            ],
+        }
+        self.send_hook("createCombat")
+        for cid, (score, _) in people.items():
+            roll = {"class": "Roll", "terms": [], "total": score}
+            self.send_hook("initiativeRoll", roll={"combatant_id": cid, "roll": roll})
+
+    def _apply(self, message: Hook | Intent) -> Outcome:
+        self.seq += 1
+        out = apply(self.world, replace(message, seq=self.seq))
+        self.world = out.world
+        if out.plans:
+            self.pointer = out.plans[0]["current"]
+        return out
+
+    def send_hook(self, name: str, roll: Any = None) -> Outcome:
+        current = {"round": self.round, "turn": None, "combatantId": self.pointer, "tokenId": None}
+        snapshot = {**self.snapshot, "round": self.round}
+        return self._apply(Hook(0, "gm", 0.0, name, snapshot, current, roll=roll))
+
+    def start(self) -> Outcome:
+        self.round = 1
+        return self.send_hook("combatStart")
+
+    def next_turn(self) -> Outcome:
+        """Foundry's next turn, skipping what the module skips; past the last, a new round."""
+        plan = self.plan
+        ids = [e["combatant_id"] for e in plan["order"]]
+        at = ids.index(self.pointer) + 1 if self.pointer in ids else len(ids)
+        for entry in plan["order"][at:]:
+            if entry["acts"] not in SKIPPED_ACTS:
+                self.pointer = entry["combatant_id"]
+                return self.send_hook("combatTurn")
+        self.round += 1
+        self.pointer = plan["next_round"]["current"]
+        return self.send_hook("combatRound")
+
+    def intent(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> Outcome:
+        return self._apply(Intent(0, user, 0.0, kind, "c1", cid, args))
+
+    def refused(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> Exception:
+        before = self.world
+        with pytest.raises(Exception) as info:
+            self.intent(kind, cid, user, **args)
+        self.seq -= 1
+        assert self.world is before
+        return info.value
+
+    @property
+    def combat(self) -> Combat:
+        return self.world.combats["c1"]
+
+    @property
+    def plan(self) -> dict[str, Any]:
+        last = self.combat.last_plan
+        assert last is not None
+        return dict(last)
+
+    def order(self) -> list[tuple[str, float | None, str]]:
+        return [(e["combatant_id"], e["initiative"], e["acts"]) for e in self.plan["order"]]
+
+    def check_foundry_sort(self) -> None:
+        values = {e["combatant_id"]: e["initiative"] for e in self.plan["order"]}
+        assert foundry_sort(values) == [e["combatant_id"] for e in self.plan["order"]]
+
+
+def table(**people: tuple[float, float]) -> Table:
+    return Table("hold-test", people)
+
+
+def test_hold_on_its_turn_passes_the_turn_and_shows_held() -> None:
+    t = table(mitch=(10, 0), larry=(6, 0))
+    t.start()
+    assert t.plan["current"] == "mitch"
+    t.intent("hold", "mitch")
+    assert t.plan["current"] == "larry"
+    assert t.order() == [("mitch", 10.0, "held"), ("larry", 6.0, "full")]
+    entry = t.plan["order"][0]
+    assert entry["tags"] == ["held"] and entry["rules"] == ["hold-test"]
+    assert entry["detail"] == {"held_since": 1}
+
+
+def test_hold_before_its_turn_keeps_the_place_and_the_turn_is_passed_over() -> None:
+    t = table(a=(15, 0), b=(10, 0), c=(5, 0))
+    t.start()
+    t.intent("hold", "b", user="p-b")
+    assert t.plan["current"] == "a"
+    t.next_turn()
+    assert t.plan["current"] == "c"
+    assert holding(t.combat.combatants["b"]) == Hold(HOLDING, since=1)
+
+
+def test_a_hold_when_nobody_else_is_left_ends_the_round() -> None:
+    t = table(a=(15, 0), b=(10, 0))
+    t.start()
+    t.next_turn()
+    t.intent("hold", "b")
+    assert t.plan["current"] is None and t.plan["turn"] is None
+    assert t.plan["next_round"]["current"] == "a"
+
+
+def test_act_after_the_current_combatant_takes_its_score_minus_one_and_follows_it() -> None:
+    t = table(mitch=(10, 0), larry=(6, 0), zed=(2, 0))
+    t.start()
+    t.intent("hold", "mitch")
+    t.intent("act", "mitch", after="larry")
+    assert t.order() == [("larry", 6.0, "full"), ("mitch", 5.0, "full"), ("zed", 2.0, "full")]
+    assert t.plan["current"] == "larry"
+    t.next_turn()
+    assert t.plan["current"] == "mitch"
+    t.next_turn()
+    assert t.plan["current"] == "zed"
+
+
+def test_act_before_the_current_combatant_interrupts_it_and_its_turn_follows() -> None:
+    t = table(mitch=(10, 0), larry=(6, 0))
+    t.start()
+    t.intent("hold", "mitch")
+    t.intent("act", "mitch", before="larry")
+    assert t.order() == [("mitch", 7.0, "full"), ("larry", 6.0, "full")]
+    assert t.plan["current"] == "mitch" and t.plan["turn"] == 0
+    t.next_turn()
+    assert t.plan["current"] == "larry"
+
+
+def test_act_before_a_waiting_combatant_goes_right_before_it() -> None:
+    t = table(a=(15, 0), b=(10, 0), c=(5, 0))
+    t.start()
+    t.intent("hold", "a")
+    t.intent("act", "a", before="c")
+    assert t.order() == [("b", 10.0, "full"), ("a", 6.0, "full"), ("c", 5.0, "full")]
+    assert t.plan["current"] == "b"
+
+
+def test_act_now_steps_in_right_after_the_turn_in_progress() -> None:
+    t = table(a=(15, 0), b=(10, 0), c=(5, 0))
+    t.start()
+    t.intent("hold", "a")
+    t.intent("act", "a", now=True)
+    assert [cid for cid, _, _ in t.order()] == ["b", "a", "c"]
+    assert t.combat.combatants["a"].score == 9
+
+
+def test_act_now_with_no_turn_in_progress_begins_at_once() -> None:
+    t = table(a=(15, 0), b=(10, 0))
+    t.start()
+    t.next_turn()
+    t.intent("hold", "b")
+    assert t.plan["current"] is None
+    t.intent("act", "b", now=True)
+    assert t.plan["current"] == "b"
+    assert t.order() == [("a", 15.0, "full"), ("b", 14.0, "full")]
+
+
+def test_holders_stepping_in_at_one_point_are_ordered_by_the_tie_rule() -> None:
+    t = table(x=(20, 0), slow=(18, 1), quick=(16, 3), larry=(6, 0))
+    t.start()
+    t.intent("hold", "slow")
+    t.intent("hold", "quick")
+    t.intent("act", "slow", after="larry")
+    t.intent("act", "quick", after="larry")  # higher modifier: goes first at that point
+    assert [cid for cid, _, _ in t.order()] == ["x", "larry", "quick", "slow"]
+    t.check_foundry_sort()
+
+
+def test_interrupts_before_one_combatant_are_ordered_by_the_tie_rule() -> None:
+    t = table(x=(20, 0), b=(18, 2), a=(16, 2), larry=(6, 0))
+    t.start()
+    t.intent("hold", "b")
+    t.intent("hold", "a")
+    t.intent("act", "b", before="larry")
+    t.intent("act", "a", before="larry")  # equal modifier: Foundry's order (_id) decides
+    assert [cid for cid, _, _ in t.order()] == ["x", "a", "b", "larry"]
+    t.check_foundry_sort()
+
+
+def test_placement_wins_over_arithmetic() -> None:
+    t = table(mitch=(10, 0), larry=(6, 0), bob=(5, 9))
+    t.start()
+    t.intent("hold", "mitch")
+    t.intent("act", "mitch", after="larry")  # 5, like bob, and bob would win the tie
+    assert [cid for cid, _, _ in t.order()] == ["larry", "mitch", "bob"]
+    t.check_foundry_sort()
+
+
+def test_a_hold_used_in_its_round_keeps_the_new_score_next_round() -> None:
+    t = table(mitch=(10, 0), larry=(6, 0))
+    t.start()
+    t.intent("hold", "mitch")
+    t.intent("act", "mitch", after="larry")
+    t.next_turn()
+    t.next_turn()
+    assert t.plan["round"] == 2
+    assert t.order() == [("larry", 6.0, "full"), ("mitch", 5.0, "full")]
+    assert holding(t.combat.combatants["mitch"]) is None
+
+
+def test_an_unused_hold_carries_over_and_returns_to_the_original_score_after_use() -> None:
+    t = table(a=(12, 0), b=(8, 0))
+    t.start()
+    t.next_turn()
+    out = t.intent("hold", "b")
+    assert t.plan["current"] is None
+    out = t.next_turn()
+    assert [n.kind for n in out.notices] == ["hold.carried_over"]
+    assert t.plan["round"] == 2 and t.plan["current"] == "a"
+    assert holding(t.combat.combatants["b"]) == Hold(ANY_POINT, since=1, original=8)
+    entry = t.plan["order"][1]
+    assert entry["acts"] == "held" and entry["tags"] == ["held", "any_point"]
+    t.intent("act", "b", before="a")
+    assert t.order() == [("b", 13.0, "full"), ("a", 12.0, "full")]
+    assert t.plan["current"] == "b"
+    upcoming = t.plan["next_round"]["order"][1]
+    assert upcoming == {"combatant_id": "b", "initiative": 8.0, "acts": "full"}
+    t.next_turn()
+    t.next_turn()
+    assert t.plan["round"] == 3
+    assert t.order() == [("a", 12.0, "full"), ("b", 8.0, "full")]
+
+
+def test_hold_next_round_moves_only_then_acts_anywhere_then_returns() -> None:
+    t = table(a=(12, 0), b=(8, 0))
+    t.start()
+    t.intent("hold", "b", next_round=True)
+    assert t.order() == [("a", 12.0, "full"), ("b", 8.0, "movement_only")]
+    assert t.plan["order"][1]["tags"] == ["gave_up_action"]
+    err = t.refused("act", "b", now=True)
+    assert isinstance(err, RuleViolation)
+    t.next_turn()
+    assert t.plan["current"] == "b"  # its movement
+    t.next_turn()
+    assert t.plan["round"] == 2
+    assert t.plan["order"][1]["acts"] == "held"
+    t.intent("act", "b", before="a")
+    assert t.plan["current"] == "b"
+    t.next_turn()
+    t.next_turn()
+    assert t.order() == [("a", 12.0, "full"), ("b", 8.0, "full")]
+
+
+def test_target_aware_is_a_gm_tag_on_a_waiting_combatant() -> None:
+    t = table(a=(12, 0), b=(8, 0))
+    t.start()
+    t.intent("hold", "b", user="p-b")
+    err = t.refused("hold", "b", user="p-b", target_aware=True)
+    assert isinstance(err, NotPermitted)
+    t.intent("hold", "b", target_aware=True)
+    assert t.plan["order"][1]["tags"] == ["held", "target_aware"]
+
+
+def test_a_gm_number_for_a_stepped_in_combatant_stays() -> None:
+    t = table(a=(12, 0), b=(8, 0))
+    t.start()
+    t.next_turn()
+    t.intent("hold", "b")
+    t.next_turn()
+    t.intent("act", "b", before="a")
+    t._apply(Intent(0, "gm", 0.0, "initiative.set", "c1", "b", {"value": 20}))
+    t.next_turn()
+    t.next_turn()
+    assert t.order()[0] == ("b", 20.0, "full")
+
+
+@pytest.mark.parametrize(
+    ("setup", "kind", "cid", "user", "args", "error", "path"),
+    [
+        ([], "act", "a", "gm", {"now": True}, RuleViolation, "/combatant_id"),
+        ([("hold", "b")], "act", "b", "gm", {"after": "ghost"}, UnknownCombatant, "/args/after"),
+        ([], "hold", "b", "p-a", {}, NotPermitted, None),
+        ([("hold", "b")], "act", "b", "p-a", {"now": True}, NotPermitted, None),
+        ([("hold", "b")], "act", "b", "gm", {"after": "b"}, RuleViolation, "/args/after"),
+        ([("hold", "b")], "act", "b", "gm", {}, InvalidMessage, "/args"),
+        ([("hold", "b")], "act", "b", "gm", {"now": True, "after": "a"}, InvalidMessage, "/args"),
+        ([("hold", "b")], "hold", "b", "gm", {}, RuleViolation, "/combatant_id"),
+        (
+            [("hold", "b"), ("hold", "c")], "act", "b", "gm", {"after": "c"},
+            RuleViolation, "/args/after",
+        ),
+    ],
+)
+def test_refusals_change_nothing(
+    setup: list[tuple[str, str]], kind: str, cid: str, user: str, args: dict[str, Any],
+    error: type[Exception], path: str | None,
+) -> None:
+    t = table(a=(15, 0), b=(10, 0), c=(5, 0))
+    t.start()
+    for k, who in setup:
+        t.intent(k, who)
+    err = t.refused(kind, cid, user, **args)
+    assert type(err) is error
+    if path is not None:
+        assert getattr(err, "path") == path
+
+
+def test_after_or_before_a_combatant_whose_turn_is_over_is_refused() -> None:
+    t = table(a=(15, 0), b=(10, 0), c=(5, 0))
+    t.start()
+    t.next_turn()
+    t.intent("hold", "b")
+    for kind in ("after", "before"):
+        err = t.refused("act", "b", **{kind: "a"})
+        assert isinstance(err, RuleViolation) and "is over" in str(err)
+
+
+def test_a_hold_after_its_turn_or_before_the_start_is_refused() -> None:
+    t = table(a=(15, 0), b=(10, 0))
+    assert isinstance(t.refused("hold", "a"), RuleViolation)
+    t.start()
+    t.next_turn()
+    err = t.refused("hold", "a", next_round=True)
+    assert isinstance(err, RuleViolation) and err.rule == "hold-test"
+
+
+def test_rule_ids_follow_the_calling_ruleset() -> None:
+    assert rule_ids("storyteller") == HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
+    assert rule_ids("dice-pool") == HoldRuleIds.single("DP-5")
+    assert rule_ids("somewhere-else") == HoldRuleIds.single("somewhere-else")
+    use_rule_ids("hold-test-2", HoldRuleIds.single("X-1"))
+    assert rule_ids("hold-test-2").interrupt == "X-1"
+
+
+def test_hold_state_pickles_and_an_entry_without_hold_is_untouched() -> None:
+    held = Hold(STEPPED_IN, since=2, original=8.0, point=("before", "a"))
+    assert pickle.loads(pickle.dumps(held)) == held
+    combat = Combat(id="c", ruleset="hold-test")
+    entry = Entry(acts="defend_only", tags=("x",))
+    assert hold_entry(combat, Combatant(id="a"), entry) is entry
+    merged = hold_entry(combat, Combatant(id="a", hold=held), entry)
+    assert merged.detail == {"stepped_in": {"before": "a"}, "returns_to": 8.0}
