@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...engine.holding import hold_entry
 from ...engine.model import Combat, Combatant
 from ...engine.ruleset import Entry
 from .pool import dice_for
@@ -37,7 +38,7 @@ def describe(combat: Combat, c: Combatant) -> Entry:
         dice = dice_for(combat, c)
         if dice is not None:
             detail.update(pool=dice.pool, base=dice.base)
-        return _finish(c, "full", tags, detail, rules, None)
+        return _finish(combat, c, "full", tags, detail, rules, None)
     rules += ["DP-2", "DP-3", "DP-5"]
     if roll.pool != roll.base:
         rules.append("DP-7")
@@ -51,14 +52,16 @@ def describe(combat: Combat, c: Combatant) -> Entry:
             tags.append("critical_failure")
         detail["turns_lost"] = lost
         acts = "none" if roll.critical else "defend_only"
-    return _finish(c, acts, tags, detail, rules, initiative_fraction(roll.base))
+    return _finish(combat, c, acts, tags, detail, rules, initiative_fraction(roll.base))
 
 
 def _finish(
+    combat: Combat,
     c: Combatant, acts: str, tags: list[str], detail: dict[str, Any], rules: list[str],
     hint: float | None,
 ) -> Entry:
     if c.defeated:
         acts = "none"
         tags.append("defeated")
-    return Entry(acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules), hint=hint)
+    entry = Entry(acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules), hint=hint)
+    return hold_entry(combat, c, entry)

@@ -1,0 +1,44 @@
+"""DP-5 "unless someone declares an action that affects initiative (delay, waiting)": the
+engine's shared hold/act mechanics (:mod:`adapter.engine.holding`), errors under DP-5.
+
+A hesitating combatant (DP-4) has no action to delay: ``hold`` and ``act`` are refused
+while it loses turns; once its turns are back, it may hold like anyone else.
+"""
+
+from __future__ import annotations
+
+from ...engine.context import Ctx
+from ...engine.events import Declared, Event
+from ...engine.holding import HOLD_INTENTS
+from ...engine.model import Combat
+from ...errors import RuleViolation
+from .state import turns_lost_of
+
+
+def hold(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """DP-5 delay: ``hold {next_round?, target_aware?}`` as in the storyteller ruleset."""
+    _refuse_hesitating(combat, event)
+    return HOLD_INTENTS["hold"](ctx, combat, event)
+
+
+def act(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """DP-5 waiting: ``act {after | before | now}`` as in the storyteller ruleset."""
+    _refuse_hesitating(combat, event)
+    return HOLD_INTENTS["act"](ctx, combat, event)
+
+
+def _refuse_hesitating(combat: Combat | None, event: Event) -> None:
+    """DP-4: "cannot act for as many turns as the negative value"."""
+    if combat is None or not isinstance(event, Declared):
+        return
+    c = combat.combatants.get(event.combatant_id or "")
+    if c is not None and turns_lost_of(c.ext) > 0:
+        raise RuleViolation(
+            f"{c.name or c.id} hesitates for {turns_lost_of(c.ext)} more turn(s): it has no "
+            f"action to {event.kind} with until then",
+            rule="DP-4",
+            path="/combatant_id",
+        )
+
+
+INTENTS = {"hold": hold, "act": act}

@@ -1,0 +1,116 @@
+"""DP-5 delay and waiting: the engine's shared hold/act mechanics under dice-pool."""
+
+from __future__ import annotations
+
+import pytest
+from dp_table import PLAYER, Table
+
+from adapter.engine.order import foundry_sort
+from adapter.errors import NotPermitted, RuleViolation, SidecarError
+
+ANN, BOB, CID, DEB = "cmbAnn0000000001", "cmbBob0000000001", "cmbCid0000000001", "cmbDeb0000000001"
+HUMAN = {"reaction": 3, "wits": 2}
+
+
+def fight() -> Table:
+    """Ann 3 successes, Bob 2, Cid 1, Deb −1 (defend only for a turn); round 1, Ann's turn."""
+    t = Table()
+    t.create()
+    for cid, name in ((ANN, "Ann"), (BOB, "Bob"), (CID, "Cid"), (DEB, "Deb")):
+        t.add(cid, name, HUMAN)
+    t.roll(ANN, [6, 5, 4, 2, 2])
+    t.roll(BOB, [6, 5, 3, 2, 2])
+    t.roll(CID, [6, 2, 3, 2, 2])
+    t.roll(DEB, [6, 1, 1, 2, 2])
+    t.start()
+    return t
+
+
+def reproduces(t: Table) -> bool:
+    values = {e["combatant_id"]: e["initiative"] for e in t.plan()["order"]}
+    return foundry_sort(values) == t.order()
+
+
+def refused(t: Table, kind: str, cid: str, args: dict[str, object], user: str) -> SidecarError:
+    before = t.world
+    with pytest.raises(SidecarError) as error:
+        t.intent(kind, cid, args, user=user)
+    assert t.world is before
+    t.seq -= 1
+    return error.value
+
+
+def test_DP_5_a_holder_keeps_its_place_and_steps_in_after_another() -> None:
+    t = fight()
+    assert t.plan()["current"] == ANN
+    t.intent("hold", ANN, {}, user=PLAYER)
+    assert (t.plan()["current"], t.entry(ANN)["acts"]) == (BOB, "held")
+    assert "DP-5" in t.entry(ANN)["rules"] and t.order() == [ANN, BOB, CID, DEB]
+    t.intent("act", ANN, {"after": BOB}, user=PLAYER)
+    assert t.order() == [BOB, ANN, CID, DEB]
+    assert t.entry(ANN)["initiative"] // 1 == 1  # Bob's 2 successes − 1
+    assert reproduces(t)
+    t.next_turn()
+    assert t.plan()["current"] == ANN
+    t.next_round()  # the new place stays for the fight (storyteller ST-1 ruling)
+    assert t.order() == [BOB, ANN, CID, DEB] and t.plan()["current"] == BOB
+    assert reproduces(t)
+
+
+def test_DP_5_a_readied_interrupt_goes_right_before_its_target() -> None:
+    t = fight()
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.intent("act", ANN, {"before": CID}, user=PLAYER)
+    assert t.order() == [BOB, ANN, CID, DEB]
+    assert t.entry(ANN)["initiative"] // 1 == 2  # Cid's 1 success + 1
+    assert reproduces(t)
+
+
+def test_DP_5_an_unused_hold_carries_over_then_returns_to_the_net_successes() -> None:
+    t = fight()
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.next_turn()  # Bob
+    t.next_turn()  # Cid; Deb defends only: round 2
+    assert t.plan()["round"] == 2 and t.entry(ANN)["acts"] == "held"
+    assert "any_point" in t.entry(ANN)["tags"]
+    assert t.plan()["current"] == BOB
+    t.intent("act", ANN, {"before": DEB}, user=PLAYER)
+    assert t.order() == [BOB, CID, ANN, DEB] and reproduces(t)
+    t.next_round()
+    assert t.order() == [ANN, BOB, CID, DEB]
+    assert t.entry(ANN)["initiative"] // 1 == 3
+
+
+def test_DP_4_a_hesitating_combatant_has_no_action_to_delay() -> None:
+    t = fight()
+    error = refused(t, "hold", DEB, {}, user=PLAYER)
+    assert isinstance(error, RuleViolation) and error.rule == "DP-4"
+    t.next_turn()
+    t.next_turn()
+    t.next_turn()  # round 2: Deb acts again, and may hold
+    assert t.plan()["round"] == 2
+    t.intent("hold", DEB, {}, user=PLAYER)
+    assert t.entry(DEB)["acts"] == "held"
+
+
+def test_DP_5_refusals_name_DP_5_and_change_nothing() -> None:
+    t = fight()
+    error = refused(t, "act", BOB, {"after": CID}, user=PLAYER)
+    assert error.rule == "DP-5" and "not holding" in error.message
+    error = refused(t, "hold", BOB, {}, user="someoneElse00001")
+    assert isinstance(error, NotPermitted)
+
+
+def test_DP_6_a_group_member_may_delay_on_its_own() -> None:
+    t = Table()
+    t.create()
+    t.group("grpPair000000001", "Pair")
+    t.add(ANN, "Ann", HUMAN, group="grpPair000000001")
+    t.add(BOB, "Bob", HUMAN, group="grpPair000000001")
+    t.add(CID, "Cid", HUMAN)
+    t.roll_group("grpPair000000001", [6, 6, 2, 2, 2])
+    t.roll(CID, [6, 2, 2, 2, 2])
+    t.start()
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.intent("act", ANN, {"after": CID}, user=PLAYER)
+    assert t.order() == [BOB, CID, ANN] and reproduces(t)
