@@ -18,7 +18,7 @@ from ..errors import InvalidMessage, RuleViolation, UnknownCombat, UnknownCombat
 from .context import Ctx
 from .events import Clock, Declared, Joined, Left, Rolled, ScoreSet
 from .model import Combat, Hook, Intent, Outcome, Session, World
-from .order import place_by_rules
+from .order import place_by_rules, place_sorted
 from .plan import plan_body
 from .ruleset import Ruleset, get_ruleset
 from .snapshot import read_snapshot
@@ -134,8 +134,16 @@ def rescore(ctx: Ctx, rs: Ruleset, combat: Combat, event: Rolled | ScoreSet) -> 
     combat = emit(ctx, rs, combat, event)
     for cid, c in combat.combatants.items():
         if before.get(cid) != c.score:
-            combat = replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
+            combat = reposition(rs, combat, cid)
     return combat
+
+
+def reposition(rs: Ruleset, combat: Combat, cid: str) -> Combat:
+    """Put a combatant whose score changed where the ruleset says late scores go."""
+    if rs.late_scores == "sorted":
+        order, passed = place_sorted(combat, cid, rs.sort_key)
+        return replace(combat, order=order, passed=passed)
+    return replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
 
 
 # ---------------------------------------------------------------- intents
@@ -177,5 +185,4 @@ def set_score(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str, value: float) -> 
     scored = combat.combatants[cid]
     combatants = {**combat.combatants, cid: replace(scored, score=value)}
     combat = replace(combat, combatants=combatants)
-    combat = replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
-    return emit(ctx, rs, combat, ScoreSet(cid, value))
+    return emit(ctx, rs, reposition(rs, combat, cid), ScoreSet(cid, value))

@@ -83,6 +83,17 @@ def place_by_rules(combat: Combat, who: str, sort_key: SortKey) -> tuple[str, ..
     return tuple(head + tail + [who])
 
 
+def place_sorted(combat: Combat, who: str, sort_key: SortKey) -> tuple[tuple[str, ...], frozenset[str]]:
+    """Foundry's way: the order re-sorted, and ``who`` passed if it now sorts above the turn
+    in progress (its turn this round is over), waiting if it sorts below."""
+    order = tuple(rules_sort(combat, sort_key))
+    if not combat.started or combat.current is None:
+        return order, combat.passed
+    above = order.index(who) < order.index(combat.current)
+    passed = combat.passed | {who} if above else combat.passed - {who}
+    return order, passed
+
+
 def encode_initiatives(
     order: Sequence[str],
     scores: dict[str, float | None],

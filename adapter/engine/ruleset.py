@@ -72,6 +72,10 @@ class Ruleset:
     #: settings this ruleset reads, with their defaults
     settings: Mapping[str, Any] = field(default_factory=dict)
     has_reactions: bool = False
+    #: where a combatant whose score changes mid-round goes: "next" = among the turns still
+    #: to come (it acts after the turn in progress at the latest); "sorted" = where Foundry's
+    #: sort puts it (above the turn in progress means its turn this round is over)
+    late_scores: str = "next"
 
 
 _REGISTRY: dict[str, Ruleset] = {}

@@ -28,4 +28,4 @@ def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | N
     return replace(combat, combatants=combatants)
 
 
-RULESET = register(Ruleset(id="foundry-core", rules=(initiative_roll,)))
+RULESET = register(Ruleset(id="foundry-core", rules=(initiative_roll,), late_scores="sorted"))

@@ -87,7 +87,7 @@ def _rolled(ctx: Ctx, combat: Combat, c: Combatant, event: Rolled) -> Combat:
     formula = reroll_formula(event.roll, natural)
     prompt = ctx.open_prompt(
         "reroll", rule="BI-2", to=to, combat_id=combat.id, combatant_id=c.id,
-        data={"natural": natural, "int": intelligence, "total": roll_total(event.roll),
+        data={"natural": natural, "int": intelligence, "total": event.roll.get("total"),
               "formula": formula},
     )
     offer = Reroll(offer_id=prompt.prompt_id, status="offered", to=to, formula=formula, natural=natural)

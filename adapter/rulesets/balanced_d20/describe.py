@@ -1,0 +1,51 @@
+"""How a `balanced-d20` combatant looks in the plan: acts, reaction, tags, detail, rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...engine.model import Combat, Combatant
+from ...engine.ruleset import Entry
+from .readied import readied_tags
+from .reactions import reaction_state
+from .state import dash_round, fighter
+
+
+def describe(combat: Combat, c: Combatant) -> Entry:
+    f = fighter(c)
+    available, reason = reaction_state(c)
+    tags: list[str] = []
+    detail: dict[str, Any] = {}
+    rules: list[str] = ["BI-1"] if f.base is not None else []
+    if c.defeated:
+        tags.append("defeated")
+    if f.reroll is not None:
+        rules.append("BI-2")
+        if f.reroll.pending:
+            tags.append("reroll_pending")
+            detail["natural"] = f.reroll.natural
+    if f.ready_to_strike and combat.round <= 1:
+        tags += ["surprise_immune", "ready_to_strike"]
+        detail["watched"] = list(f.watched)
+    if f.ready_to_strike or reason == "before_first_turn":
+        rules.append("BI-3")
+    amount = f.dash_for(dash_round(combat))
+    if amount is not None:
+        tags.append("dashed")
+        detail["dash"] = amount
+    if f.no_dominance:
+        tags.append("no_dominance")
+    if amount is not None or f.no_dominance or f.reaction_blocked_through is not None:
+        rules.append("BI-4")
+    if f.readied is not None:
+        tags += readied_tags(f.readied)
+        detail["readied_id"] = f.readied.readied_id
+        rules.append("BI-5")
+    acts = "none" if c.defeated else "movement_or_action" if amount is not None else "full"
+    return Entry(
+        acts=acts,
+        reaction={"available": available, "reason": reason},
+        tags=tuple(tags),
+        detail=detail,
+        rules=tuple(rules),
+    )

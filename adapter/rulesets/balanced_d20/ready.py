@@ -1,0 +1,136 @@
+"""BI-3 Ready to strike, declared outside combat and applied when a combat starts.
+
+``ready.start {actor_id, token_id, owners, watching, sees, weapon_ready}`` at the message's
+world time (no combat needed). Ready once a later message's world time is 6 s past the
+start, or when a GM sends ``ready.confirm {actor_id}`` (Foundry's clock often stands still
+outside combat). ``ready.break {actor_id, reason}`` ends it: only a new ``ready.start``
+begins a new 6 s. When a combat starts with the actor in it and watched creatures among the
+combatants, the combatant is ``surprise_immune`` and, with initiative >= 10, has its reaction
+before its first turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...engine.context import Ctx
+from ...engine.events import Clock, CombatStarted, Declared, Event
+from ...engine.model import Combat, Combatant
+from ...errors import NotPermitted, RuleViolation
+from .common import arg
+from .state import Watch, WorldState, put_world_state, update_fighter, world_state
+
+WATCH_SECONDS = 6.0  # BI-3: "at least 6 seconds (1 round)"
+
+
+def ready_to_strike(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """BI-3: watch for 6 s, unseen, weapon ready: not surprised, reaction before turn one."""
+    if isinstance(event, Clock):
+        _tick(ctx)
+        return None
+    if isinstance(event, Declared):
+        _tick(ctx)
+        {"ready.start": _start, "ready.break": _break, "ready.confirm": _confirm}[event.kind](
+            ctx, combat, event)
+        return None
+    if isinstance(event, CombatStarted) and combat is not None:
+        _tick(ctx)
+        return _combat_starts(ctx, combat)
+    return None
+
+
+def _tick(ctx: Ctx) -> None:
+    """A message's world time 6 s past a declaration makes it ready, for good."""
+    state = world_state(ctx)
+    late = {
+        actor: replace(w, elapsed=True) for actor, w in state.watches.items()
+        if not w.elapsed and ctx.world_time - w.started_at >= WATCH_SECONDS
+    }
+    if late:
+        put_world_state(ctx, WorldState(watches={**state.watches, **late}))
+
+
+def _start(ctx: Ctx, combat: Combat | None, event: Declared) -> None:
+    actor = str(arg(event.args, "actor_id"))
+    owners = tuple(str(u) for u in arg(event.args, "owners") or ())
+    if not ctx.is_gm() and ctx.user not in owners:
+        raise NotPermitted(f"user {ctx.user!r} does not own actor {actor!r}")
+    if _in_started_combat(ctx, combat, actor):
+        raise RuleViolation("Ready to strike is declared outside combat", rule="BI-3",
+                            path="/args/actor_id")
+    watching = tuple(str(t) for t in arg(event.args, "watching") or ())
+    if not watching:
+        raise RuleViolation("Ready to strike watches some creatures", rule="BI-3",
+                            path="/args/watching")
+    if arg(event.args, "sees") is not True:
+        raise RuleViolation("Ready to strike needs to see the watched creatures", rule="BI-3",
+                            path="/args/sees")
+    if arg(event.args, "weapon_ready") is not True:
+        raise RuleViolation("Ready to strike needs a weapon ready to attack", rule="BI-3",
+                            path="/args/weapon_ready")
+    token = event.args.get("token_id")
+    watch = Watch(actor_id=actor, token_id=None if token is None else str(token), owners=owners,
+                  watching=watching, started_at=ctx.world_time)
+    state = world_state(ctx)
+    put_world_state(ctx, WorldState(watches={**state.watches, actor: watch}))
+    ctx.notice("ready_to_strike", f"actor {actor} watches; ready at world time "
+               f"{ctx.world_time + WATCH_SECONDS:g} or when a GM confirms",
+               actor_id=actor, state="watching", ready_at=ctx.world_time + WATCH_SECONDS)
+
+
+def _in_started_combat(ctx: Ctx, combat: Combat | None, actor: str) -> bool:
+    combats = list(ctx.world.combats.values()) + ([combat] if combat is not None else [])
+    return any(
+        c.actor_id == actor for cb in combats if cb.started for c in cb.combatants.values()
+    )
+
+
+def _break(ctx: Ctx, combat: Combat | None, event: Declared) -> None:
+    actor = str(arg(event.args, "actor_id"))
+    state = world_state(ctx)
+    watch = state.watches.get(actor)
+    if watch is None:
+        return  # nothing to break: the module may report any activity
+    if not ctx.is_gm() and ctx.user not in watch.owners:
+        raise NotPermitted(f"user {ctx.user!r} does not own actor {actor!r}")
+    put_world_state(ctx, WorldState(watches={a: w for a, w in state.watches.items() if a != actor}))
+    ctx.notice("ready_to_strike", f"actor {actor} is no longer Ready to strike",
+               actor_id=actor, state="broken", reason=str(event.args.get("reason") or ""))
+
+
+def _confirm(ctx: Ctx, combat: Combat | None, event: Declared) -> None:
+    ctx.require_gm("confirm that 6 seconds of watching have passed")
+    actor = str(arg(event.args, "actor_id"))
+    state = world_state(ctx)
+    watch = state.watches.get(actor)
+    if watch is None:
+        raise RuleViolation(f"actor {actor!r} has not declared Ready to strike (or broke it)",
+                            rule="BI-3", path="/args/actor_id")
+    put_world_state(ctx, WorldState(watches={**state.watches, actor: replace(watch, confirmed=True)}))
+    ctx.notice("ready_to_strike", f"actor {actor} is Ready to strike", actor_id=actor,
+               state="ready")
+
+
+def _combat_starts(ctx: Ctx, combat: Combat) -> Combat:
+    """The declarations of the actors in this combat are used up; the ready ones apply."""
+    state = world_state(ctx)
+    used: set[str] = set()
+    for c in combat.combatants.values():
+        watch = state.watches.get(c.actor_id or "")
+        if watch is None or not _is_watcher(c, watch):
+            continue
+        used.add(watch.actor_id)
+        watched = tuple(
+            o.id for o in combat.combatants.values()
+            if o.id != c.id and o.token_id is not None and o.token_id in watch.watching
+        )
+        if watch.ready and watched:
+            combat = update_fighter(combat, c.id, ready_to_strike=True, watched=watched)
+    if used:
+        put_world_state(ctx, WorldState(
+            watches={a: w for a, w in state.watches.items() if a not in used}))
+    return combat
+
+
+def _is_watcher(c: Combatant, watch: Watch) -> bool:
+    return watch.token_id is None or c.token_id is None or c.token_id == watch.token_id

@@ -1,0 +1,133 @@
+"""Builders for Foundry-shaped payloads (v13 ``toObject()`` fields), shared by the tests.
+
+Shapes follow ../shared/research/foundry-sample-payloads.json: combatants carry Foundry's
+own fields (``_stats``, ``flags``, ``system``, ``img``...) plus what the module adds
+(``name``, ``owners``, ``is_npc``, ``is_defeated``, ``stats``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+STATS = {
+    "coreVersion": "13.350",
+    "systemId": "dnd5e",
+    "systemVersion": "5.1.2",
+    "createdTime": 1764418810000,
+    "modifiedTime": 1764419012000,
+    "lastModifiedBy": "zQ8mN2vB7xL4pR1s",
+    "compendiumSource": None,
+    "duplicateSource": None,
+    "exportSource": None,
+}
+
+
+def combatant(
+    cid: str,
+    name: str,
+    *,
+    owners: Iterable[str] = (),
+    npc: bool = False,
+    hidden: bool = False,
+    defeated: bool = False,
+    stats: dict[str, Any] | None = None,
+    group: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "_id": cid,
+        "type": "base",
+        "system": {},
+        "actorId": "act" + cid[:13],
+        "tokenId": "tok" + cid[:13],
+        "sceneId": "Xo4bT8sKq1VnZ6cP",
+        "img": None,
+        "initiative": None,
+        "hidden": hidden,
+        "defeated": defeated,
+        "group": group,
+        "flags": {},
+        "_stats": dict(STATS),
+        "name": name,
+        "owners": list(owners),
+        "is_npc": npc,
+        "is_defeated": defeated,
+        "stats": dict(stats or {}),
+    }
+
+
+def combat(cid: str, combatants: list[dict[str, Any]], round_: int = 0, turn: int | None = None) -> dict[str, Any]:
+    return {
+        "_id": cid,
+        "type": "base",
+        "system": {},
+        "scene": "Xo4bT8sKq1VnZ6cP",
+        "groups": [],
+        "combatants": combatants,
+        "active": True,
+        "round": round_,
+        "turn": turn,
+        "sort": 0,
+        "flags": {},
+        "_stats": dict(STATS),
+    }
+
+
+def current(round_: int = 0, combatant_id: str | None = None, turn: int | None = None) -> dict[str, Any]:
+    return {"round": round_, "turn": turn, "combatantId": combatant_id, "tokenId": None}
+
+
+def d20_roll(natural: int, modifier: int = 0, *, cls: str = "Roll") -> dict[str, Any]:
+    """``Roll#toJSON()`` of ``1d20 + modifier``."""
+    terms: list[dict[str, Any]] = [
+        {"class": "Die", "options": {}, "evaluated": True, "number": 1, "faces": 20,
+         "modifiers": [], "results": [{"result": natural, "active": True}]},
+    ]
+    if modifier:
+        terms += [
+            {"class": "OperatorTerm", "options": {}, "evaluated": True, "operator": "+" if modifier > 0 else "-"},
+            {"class": "NumericTerm", "options": {}, "evaluated": True, "number": abs(modifier)},
+        ]
+    formula = f"1d20 {'+' if modifier >= 0 else '-'} {abs(modifier)}" if modifier else "1d20"
+    return {"class": cls, "options": {}, "dice": [], "formula": formula, "terms": terms,
+            "total": natural + modifier, "evaluated": True}
+
+
+def total_roll(total: float, formula: str = "1d10 + 5") -> dict[str, Any]:
+    """A roll whose dice do not matter to the ruleset (only its total)."""
+    return {"class": "Roll", "options": {}, "dice": [], "formula": formula, "terms": [],
+            "total": total, "evaluated": True}
+
+
+class Session:
+    """Builds a recording: a session line, then hooks and intents with increasing seq."""
+
+    def __init__(self, world: str, ruleset: str, gm: str = "gmUser0000000001", settings: dict[str, Any] | None = None) -> None:
+        self.seq = 0
+        self.gm = gm
+        self.lines: list[dict[str, Any]] = [{"event": "session", "data": {
+            "world": world, "ruleset": ruleset, "settings": settings or {}, "gm_users": [gm],
+            "protocol": 1, "module_version": "0.1.0", "foundry_version": "13.350", "system": "dnd5e"}}]
+
+    def hook(self, name: str, combat_: dict[str, Any], current_: dict[str, Any], *, user: str | None = None,
+             world_time: float = 0, **extra: Any) -> dict[str, Any]:
+        self.seq += 1
+        data = {"seq": self.seq, "user": user or self.gm, "world_time": world_time, "hook": name,
+                "combat": combat_, "current": current_, **extra}
+        self.lines.append({"event": "hook", "data": data})
+        return data
+
+    def intent(self, kind: str, args: dict[str, Any], *, user: str | None = None, combat_id: str | None = None,
+               combatant_id: str | None = None, world_time: float = 0) -> dict[str, Any]:
+        self.seq += 1
+        data: dict[str, Any] = {"seq": self.seq, "user": user or self.gm, "world_time": world_time, "kind": kind, "args": args}
+        if combat_id is not None:
+            data["combat_id"] = combat_id
+        if combatant_id is not None:
+            data["combatant_id"] = combatant_id
+        self.lines.append({"event": "intent", "data": data})
+        return data
+
+    def jsonl(self) -> str:
+        import json
+
+        return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
