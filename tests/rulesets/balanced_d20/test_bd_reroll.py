@@ -1,0 +1,277 @@
+"""BI-1 initiative roll (the natural d20) and BI-2 clever reroll, through the engine's ``apply``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bd_table import GM, Table, d20, fighter
+
+from adapter.rulesets.balanced_d20.natural import natural_d20, reroll_formula
+
+WIZ, ORC, ROGUE = "cmbWizard0000001", "cmbOrc0000000001", "cmbRogue00000001"
+PLAYER, OTHER = "playerWizard0001", "playerOther00001"
+
+
+def table(**settings: Any) -> Table:
+    t = Table(
+        fighter(WIZ, "Wizard", dex=2, int_=4, owners=(PLAYER,)),
+        fighter(ORC, "Orc", dex=1, int_=2, npc=True),
+        settings=settings,
+    )
+    t.create()
+    return t
+
+
+def offer_of(t: Table) -> str:
+    [offer] = t.prompts("reroll")
+    return str(offer["prompt_id"])
+
+
+# ---------------------------------------------------------------- BI-1: the natural d20
+
+
+def test_natural_is_the_d20_result_of_a_plain_roll() -> None:
+    assert natural_d20(d20(14, 3)) == 14
+
+
+def test_natural_skips_a_rerolled_result_halfling_lucky() -> None:
+    roll = d20(15, 3, modifiers=("r1=1",))
+    roll["terms"][0]["results"] = [{"result": 1, "active": False, "rerolled": True},
+                                   {"result": 15, "active": True}]
+    assert natural_d20(roll) == 15
+
+
+def test_natural_is_the_kept_die_with_advantage() -> None:
+    roll = d20(4, 2)
+    roll["terms"][0].update(number=2, modifiers=["kh"], results=[
+        {"result": 4, "active": True}, {"result": 2, "active": False, "discarded": True}])
+    assert natural_d20(roll) == 4
+    assert reroll_formula(roll, 4) == "1d20 + 2"
+
+
+def test_reroll_formula_keeps_the_modifiers_of_the_first_roll() -> None:
+    assert reroll_formula(d20(3, 2), 3) == "1d20 + 2"
+    assert reroll_formula(d20(3, -1), 3) == "1d20 - 1"
+    assert reroll_formula(d20(3), 3) == "1d20"
+    assert reroll_formula(d20(3, 2, modifiers=("r1=1",)), 3) == "1d20r1=1 + 2"
+
+
+@pytest.mark.parametrize("shape", ["no_d20", "two_kept", "two_terms"])
+def test_a_roll_whose_dice_do_not_fit_is_refused_not_guessed(shape: str) -> None:
+    t = table()
+    roll = d20(12, 2)
+    if shape == "no_d20":
+        roll["terms"][0].update({"faces": 10, "class": "Die"})
+    elif shape == "two_kept":
+        roll["terms"][0].update(number=2, results=[{"result": 12, "active": True},
+                                                   {"result": 5, "active": True}])
+    else:
+        roll["terms"].append(dict(roll["terms"][0]))
+    error = t.refused("rule_violation", t.roll_msg(WIZ, 0, roll=roll))
+    assert error.rule == "BI-1" and error.path == "/roll/roll"
+
+
+def test_the_score_is_the_total_and_ties_go_to_the_higher_dex_then_id() -> None:
+    a, b, c = "cmbA000000000001", "cmbB000000000001", "cmbC000000000001"
+    t = Table(fighter(a, "A", dex=1), fighter(b, "B", dex=3), fighter(c, "C", dex=1))
+    t.create()
+    t.roll(a, 10, 1)
+    t.roll(b, 8, 3)
+    t.roll(c, 12, -1)
+    assert t.order() == [b, a, c]  # all 11: Dex 3 first, then by _id
+    values = t.initiatives()
+    assert [int(v or 0) for v in values.values()] == [11, 11, 11]
+    from adapter.engine.order import foundry_sort
+    assert foundry_sort(values) == t.order()
+
+
+# ---------------------------------------------------------------- BI-2: the offer
+
+
+def test_BI_E1_wizard_int_4_rolls_3_gets_an_offer_for_its_owners() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    [offer] = t.prompts()
+    assert offer["kind"] == "reroll" and offer["rule"] == "BI-2"
+    assert offer["to"] == [PLAYER] and offer["combatant_id"] == WIZ
+    assert offer["data"] == {"natural": 3, "int": 4, "total": 5, "formula": "1d20 + 2"}
+    entry = t.entry(WIZ)
+    assert entry["initiative"] == 5 and "reroll_pending" in entry["tags"]
+
+
+def test_a_natural_equal_to_the_int_modifier_qualifies() -> None:
+    t = table()
+    t.roll(WIZ, 4, 2)
+    assert len(t.prompts("reroll")) == 1
+
+
+def test_a_natural_above_the_int_modifier_does_not_qualify() -> None:
+    t = table()
+    t.roll(WIZ, 5, 2)
+    assert t.prompts() == []
+
+
+def test_an_int_modifier_of_zero_or_less_never_qualifies() -> None:
+    t = Table(fighter(ROGUE, "Rogue", int_=0, owners=(PLAYER,)),
+              fighter(ORC, "Orc", int_=-1, npc=True))
+    t.create()
+    t.roll(ROGUE, 1)
+    t.roll(ORC, 1)
+    assert t.outcome is not None and t.outcome.prompts == ()
+
+
+def test_an_npc_offer_goes_to_the_gm() -> None:
+    t = table()
+    t.roll(ORC, 1, 1)
+    assert offer_of(t) and t.prompts()[0]["to"] == "gm"
+
+
+def test_BI_E1_the_reroll_shows_2_and_the_2_stands_with_no_second_offer() -> None:
+    t = table()
+    t.roll(ORC, 10, 1)
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=True)
+    [approval] = t.prompts()
+    assert approval["kind"] == "reroll.approval" and approval["to"] == "gm"
+    t.intent("reroll.approve", WIZ, prompt_id=approval["prompt_id"], approve=True)
+    [ask] = t.prompts()
+    assert ask["kind"] == "reroll.roll" and ask["to"] == [PLAYER]
+    assert ask["data"] == {"formula": "1d20 + 2", "reroll_of": offer}
+    t.roll(WIZ, 2, 2, reroll_of=offer)
+    assert t.prompts() == []  # 2 <= 4, yet no second offer
+    entry = t.entry(WIZ)
+    assert entry["initiative"] == 4 and "reroll_pending" not in entry["tags"]
+    assert t.world.prompts == {}
+
+
+def test_declining_keeps_the_first_roll() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer_of(t), accept=False)
+    assert t.prompts() == [] and t.world.prompts == {}
+    assert t.entry(WIZ)["initiative"] == 5 and t.entry(WIZ)["tags"] == []
+
+
+def test_auto_approve_rerolls_asks_for_the_roll_at_once() -> None:
+    t = table(auto_approve_rerolls=True)
+    t.roll(WIZ, 3, 2)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer_of(t), accept=True)
+    assert [p["kind"] for p in t.prompts()] == ["reroll.roll"]
+
+
+def test_a_gm_may_decide_for_the_owner() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.intent("reroll.decide", WIZ, user=GM, prompt_id=offer_of(t), accept=True)
+    assert [p["kind"] for p in t.prompts()] == ["reroll.approval"]
+
+
+def test_the_gm_refusing_keeps_the_first_roll() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=True)
+    t.intent("reroll.approve", WIZ, prompt_id=t.prompts()[0]["prompt_id"], approve=False)
+    assert t.entry(WIZ)["initiative"] == 5 and t.world.prompts == {}
+    error = t.refused("rule_violation", t.roll_msg(WIZ, 19, 2, reroll_of=offer))
+    assert error.rule == "BI-2"
+
+
+def test_the_new_total_stands_even_when_higher_and_reorders() -> None:
+    t = table(auto_approve_rerolls=True)
+    t.roll(ORC, 10, 1)
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=True)
+    t.roll(WIZ, 18, 2, reroll_of=offer)
+    assert t.order() == [WIZ, ORC] and t.entry(WIZ)["initiative"] == 20
+
+
+def test_a_pending_offer_does_not_block_the_combat() -> None:
+    t = table()
+    t.roll(ORC, 10, 1)
+    t.roll(WIZ, 3, 2)
+    t.start()
+    assert t.plan["current"] == ORC and "reroll_pending" in t.entry(WIZ)["tags"]
+
+
+# ---------------------------------------------------------------- BI-2: refusals
+
+
+def test_someone_else_deciding_is_not_permitted() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.refused("not_permitted", t.intent_msg("reroll.decide", WIZ, user=OTHER,
+                                            prompt_id=offer_of(t), accept=True))
+
+
+def test_a_reroll_approved_by_a_player_is_not_permitted() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer_of(t), accept=True)
+    approval = t.prompts()[0]["prompt_id"]
+    t.refused("not_permitted", t.intent_msg("reroll.approve", WIZ, user=PLAYER,
+                                            prompt_id=approval, approve=True))
+
+
+def test_deciding_twice_is_an_unknown_prompt() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=False)
+    error = t.refused("unknown_prompt", t.intent_msg("reroll.decide", WIZ, user=PLAYER,
+                                                     prompt_id=offer, accept=True))
+    assert error.path == "/args/prompt_id"
+
+
+def test_approving_with_the_offer_id_is_an_unknown_prompt() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=True)
+    t.refused("unknown_prompt", t.intent_msg("reroll.approve", WIZ, prompt_id=offer, approve=True))
+
+
+def test_a_second_reroll_is_refused() -> None:
+    t = table(auto_approve_rerolls=True)
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=True)
+    t.roll(WIZ, 2, 2, reroll_of=offer)
+    error = t.refused("rule_violation", t.roll_msg(WIZ, 17, 2, reroll_of=offer))
+    assert error.rule == "BI-2" and error.path == "/roll/reroll_of"
+
+
+def test_a_reroll_before_approval_is_refused() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=True)
+    assert t.refused("rule_violation", t.roll_msg(WIZ, 17, 2, reroll_of=offer)).rule == "BI-2"
+
+
+def test_a_reroll_of_an_unknown_offer_is_an_unknown_prompt() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.refused("unknown_prompt", t.roll_msg(WIZ, 17, 2, reroll_of="prompt-99.1"))
+
+
+def test_a_new_plain_roll_withdraws_the_offer_and_makes_none() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.roll(WIZ, 1, 2)
+    assert t.prompts() == [] and t.world.prompts == {}
+    assert t.entry(WIZ)["initiative"] == 3 and t.entry(WIZ)["tags"] == []
+    t.refused("unknown_prompt", t.intent_msg("reroll.decide", WIZ, user=PLAYER,
+                                             prompt_id=offer, accept=True))
+
+
+def test_initiative_set_by_the_gm_replaces_the_value() -> None:
+    t = table()
+    t.roll(ORC, 10, 1)
+    t.roll(WIZ, 12, 2)
+    t.intent("initiative.set", WIZ, value=7)
+    assert t.order() == [ORC, WIZ] and t.entry(WIZ)["initiative"] == 7
