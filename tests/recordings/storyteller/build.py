@@ -1,0 +1,187 @@
+"""Builds the storyteller recordings ST-E1, ST-E2, ST-E3 (../shared/rules/README.md section 3).
+
+Run from the repository root: ``python tests/recordings/storyteller/build.py``, then
+``python -m adapter replay X.jsonl > X.golden.jsonl`` for each and read the goldens.
+Each recording is what the module would send at a real table: Foundry v13 ``toObject()``
+snapshots as the module extends them, the system's ``1d10 + mod`` initiative rolls, the
+players' ``hold``/``act`` intents, and Foundry's pointer following the plan (the module
+moves it to the plan's ``current``, then writes the plan's numbers: Foundry v13 keeps its
+pointer on the same combatant when an initiative changes, so a number written first would
+forward a stale pointer; the GM clicks "next turn", which skips held turns).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+GM = "gmStoryteller001"
+COMBAT = "stCombat00000001"
+STATS = {"coreVersion": "13.350", "systemId": "worldofdarkness", "systemVersion": "4.2.0",
+         "createdTime": 1764418810000, "modifiedTime": 1764419012000,
+         "lastModifiedBy": GM, "compendiumSource": None, "duplicateSource": None,
+         "exportSource": None}
+
+
+def combatant(cid: str, name: str, owner: str, mod: int) -> dict[str, Any]:
+    return {"_id": cid, "type": "base", "system": {}, "actorId": "act" + cid[3:],
+            "tokenId": "tok" + cid[3:], "sceneId": "stScene000000001", "img": None,
+            "initiative": None, "hidden": False, "defeated": False, "group": None, "flags": {},
+            "_stats": dict(STATS), "name": name, "owners": [owner], "is_npc": False,
+            "is_defeated": False, "stats": {"initiative_mod": mod, "speed": 9}}
+
+
+def d10_roll(die: int, mod: int) -> dict[str, Any]:
+    """``Roll#toJSON()`` of ``1d10 + mod`` (Dexterity + Composure)."""
+    return {"class": "Roll", "options": {}, "dice": [], "formula": f"1d10 + {mod}",
+            "terms": [{"class": "Die", "options": {}, "evaluated": True, "number": 1, "faces": 10,
+                       "modifiers": [], "results": [{"result": die, "active": True}]},
+                      {"class": "OperatorTerm", "options": {}, "evaluated": True, "operator": "+"},
+                      {"class": "NumericTerm", "options": {}, "evaluated": True, "number": mod}],
+            "total": die + mod, "evaluated": True}
+
+
+class Table:
+    """The module at a table: Foundry's combat, its pointer, and the lines it sends."""
+
+    def __init__(self, world: str, people: list[dict[str, Any]]) -> None:
+        self.seq = 0
+        self.time = 0
+        self.combat = {"_id": COMBAT, "type": "base", "system": {}, "scene": "stScene000000001",
+                       "groups": [], "combatants": people, "active": True, "round": 0,
+                       "turn": None, "sort": 0, "flags": {}, "_stats": dict(STATS)}
+        self.pointer: str | None = None
+        self.turns: list[str] = []  # Foundry's sorted turns, as its clients compute them
+        self.lines: list[dict[str, Any]] = [{"event": "session", "data": {
+            "world": world, "ruleset": "storyteller", "settings": {}, "gm_users": [GM],
+            "protocol": 1, "module_version": "0.1.0", "foundry_version": "13.350",
+            "system": "worldofdarkness"}}]
+        self.hook("createCombat")
+
+    def _sort(self) -> None:
+        def key(c: dict[str, Any]) -> tuple[bool, float, str]:
+            value = c["initiative"]
+            return (value is None, -(value or 0), c["_id"])
+
+        self.turns = [c["_id"] for c in sorted(self.combat["combatants"], key=key)]
+        self.combat["turn"] = self.turns.index(self.pointer) if self.pointer in self.turns else None
+
+    def hook(self, name: str, **extra: Any) -> None:
+        self.seq += 1
+        self._sort()
+        current = {"round": self.combat["round"], "turn": self.combat["turn"],
+                   "combatantId": self.pointer, "tokenId": None}
+        self.lines.append({"event": "hook", "data": {
+            "seq": self.seq, "user": GM, "world_time": self.time, "hook": name,
+            "combat": copy.deepcopy(self.combat), "current": current, **extra}})
+
+    def intent(self, kind: str, who: str, user: str, **args: Any) -> None:
+        self.seq += 1
+        self.lines.append({"event": "intent", "data": {
+            "seq": self.seq, "user": user, "world_time": self.time, "kind": kind,
+            "combat_id": COMBAT, "combatant_id": who, "args": args}})
+
+    def roll(self, cid: str, die: int, mod: int) -> None:
+        self.hook("initiativeRoll", roll={"combatant_id": cid, "roll": d10_roll(die, mod)})
+
+    def write_initiative(self, cid: str, value: float) -> None:
+        """The module writes the plan's number; Foundry forwards the combatant update."""
+        for c in self.combat["combatants"]:
+            if c["_id"] == cid:
+                c["initiative"] = value
+        self.hook("updateCombatant", changed={"_id": cid, "initiative": value})
+
+    def move_pointer(self, cid: str | None, hook: str = "updateCombat") -> None:
+        self.pointer = cid
+        self._sort()
+        self.hook(hook, changed={"turn": self.combat["turn"]}, options={"direction": 1})
+
+    def start(self, first: str) -> None:
+        self.combat["round"] = 1
+        self.pointer = first
+        self.hook("combatStart", options={"direction": 1})
+
+    def next_round(self, first: str) -> None:
+        self.combat["round"] += 1
+        self.time += 6
+        self.pointer = first
+        self.hook("combatRound", options={"direction": 1, "worldTime": {"delta": 6}})
+
+    def save(self, name: str) -> None:
+        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
+        (HERE / f"{name}.jsonl").write_text(text)
+
+
+MITCH, LARRY = "cmbMitch00000001", "cmbLarry00000002"
+SANDERS, WASHINGTON = "cmbSanders000001", "cmbWashington001"
+P_MITCH, P_LARRY = "plrMitch00000001", "plrLarry00000002"
+P_SANDERS, P_WASHINGTON = "plrSanders000001", "plrWashington001"
+
+
+def mitch_and_larry() -> Table:
+    """Mitch rolls 10, Larry 6; round 1 begins with Mitch, who holds; Larry is current."""
+    t = Table("storytellerWorld", [combatant(MITCH, "Mitch", P_MITCH, 5),
+                                   combatant(LARRY, "Larry", P_LARRY, 3)])
+    t.roll(MITCH, 5, 5)
+    t.roll(LARRY, 3, 3)
+    t.write_initiative(MITCH, 10)
+    t.write_initiative(LARRY, 6)
+    t.start(MITCH)
+    t.intent("hold", MITCH, P_MITCH)
+    t.move_pointer(LARRY)
+    return t
+
+
+def st_e1() -> None:
+    """ST-E1: Mitch (10) holds, acts right after Larry (6) and gets 5; it stays 5 (ruling)."""
+    t = mitch_and_larry()
+    t.intent("act", MITCH, P_MITCH, after=LARRY)
+    t.write_initiative(MITCH, 5)
+    t.move_pointer(MITCH, "combatTurn")  # the GM ends Larry's turn
+    t.next_round(LARRY)
+    t.move_pointer(MITCH, "combatTurn")
+    t.save("ST-E1-act-after-larry")
+
+
+def st_e2() -> None:
+    """ST-E2: Mitch readied against Larry (6) interrupts him at 7; Larry's turn follows."""
+    t = mitch_and_larry()
+    t.intent("act", MITCH, P_MITCH, before=LARRY)
+    t.move_pointer(MITCH)  # the module moves the pointer first, then writes the number
+    t.write_initiative(MITCH, 7)
+    t.move_pointer(LARRY, "combatTurn")
+    t.next_round(MITCH)
+    t.move_pointer(LARRY, "combatTurn")
+    t.save("ST-E2-interrupt-before-larry")
+
+
+def st_e3() -> None:
+    """ST-E3: Washington (8) gives up round 1 (moves only), acts at 13 before Sanders (12) in
+    round 2, and is back at 8 in round 3."""
+    t = Table("storytellerWorld", [combatant(SANDERS, "Sanders", P_SANDERS, 6),
+                                   combatant(WASHINGTON, "Washington", P_WASHINGTON, 4)])
+    t.roll(SANDERS, 6, 6)
+    t.roll(WASHINGTON, 4, 4)
+    t.write_initiative(SANDERS, 12)
+    t.write_initiative(WASHINGTON, 8)
+    t.start(SANDERS)
+    t.intent("hold", WASHINGTON, P_WASHINGTON, next_round=True)
+    t.move_pointer(WASHINGTON, "combatTurn")  # his movement
+    t.next_round(SANDERS)
+    t.intent("act", WASHINGTON, P_WASHINGTON, before=SANDERS)
+    t.move_pointer(WASHINGTON)
+    t.write_initiative(WASHINGTON, 13)
+    t.move_pointer(SANDERS, "combatTurn")
+    t.next_round(SANDERS)
+    t.write_initiative(WASHINGTON, 8)
+    t.move_pointer(WASHINGTON, "combatTurn")
+    t.save("ST-E3-hold-into-next-round")
+
+
+if __name__ == "__main__":
+    st_e1()
+    st_e2()
+    st_e3()
