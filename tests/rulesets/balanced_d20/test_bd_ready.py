@@ -1,0 +1,190 @@
+"""BI-3 Ready to strike (outside combat, then at the combat's start) and its ruling on
+reactions before the first turn."""
+
+from __future__ import annotations
+
+from bd_table import GM, Table, fighter
+
+from adapter.rulesets.balanced_d20.state import WorldState
+
+ROGUE, BARBARIAN, ORC1, ORC2, WOLF = ("cmbRogue00000001", "cmbBarbarian0001", "cmbOrc0000000001",
+                                      "cmbOrc0000000002", "cmbWolf000000001")
+ROGUE_PLAYER, BARB_PLAYER = "playerRogue00001", "playerBarb000001"
+ROGUE_ACTOR, ROGUE_TOKEN = "actRogue00000001", "tokRogue00000001"
+
+
+def patrol() -> Table:
+    return Table(
+        fighter(ROGUE, "Rogue", dex=4, owners=(ROGUE_PLAYER,), actor=ROGUE_ACTOR, token=ROGUE_TOKEN),
+        fighter(BARBARIAN, "Barbarian", dex=1, owners=(BARB_PLAYER,)),
+        fighter(ORC1, "Orc", dex=1, npc=True, token="tokOrc0000000001"),
+        fighter(ORC2, "Orc", dex=1, npc=True, token="tokOrc0000000002"),
+    )
+
+
+def watch(t: Table, user: str = ROGUE_PLAYER, **changes: object) -> None:
+    args: dict[str, object] = {
+        "actor_id": ROGUE_ACTOR, "token_id": ROGUE_TOKEN, "owners": [ROGUE_PLAYER],
+        "watching": ["tokOrc0000000001", "tokOrc0000000002"], "sees": True, "weapon_ready": True,
+    }
+    args.update(changes)
+    t.intent("ready.start", user=user, combat=False, **args)
+
+
+def fight(t: Table, rogue_natural: int = 10, rogue_bonus: int = 4) -> None:
+    t.create()
+    t.roll(ROGUE, rogue_natural, rogue_bonus)
+    t.roll(BARBARIAN, 9, 1)
+    t.roll(ORC1, 15, 1)
+    t.roll(ORC2, 3, 1)
+    t.start()
+
+
+def test_BI_E2_rogue_watches_10_s_rolls_14_and_strikes_before_the_orcs_move() -> None:
+    t = patrol()
+    t.time = 100
+    watch(t)
+    assert t.notices()[0]["state"] == "watching"
+    t.time = 110  # ten seconds of watching from the bushes
+    fight(t)
+    assert t.plan["current"] == ORC1  # the orc (16) acts first, but the rogue (14) may react
+    entry = t.entry(ROGUE)
+    assert entry["reaction"] == {"available": True, "reason": "ready_to_strike"}
+    assert "surprise_immune" in entry["tags"] and entry["detail"]["watched"] == [ORC1, ORC2]
+    assert t.reaction(BARBARIAN) == (False, "before_first_turn")
+    assert t.reaction(ORC1) == (True, "available")  # its turn has started
+    t.intent("reaction.use", ROGUE, user=ROGUE_PLAYER, reason="opportunity attack")
+    assert t.reaction(ROGUE) == (False, "spent")
+    t.refused("rule_violation", t.intent_msg("reaction.use", ROGUE, user=ROGUE_PLAYER))
+    t.turn_to(ROGUE)
+    assert t.reaction(ROGUE) == (True, "available")
+
+
+def test_BI_E3_a_whisper_breaks_the_state_and_6_more_seconds_are_needed() -> None:
+    t = patrol()
+    watch(t)
+    t.time = 10
+    t.intent("ready.break", user=ROGUE_PLAYER, combat=False, actor_id=ROGUE_ACTOR,
+             reason="whispers to the barbarian")
+    t.time = 12
+    watch(t)  # watches again from 12
+    t.time = 17  # only 5 s
+    fight(t)
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+    assert "surprise_immune" not in t.entry(ROGUE)["tags"]
+
+
+def test_a_new_watch_of_6_s_after_the_break_makes_it_ready_again() -> None:
+    t = patrol()
+    watch(t)
+    t.intent("ready.break", user=ROGUE_PLAYER, combat=False, actor_id=ROGUE_ACTOR, reason="x")
+    t.time = 20
+    watch(t)
+    t.time = 26
+    fight(t)
+    assert t.reaction(ROGUE) == (True, "ready_to_strike")
+
+
+def test_a_break_ends_the_state_for_good_even_after_6_s() -> None:
+    t = patrol()
+    watch(t)
+    t.time = 30
+    t.intent("ready.break", user=ROGUE_PLAYER, combat=False, actor_id=ROGUE_ACTOR, reason="talks")
+    fight(t)
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+
+
+def test_a_gm_confirms_when_the_world_clock_stands_still() -> None:
+    t = patrol()
+    watch(t)
+    t.refused("not_permitted", t.intent_msg("ready.confirm", user=ROGUE_PLAYER, combat=False,
+                                            actor_id=ROGUE_ACTOR))
+    t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
+    fight(t)
+    assert t.reaction(ROGUE) == (True, "ready_to_strike")
+
+
+def test_the_clock_counts_only_in_later_messages() -> None:
+    t = patrol()
+    watch(t)
+    t.time = 5.5
+    t.create()
+    assert not t.world.ext["balanced-d20"].watches[ROGUE_ACTOR].ready
+    t.time = 6
+    t.roll(ROGUE, 10, 4)
+    assert t.world.ext["balanced-d20"].watches[ROGUE_ACTOR].ready
+
+
+def test_with_initiative_below_10_only_surprise_immunity_remains() -> None:
+    t = patrol()
+    watch(t)
+    t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
+    fight(t, rogue_natural=5, rogue_bonus=4)  # 9
+    entry = t.entry(ROGUE)
+    assert "surprise_immune" in entry["tags"]
+    assert entry["reaction"] == {"available": False, "reason": "before_first_turn"}
+
+
+def test_without_watched_creatures_in_the_combat_nothing_applies() -> None:
+    t = Table(
+        fighter(ROGUE, "Rogue", dex=4, owners=(ROGUE_PLAYER,), actor=ROGUE_ACTOR, token=ROGUE_TOKEN),
+        fighter(WOLF, "Wolf", npc=True),
+    )
+    watch(t)
+    t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
+    t.create()
+    t.roll(ROGUE, 16, 4)
+    t.roll(WOLF, 3)
+    t.start()
+    assert t.reaction(ROGUE) == (True, "available")  # its turn has started (20)
+    assert "surprise_immune" not in t.entry(ROGUE)["tags"]
+
+
+def test_the_declaration_is_used_up_when_its_combat_starts() -> None:
+    t = patrol()
+    watch(t)
+    t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
+    fight(t)
+    assert t.world.ext["balanced-d20"] == WorldState(watches={})
+
+
+def test_before_their_first_turn_nobody_has_a_reaction() -> None:
+    t = patrol()
+    fight(t)
+    for cid in (ROGUE, BARBARIAN, ORC2):
+        assert t.reaction(cid) == (False, "before_first_turn")
+    error = t.refused("rule_violation", t.intent_msg("reaction.use", BARBARIAN))
+    assert error.rule == "BI-3"
+    t.turn_to(BARBARIAN)
+    assert t.reaction(BARBARIAN) == (True, "available")
+
+
+def test_ready_start_refusals() -> None:
+    t = patrol()
+    t.refused("not_permitted", t.intent_msg(
+        "ready.start", user=BARB_PLAYER, combat=False, actor_id=ROGUE_ACTOR, token_id=ROGUE_TOKEN,
+        owners=[ROGUE_PLAYER], watching=["tokOrc0000000001"], sees=True, weapon_ready=True))
+    for field, value in (("sees", False), ("weapon_ready", False), ("watching", [])):
+        args = {"actor_id": ROGUE_ACTOR, "token_id": ROGUE_TOKEN, "owners": [ROGUE_PLAYER],
+                "watching": ["tokOrc0000000001"], "sees": True, "weapon_ready": True, field: value}
+        error = t.refused("rule_violation",
+                          t.intent_msg("ready.start", user=ROGUE_PLAYER, combat=False, **args))
+        assert error.rule == "BI-3" and error.path == f"/args/{field}"
+
+
+def test_ready_start_is_refused_inside_a_started_combat() -> None:
+    t = patrol()
+    fight(t)
+    error = t.refused("rule_violation", t.intent_msg(
+        "ready.start", user=ROGUE_PLAYER, combat=False, actor_id=ROGUE_ACTOR,
+        token_id=ROGUE_TOKEN, owners=[ROGUE_PLAYER], watching=["tokOrc0000000001"], sees=True,
+        weapon_ready=True))
+    assert error.rule == "BI-3"
+
+
+def test_confirming_an_undeclared_state_is_refused_and_a_stray_break_is_harmless() -> None:
+    t = patrol()
+    assert t.refused("rule_violation", t.intent_msg(
+        "ready.confirm", user=GM, combat=False, actor_id=ROGUE_ACTOR)).path == "/args/actor_id"
+    t.intent("ready.break", user=ROGUE_PLAYER, combat=False, actor_id=ROGUE_ACTOR, reason="walks")
+    assert t.outcome is not None and t.outcome.plans == () and t.notices() == []
