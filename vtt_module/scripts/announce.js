@@ -1,0 +1,50 @@
+/**
+ * Chat announcements of rulings: each notice the sidecar gives (its text says the rule and
+ * why) becomes a chat line, whispered to the GMs when it concerns a hidden combatant, so
+ * hidden NPCs never leak to players.
+ * @module announce
+ */
+
+import { MODULE_ID } from "./constants.js";
+import { gmIds } from "./foundry-data.js";
+
+/** Notice kinds that are bookkeeping, not rulings worth a chat line. */
+const QUIET = Object.freeze(["dice_pool.recount"]);
+
+/**
+ * The chat message data for a notice, or null. Pure given the lookups.
+ * @param {{kind:string, text:string, combatant_id?:string, actor_id?:string}} notice
+ * @param {{hidden:(id:string) => boolean, gms:string[], owners:(actorId:string) => string[]}} look
+ * @returns {{content:string, whisper:string[], flags:object}|null}
+ */
+export function noticeMessage(notice, look) {
+  if (!notice?.text || QUIET.includes(notice.kind)) return null;
+  const esc = String(notice.text).replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" }[c]));
+  let whisper = [];
+  if (notice.combatant_id && look.hidden(notice.combatant_id)) whisper = [...look.gms];
+  else if (notice.actor_id && !notice.combatant_id) whisper = [...new Set([...look.gms, ...look.owners(notice.actor_id)])];
+  return {
+    content: `<p class="initiative-sidecar-ruling">${esc}</p>`,
+    whisper,
+    flags: { [MODULE_ID]: { notice: notice.kind } }
+  };
+}
+
+/**
+ * Post the notices of one ack (active GM).
+ * @param {object} env @param {object[]} notices @param {object} message the message they answer
+ */
+export async function announce(env, notices, message) {
+  const { game } = env;
+  if (!game.settings.get(MODULE_ID, "announce")) return;
+  const combat = game.combats.get(message.data?.combat_id ?? message.data?.combat?._id);
+  const look = {
+    hidden: (id) => Boolean(combat?.combatants.get(id)?.hidden),
+    gms: gmIds(env),
+    owners: (actorId) => game.users.filter((u) => !u.isGM && game.actors?.get(actorId)?.testUserPermission?.(u, "OWNER")).map((u) => u.id)
+  };
+  for (const notice of notices) {
+    const data = noticeMessage(notice, look);
+    if (data) await env.ChatMessage.create({ ...data, speaker: { alias: "Initiative Sidecar" } });
+  }
+}

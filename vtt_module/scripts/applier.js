@@ -1,0 +1,130 @@
+/**
+ * Plans into Foundry (active GM) and turn steering (every client).
+ *
+ * Applying: one `Combat#update` per plan carrying the initiatives, the pointer and the flags
+ * (embedded combatant changes ride in the combat update's `combatants` array), marked
+ * `options["initiative-sidecar"] = {own: true, revision}`. Plans older than one applied are
+ * ignored; while a write is in flight only the newest waiting plan is applied next.
+ *
+ * Steering: `combatTurn`/`combatRound` (initiating client, before the update) and
+ * `preUpdateCombat` move a forward step past turns whose flags say `none`, `defend_only` or
+ * `held`, and start a new round on `next_round.current`.
+ * @module applier
+ */
+
+import { MODULE_ID } from "./constants.js";
+import { isStale, planUpdate, steerTurn } from "./plan.js";
+import * as log from "./log.js";
+
+/** Applies the sidecar's plans to Foundry's combats (active GM only). */
+export class PlanApplier {
+  /** @param {object} env Foundry globals @param {{onApplied?:(plan:object, old:object|null, writes:number) => void}} [hooks] */
+  constructor(env, hooks = {}) {
+    this.env = env;
+    this.hooks = hooks;
+    /** combat id → highest revision applied or being applied */
+    this.applied = new Map();
+    /** combat id → newest plan waiting */
+    this.waiting = new Map();
+    this.running = new Map();
+    /** combat id → the plan last applied (for announcements) */
+    this.last = new Map();
+    this.writes = 0;
+  }
+
+  /** The revision applied for a combat (memory, else the combat's flag). */
+  appliedRevision(combatId) {
+    if (this.applied.has(combatId)) return this.applied.get(combatId);
+    const combat = this.env.game.combats.get(combatId);
+    return combat?.flags?.[MODULE_ID]?.plan?.revision;
+  }
+
+  /**
+   * Take a plan (from an ack or a broadcast). Stale ones are ignored.
+   * @param {object} plan @returns {Promise<void>} resolves once it (or a newer one) is written
+   */
+  take(plan) {
+    const waiting = this.waiting.get(plan.combat_id);
+    if (isStale(plan, this.appliedRevision(plan.combat_id)) || (waiting && waiting.revision >= plan.revision)) {
+      return this.running.get(plan.combat_id) ?? Promise.resolve();
+    }
+    this.waiting.set(plan.combat_id, plan);
+    if (!this.running.has(plan.combat_id)) {
+      const run = this.drain(plan.combat_id).finally(() => this.running.delete(plan.combat_id));
+      this.running.set(plan.combat_id, run);
+    }
+    return this.running.get(plan.combat_id);
+  }
+
+  /** Apply waiting plans of one combat until none is left. */
+  async drain(combatId) {
+    while (this.waiting.has(combatId)) {
+      const plan = this.waiting.get(combatId);
+      this.waiting.delete(combatId);
+      if (isStale(plan, this.appliedRevision(combatId))) continue;
+      this.applied.set(combatId, plan.revision);
+      try { await this.write(plan); } catch (e) { log.error(`applying plan revision ${plan.revision} failed`, e); }
+    }
+  }
+
+  /** Write one plan in a single update. */
+  async write(plan) {
+    const combat = this.env.game.combats.get(plan.combat_id);
+    if (!combat) return;
+    const source = combat.toObject();
+    const { data } = planUpdate(source, plan);
+    const old = this.last.get(plan.combat_id) ?? null;
+    this.last.set(plan.combat_id, plan);
+    let writes = 0;
+    if (data) {
+      const before = combat.combatant?.id ?? null;
+      const options = { [MODULE_ID]: { own: true, revision: plan.revision } };
+      if (before === plan.current || !("turn" in data || "round" in data)) options.turnEvents = false;
+      await combat.update(data, options);
+      writes = 1;
+      this.writes += 1;
+    }
+    this.hooks.onApplied?.(plan, old, writes);
+  }
+}
+
+/**
+ * Register turn steering (every client).
+ * @param {object} env Foundry globals
+ */
+export function registerSteering(env) {
+  const skipDefeated = () => Boolean(env.game.settings.get("core", "combatTrackerConfig")?.skipDefeated);
+  const steer = (combat, change, canWriteOthers) => {
+    const target = steerTurn(combat.toObject(), change, { skipDefeated: skipDefeated() });
+    if (!target) return null;
+    change.round = target.round;
+    if (target.initiatives && canWriteOthers) {
+      change.turn = target.turn;
+      return target;
+    }
+    change.turn = target.turnAsIs ?? target.turn;
+    return { ...target, initiatives: null };
+  };
+  const onStep = (combat, updateData, updateOptions) => {
+    if ((updateOptions?.direction ?? 1) < 0) return;
+    const change = { round: updateData.round, turn: updateData.turn };
+    if (steer(combat, change, false)) { updateData.round = change.round; updateData.turn = change.turn; }
+  };
+  env.Hooks.on("combatTurn", onStep);
+  env.Hooks.on("combatRound", onStep);
+  env.Hooks.on("preUpdateCombat", (combat, changed, options) => {
+    if (options?.[MODULE_ID]?.own || (options?.direction ?? 1) < 0) return;
+    if (!("turn" in changed) && !("round" in changed)) return;
+    const change = { round: changed.round ?? combat.round, turn: changed.turn ?? combat.turn };
+    const target = steer(combat, change, Boolean(env.game.user?.isGM));
+    if (!target) return;
+    changed.round = change.round;
+    changed.turn = change.turn;
+    if (target.initiatives) {
+      // The new round's initiatives ride in the same update (a GM may write every combatant).
+      const rows = new Map((changed.combatants ?? []).map((c) => [c._id, c]));
+      for (const { _id, initiative } of target.initiatives) rows.set(_id, { ...rows.get(_id), _id, initiative });
+      changed.combatants = [...rows.values()];
+    }
+  });
+}

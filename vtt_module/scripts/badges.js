@@ -1,0 +1,47 @@
+/**
+ * Which badges a tracker row shows, from a combatant's plan state (its flags). Pure.
+ * @module badges
+ */
+
+/**
+ * @typedef {{key:string, text:string, tooltip:string, css:string}} Badge
+ * @typedef {(key:string, data?:object) => string} Translate
+ */
+
+/**
+ * The badges for one combatant.
+ * @param {{acts?:string, reaction?:{available:boolean, reason:string|null}|null, tags?:string[],
+ *   detail?:object, rules?:string[]}|undefined} state
+ * @param {Translate} t localizer (`INITIATIVE_SIDECAR.badge.<key>` keys)
+ * @returns {Badge[]}
+ */
+export function badgesFor(state, t) {
+  if (!state) return [];
+  const out = [];
+  const tags = state.tags ?? [];
+  const detail = state.detail ?? {};
+  const add = (key, data = {}, tooltipData = data) => out.push({
+    key, css: `isc-badge isc-${key}`,
+    text: t(`INITIATIVE_SIDECAR.badge.${key}`, data),
+    tooltip: t(`INITIATIVE_SIDECAR.badgeTip.${key}`, tooltipData)
+  });
+  if (state.reaction) {
+    if (state.reaction.available) add("reaction");
+    else add("no-reaction", {}, { reason: state.reaction.reason ?? t("INITIATIVE_SIDECAR.reason.unknown") });
+  }
+  if (tags.includes("dashed")) add("dashed", { amount: detail.dash ?? "" });
+  const hesitation = Number(detail.turns_lost ?? detail.hesitation ?? 0);
+  switch (state.acts) {
+    case "movement_or_action": add("movement-or-action"); break;
+    case "movement_only": add("movement-only"); break;
+    case "held": add("held"); break;
+    case "defend_only": add("defend-only", { n: hesitation || 1 }); break;
+    case "none": if (hesitation > 0) add("hesitating", { n: hesitation }); else add("no-turn"); break;
+    default: break;
+  }
+  if (state.acts !== "none" && state.acts !== "defend_only" && hesitation > 0) add("hesitating", { n: hesitation });
+  if (tags.includes("reroll_pending")) add("reroll-pending");
+  if (tags.includes("ready_to_strike") || tags.includes("ready")) add("ready");
+  if (tags.some((tag) => tag.startsWith("readied"))) add("readied");
+  return out;
+}

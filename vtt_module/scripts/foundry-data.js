@@ -1,0 +1,93 @@
+/**
+ * Glue that reads Foundry objects into the plain data the pure helpers take.
+ * Every function receives `env` (Foundry's globals: `game`, `CONFIG`, `foundry`, ...).
+ * @module foundry-data
+ */
+
+import { MODULE_ID } from "./constants.js";
+import { combatSnapshot, currentOf, readStats } from "./payloads.js";
+import { statPaths, getSetting, SETTINGS } from "./settings.js";
+
+/** A localizer bound to `game.i18n`. @param {object} env @returns {(key:string, data?:object) => string} */
+export function translator(env) {
+  return (key, data) => (data ? env.game.i18n.format(key, data) : env.game.i18n.localize(key));
+}
+
+/** Is this client the active GM (the only one that talks to the sidecar)? @param {object} env */
+export function isActiveGM(env) {
+  const u = env.game.user;
+  if (!u?.isGM) return false;
+  if (typeof u.isActiveGM === "boolean") return u.isActiveGM; // v13
+  return env.game.users.activeGM?.id === u.id;                // v12
+}
+
+/** Ids of users with GM rights. @param {object} env @returns {string[]} */
+export function gmIds(env) {
+  return env.game.users.filter((u) => u.isGM).map((u) => u.id);
+}
+
+/** The world clock in seconds. @param {object} env */
+export function worldTime(env) { return Number(env.game.time?.worldTime ?? 0); }
+
+/**
+ * Non-GM users owning an actor (the ones a prompt about it goes to).
+ * @param {object} env @param {object|null} actor @returns {string[]}
+ */
+export function ownersOf(env, actor) {
+  if (!actor) return [];
+  return env.game.users
+    .filter((u) => !u.isGM && (actor.testUserPermission?.(u, "OWNER") ?? false))
+    .map((u) => u.id);
+}
+
+/**
+ * `combat.toObject()` extended with each combatant's name, owners, NPC/defeated status and stats.
+ * @param {object} env @param {object} combat a Combat document @returns {object}
+ */
+export function snapshotOf(env, combat) {
+  const paths = statPaths(getSetting(env, SETTINGS.STAT_PATHS), env.game.system?.id);
+  const extras = {};
+  for (const c of combat.combatants) {
+    extras[c.id] = {
+      name: c.name ?? c.token?.name ?? c.actor?.name ?? null,
+      owners: ownersOf(env, c.actor),
+      is_npc: Boolean(c.isNPC),
+      is_defeated: Boolean(c.isDefeated ?? c.defeated),
+      stats: readStats(c.actor, paths)
+    };
+  }
+  return combatSnapshot(combat.toObject(), extras);
+}
+
+/** Foundry's `combat.current` (or the same computed from `turns`). @param {object} combat */
+export function currentOfCombat(combat) {
+  const cur = combat.current;
+  if (cur && "combatantId" in cur) {
+    return { round: cur.round ?? null, turn: cur.turn ?? null, combatantId: cur.combatantId ?? null, tokenId: cur.tokenId ?? null };
+  }
+  return currentOf(combat);
+}
+
+/**
+ * The plan state of each combatant, from its flags (every client has them).
+ * @param {object} combat @returns {Record<string, object>}
+ */
+export function statesOf(combat) {
+  const out = {};
+  for (const c of combat?.combatants ?? []) {
+    const s = c.flags?.[MODULE_ID]?.state;
+    if (s) out[c.id] = s;
+  }
+  return out;
+}
+
+/** `foundry.utils.setProperty` or a local fallback. */
+export function setProperty(env, obj, key, value) {
+  const fn = env.foundry?.utils?.setProperty;
+  if (fn) return fn(obj, key, value);
+  const parts = key.split(".");
+  let o = obj;
+  for (const p of parts.slice(0, -1)) o = o[p] ??= {};
+  o[parts.at(-1)] = value;
+  return true;
+}

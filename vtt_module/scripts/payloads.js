@@ -1,0 +1,167 @@
+/**
+ * Pure builders of what the module sends to the sidecar (wire protocol v1, issue 2).
+ * Nothing here touches a Foundry global: callers pass plain data in.
+ * @module payloads
+ */
+
+import { OPTION_WHITELIST, PROTOCOL, DND5E_SKILLS } from "./constants.js";
+
+/**
+ * A JSON-safe deep copy (drops functions, undefined and class instances' methods).
+ * @template T @param {T} value @returns {T}
+ */
+export function plain(value) {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+/**
+ * Read a dotted path from an object (`"system.abilities.dex.mod"`).
+ * @param {object} obj @param {string} path @returns {unknown}
+ */
+export function readPath(obj, path) {
+  if (!obj || !path) return undefined;
+  return path.split(".").reduce((o, k) => (o == null ? undefined : o[k]), obj);
+}
+
+/**
+ * The ruleset's inputs read from an actor's data by the configured stat paths.
+ * Numbers only; `proficient` lists proficient skills (dnd5e: `system.skills.<key>.proficient >= 1`).
+ * @param {object|null} actorData actor source-like data (`{system: ...}`)
+ * @param {Record<string,string>} paths stat name → dotted path
+ * @returns {Record<string, number|string[]>}
+ */
+export function readStats(actorData, paths) {
+  const stats = {};
+  if (!actorData) return stats;
+  for (const [name, path] of Object.entries(paths ?? {})) {
+    const value = readPath(actorData, path);
+    if (name === "proficient") {
+      if (value && typeof value === "object") {
+        stats.proficient = Object.entries(DND5E_SKILLS)
+          .filter(([key]) => Number(value[key]?.proficient ?? value[key]?.value ?? 0) >= 1)
+          .map(([, skill]) => skill);
+      } else if (Array.isArray(value)) stats.proficient = value.map(String);
+      continue;
+    }
+    const n = typeof value === "object" && value !== null ? Number(value.value ?? value.total) : Number(value);
+    if (value !== undefined && value !== null && Number.isFinite(n)) stats[name] = n;
+  }
+  return stats;
+}
+
+/**
+ * Foundry's `{round, turn, combatantId, tokenId}` for a combat (nulls before it starts).
+ * @param {{round:number, turn:number|null, turns:Array<{id:string, tokenId?:string|null}>}} combat
+ * @returns {{round:number|null, turn:number|null, combatantId:string|null, tokenId:string|null}}
+ */
+export function currentOf(combat) {
+  const started = (combat.round ?? 0) > 0;
+  const turn = started && Number.isInteger(combat.turn) ? combat.turn : null;
+  const c = turn === null ? null : combat.turns[turn] ?? null;
+  return {
+    round: started ? combat.round : null,
+    turn,
+    combatantId: c ? c.id : null,
+    tokenId: c ? c.tokenId ?? null : null
+  };
+}
+
+/**
+ * Keep only whitelisted, JSON-safe hook options (Foundry passes live Documents in `parent`).
+ * @param {object|undefined} options @returns {object}
+ */
+export function whitelistOptions(options) {
+  const out = {};
+  if (!options || typeof options !== "object") return out;
+  for (const key of OPTION_WHITELIST) {
+    const v = options[key];
+    if (v === undefined || typeof v === "function") continue;
+    try { out[key] = plain(v); } catch { /* not JSON: leave out */ }
+  }
+  return out;
+}
+
+/**
+ * `Combat#toObject()` with each combatant extended by the fields the sidecar reads.
+ * @param {object} source `combat.toObject()`
+ * @param {Record<string, {name:string, owners:string[], is_npc:boolean, is_defeated:boolean, stats:object}>} extras by combatant id
+ * @returns {object}
+ */
+export function combatSnapshot(source, extras) {
+  const combat = plain(source);
+  combat.combatants = (combat.combatants ?? []).map((c) => ({
+    ...c,
+    name: extras[c._id]?.name ?? c.name ?? "?",
+    owners: extras[c._id]?.owners ?? [],
+    is_npc: extras[c._id]?.is_npc ?? true,
+    is_defeated: extras[c._id]?.is_defeated ?? Boolean(c.defeated),
+    stats: extras[c._id]?.stats ?? {}
+  }));
+  return combat;
+}
+
+/**
+ * A `hook` payload without its `seq` (the outbox numbers it).
+ * @param {{user:string, world_time:number, hook:string, combat:object, current:object,
+ *   changed?:object, options?:object, roll?:object}} p
+ * @returns {object}
+ */
+export function hookPayload({ user, world_time, hook, combat, current, changed, options, roll }) {
+  const data = { user, world_time: Number(world_time) || 0, hook, combat, current };
+  if (changed !== undefined) data.changed = plain(changed);
+  if (options !== undefined) data.options = whitelistOptions(options);
+  if (roll !== undefined) data.roll = roll;
+  return data;
+}
+
+/**
+ * The `roll` field of an `initiativeRoll` hook.
+ * @param {string} combatantId @param {object} rollJSON `Roll#toJSON()` @param {string} [rerollOf]
+ * @returns {{combatant_id:string, roll:object, reroll_of?:string}}
+ */
+export function initiativeRollField(combatantId, rollJSON, rerollOf) {
+  const out = { combatant_id: combatantId, roll: plain(rollJSON) };
+  if (rerollOf) out.reroll_of = rerollOf;
+  return out;
+}
+
+/**
+ * An `intent` payload without its `seq`.
+ * @param {{user:string, world_time:number, kind:string, combat_id?:string|null,
+ *   combatant_id?:string|null, args?:object}} p
+ * @returns {object}
+ */
+export function intentPayload({ user, world_time, kind, combat_id, combatant_id, args }) {
+  const data = { user, world_time: Number(world_time) || 0, kind };
+  if (combat_id) data.combat_id = combat_id;
+  if (combatant_id) data.combatant_id = combatant_id;
+  data.args = plain(args ?? {});
+  return data;
+}
+
+/**
+ * The socket.io connect `auth`.
+ * @param {{token:string, world:string, ruleset:string, settings:object, gm_users:string[],
+ *   module_version:string, foundry_version:string, system:string}} p
+ * @returns {object}
+ */
+export function connectAuth({ token, world, ruleset, settings, gm_users, module_version, foundry_version, system }) {
+  return {
+    token, world, ruleset,
+    settings: plain(settings ?? {}),
+    gm_users: [...gm_users],
+    protocol: PROTOCOL,
+    module_version: String(module_version),
+    foundry_version: String(foundry_version),
+    system: String(system)
+  };
+}
+
+/**
+ * The connect auth as a recording's session line stores it: without the token.
+ * @param {object} auth @returns {object}
+ */
+export function sessionOf(auth) {
+  const { token: _token, ...rest } = auth;
+  return plain(rest);
+}

@@ -1,0 +1,148 @@
+/**
+ * The module socket (`module.initiative-sidecar`): players' declarations travel to the active
+ * GM, whose client sends them to the sidecar with Foundry's sender id as the intent's `user`
+ * (never an id written in the payload); prompts travel from the GM to the users they are for.
+ * @module relay
+ */
+
+import { SOCKET_NAME, SOCKET_TYPES } from "./constants.js";
+import { initiativeRollField } from "./payloads.js";
+import { isActiveGM } from "./foundry-data.js";
+import * as log from "./log.js";
+
+/** Kinds that name a combatant the sender must own (or be a GM). */
+const COMBATANT_KINDS = Object.freeze(["dash", "hold", "act", "reaction.use", "readied.declare", "readied.trigger", "initiative.set"]);
+/** Kinds that name an actor the sender must own (or be a GM). */
+const ACTOR_KINDS = Object.freeze(["ready.start", "ready.break"]);
+
+/**
+ * May `user` declare this intent at all (a local check; the sidecar checks again)?
+ * @param {object} env @param {object} user a User @param {object} intent
+ */
+export function mayDeclare(env, user, intent) {
+  if (user?.isGM) return true;
+  if (intent.kind === "ready.confirm" || intent.kind === "reroll.approve" || intent.kind === "opposed.result") return false;
+  if (COMBATANT_KINDS.includes(intent.kind)) {
+    const c = env.game.combats.get(intent.combat_id)?.combatants.get(intent.combatant_id);
+    return Boolean(c?.actor?.testUserPermission?.(user, "OWNER"));
+  }
+  if (ACTOR_KINDS.includes(intent.kind)) {
+    const a = env.game.actors?.get(intent.args?.actor_id);
+    return Boolean(a?.testUserPermission?.(user, "OWNER"));
+  }
+  return true; // prompt answers: the sidecar knows whom it asked
+}
+
+/** Both ends of the module socket. */
+export class Relay {
+  /**
+   * @param {object} env
+   * @param {{sidecar:() => (import("./sidecar.js").Sidecar|null), onPrompt:(prompt:object) => void}} deps
+   */
+  constructor(env, { sidecar, onPrompt }) {
+    this.env = env;
+    this.sidecar = sidecar;
+    this.onPrompt = onPrompt;
+    this.waiting = new Map();
+    this.counter = 0;
+  }
+
+  /** Listen on the module socket. */
+  listen() {
+    this.env.game.socket.on(SOCKET_NAME, (data, senderId) => {
+      this.receive(data, senderId).catch((e) => log.error("module socket message failed", e));
+    });
+  }
+
+  async receive(data, senderId) {
+    const me = this.env.game.user.id;
+    if (data?.to && !data.to.includes(me)) return; // v12 relays to everyone: filter here
+    switch (data?.type) {
+      case SOCKET_TYPES.INTENT:
+      case SOCKET_TYPES.ROLL: {
+        if (!isActiveGM(this.env)) return;
+        const result = await this.handle(data, senderId);
+        this.env.game.socket.emit(SOCKET_NAME, { type: SOCKET_TYPES.RESULT, ref: data.ref, to: [senderId], result }, { recipients: [senderId] });
+        return;
+      }
+      case SOCKET_TYPES.RESULT: {
+        const resolve = this.waiting.get(data.ref);
+        this.waiting.delete(data.ref);
+        resolve?.(data.result);
+        return;
+      }
+      case SOCKET_TYPES.PROMPT:
+        this.onPrompt(data.prompt);
+        return;
+      default:
+    }
+  }
+
+  /**
+   * On the active GM: send a declaration or a roll to the sidecar on behalf of `userId`.
+   * @returns {Promise<{ok:boolean, error?:object, notices?:object[]}>}
+   */
+  async handle(data, userId) {
+    const s = this.sidecar();
+    if (!s) return { ok: false, error: { code: "no_sidecar", message: "the sidecar is not connected" } };
+    const user = this.env.game.users.get(userId);
+    if (data.type === SOCKET_TYPES.ROLL) {
+      const combat = this.env.game.combats.get(data.combat_id);
+      if (!combat?.combatants.get(data.combatant_id)) return { ok: false, error: { code: "unknown_combatant", message: "no such combatant" } };
+      const ack = await s.hook("initiativeRoll", combat, userId, undefined, undefined,
+        initiativeRollField(data.combatant_id, data.roll, data.reroll_of));
+      return summary(ack);
+    }
+    const intent = data.intent;
+    if (!mayDeclare(this.env, user, intent)) {
+      return { ok: false, error: { code: "not_permitted", message: "you do not own this combatant" } };
+    }
+    const ack = await s.intent({ ...intent, user: userId });
+    return summary(ack);
+  }
+
+  /**
+   * Declare an intent as this client's user (directly on the active GM, else over the socket).
+   * @param {{kind:string, combat_id?:string, combatant_id?:string, args?:object}} intent
+   * @returns {Promise<{ok:boolean, error?:object, notices?:object[]}>}
+   */
+  request(intent) {
+    return this.send({ type: SOCKET_TYPES.INTENT, intent });
+  }
+
+  /** Send a roll (a reroll a prompt asked for). @param {object} roll */
+  roll(roll) { return this.send({ type: SOCKET_TYPES.ROLL, ...roll }); }
+
+  async send(data) {
+    const { game, ui } = this.env;
+    let result;
+    if (isActiveGM(this.env)) {
+      result = await this.handle(data, game.user.id);
+    } else {
+      const gm = game.users.activeGM;
+      if (!gm) {
+        ui.notifications.warn(game.i18n.localize("INITIATIVE_SIDECAR.notify.noGM"));
+        return { ok: false, error: { code: "no_gm", message: "no GM connected" } };
+      }
+      const ref = `${game.user.id}.${++this.counter}`;
+      result = await new Promise((resolve) => {
+        this.waiting.set(ref, resolve);
+        game.socket.emit(SOCKET_NAME, { ...data, ref, to: [gm.id] }, { recipients: [gm.id] });
+        setTimeout(() => { if (this.waiting.delete(ref)) resolve({ ok: false, error: { code: "timeout", message: "no answer from the GM's client" } }); }, 20000);
+      });
+    }
+    if (!result.ok) ui.notifications.warn(game.i18n.format("INITIATIVE_SIDECAR.notify.refusedIntent", { message: result.error?.message ?? result.error?.code }));
+    return result;
+  }
+
+  /** On the active GM: pass a prompt to the users it is for. @param {object} prompt @param {string[]} userIds */
+  forwardPrompt(prompt, userIds) {
+    this.env.game.socket.emit(SOCKET_NAME, { type: SOCKET_TYPES.PROMPT, prompt, to: userIds }, { recipients: userIds });
+  }
+}
+
+/** What a requester learns from an ack. */
+function summary(ack) {
+  if (!ack) return { ok: false, error: { code: "no_ack", message: "no answer from the sidecar" } };
+  return ack.ok ? { ok: true, notices: ack.notices ?? [] } : { ok: false, error: ack.error };
+}

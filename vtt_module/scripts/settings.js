@@ -1,0 +1,76 @@
+/**
+ * The module's settings. The token is client-scoped (it stays on the GM's machine) and only
+ * registered as visible for GM users, so players never see it.
+ * @module settings
+ */
+
+import { MODULE_ID, RULESETS, DEFAULT_STAT_PATHS } from "./constants.js";
+
+/** Setting keys, as a frozen table. */
+export const SETTINGS = Object.freeze({
+  URL: "url", TOKEN: "token", RULESET: "ruleset", AUTO_APPROVE: "autoApprove",
+  STAT_PATHS: "statPaths", RECORD: "record", ANNOUNCE: "announce",
+  OUTBOX: "outbox", RECORDING: "recording", READY: "readyActors"
+});
+
+/** The sidecar's default address. */
+export const DEFAULT_URL = "http://127.0.0.1:8765";
+
+/**
+ * Register every setting (call at `init`).
+ * @param {object} env Foundry globals (`game`)
+ * @param {{onChange?: (key:string) => void}} [hooks]
+ */
+export function registerSettings(env, { onChange } = {}) {
+  const { game } = env;
+  const isGM = Boolean(game.user?.isGM);
+  const changed = (key) => () => onChange?.(key);
+  const reg = (key, data) => game.settings.register(MODULE_ID, key, {
+    name: `INITIATIVE_SIDECAR.settings.${key}.name`,
+    hint: `INITIATIVE_SIDECAR.settings.${key}.hint`,
+    ...data
+  });
+  reg(SETTINGS.URL, { scope: "world", config: true, restricted: true, type: String, default: DEFAULT_URL, onChange: changed(SETTINGS.URL) });
+  // Client scope: stored in this browser only. Shown in the settings only to GM users.
+  reg(SETTINGS.TOKEN, { scope: "client", config: isGM, type: String, default: "", onChange: changed(SETTINGS.TOKEN) });
+  reg(SETTINGS.RULESET, {
+    scope: "world", config: true, restricted: true, type: String, default: "foundry-core",
+    choices: Object.fromEntries(RULESETS.map((id) => [id, `INITIATIVE_SIDECAR.rulesets.${id}`])),
+    onChange: changed(SETTINGS.RULESET)
+  });
+  reg(SETTINGS.AUTO_APPROVE, { scope: "world", config: true, restricted: true, type: Boolean, default: false, onChange: changed(SETTINGS.AUTO_APPROVE) });
+  reg(SETTINGS.STAT_PATHS, { scope: "world", config: true, restricted: true, type: String, default: "" });
+  reg(SETTINGS.RECORD, { scope: "client", config: isGM, type: Boolean, default: false, onChange: changed(SETTINGS.RECORD) });
+  reg(SETTINGS.ANNOUNCE, { scope: "world", config: true, restricted: true, type: Boolean, default: true });
+  // Internal state on the GM's machine (not shown): the outbox with seq, the recording.
+  reg(SETTINGS.OUTBOX, { scope: "client", config: false, type: Object, default: {} });
+  reg(SETTINGS.RECORDING, { scope: "client", config: false, type: Array, default: [] });
+  reg(SETTINGS.READY, { scope: "world", config: false, type: Object, default: {} });
+}
+
+/**
+ * The stat paths in force: the setting's JSON when valid, else the system's defaults.
+ * @param {string} raw the setting's text @param {string} systemId
+ * @returns {Record<string,string>}
+ */
+export function statPaths(raw, systemId) {
+  if (raw && raw.trim()) {
+    try {
+      const parsed = JSON.parse(raw);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed;
+    } catch { /* fall back to the defaults */ }
+  }
+  return { ...(DEFAULT_STAT_PATHS[systemId] ?? DEFAULT_STAT_PATHS.other) };
+}
+
+/**
+ * Read a setting of this module.
+ * @param {object} env @param {string} key
+ */
+export function getSetting(env, key) { return env.game.settings.get(MODULE_ID, key); }
+
+/**
+ * Write a setting of this module.
+ * @param {object} env @param {string} key @param {unknown} value
+ */
+export function setSetting(env, key, value) { return env.game.settings.set(MODULE_ID, key, value); }

@@ -1,0 +1,196 @@
+/**
+ * The active GM's link to the sidecar: the outbox, the connection, the recorder, and what
+ * happens with each ack (plans applied, prompts routed, notices announced).
+ * @module sidecar
+ */
+
+import { MODULE_ID } from "./constants.js";
+import { Outbox } from "./outbox.js";
+import { Recorder } from "./recorder.js";
+import { SidecarClient } from "./sidecar-client.js";
+import { connectAuth, hookPayload, intentPayload, initiativeRollField } from "./payloads.js";
+import { getSetting, setSetting, SETTINGS, statPaths } from "./settings.js";
+import { gmIds, isActiveGM, snapshotOf, currentOfCombat, translator, worldTime } from "./foundry-data.js";
+import * as log from "./log.js";
+
+/** The connection owner (exists on the active GM's client only). */
+export class Sidecar {
+  /**
+   * @param {object} env Foundry globals
+   * @param {{onPlan:(plan:object) => void, onPrompt:(prompt:object) => void,
+   *   onNotices:(notices:object[], message:object) => void,
+   *   onRefused:(message:object, error:object) => void}} handlers
+   */
+  constructor(env, handlers) {
+    this.env = env;
+    this.handlers = handlers;
+    this.t = translator(env);
+    this.outbox = new Outbox({
+      load: () => getSetting(env, SETTINGS.OUTBOX),
+      save: (state) => { setSetting(env, SETTINGS.OUTBOX, state); }
+    });
+    this.recorder = new Recorder({
+      load: () => getSetting(env, SETTINGS.RECORDING),
+      save: (lines) => { setSetting(env, SETTINGS.RECORDING, lines); }
+    });
+    this.recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD));
+    this.client = null;
+    this.status = "idle";
+    this.warned = false;
+    /** result listeners by seq (e.g. a player's intent waiting for its answer) */
+    this.waiters = new Map();
+  }
+
+  /** The connect auth from the settings and the world. */
+  auth() {
+    const { game } = this.env;
+    return connectAuth({
+      token: getSetting(this.env, SETTINGS.TOKEN),
+      world: game.world.id,
+      ruleset: getSetting(this.env, SETTINGS.RULESET),
+      settings: {
+        auto_approve_rerolls: Boolean(getSetting(this.env, SETTINGS.AUTO_APPROVE)),
+        stat_paths: statPaths(getSetting(this.env, SETTINGS.STAT_PATHS), game.system?.id)
+      },
+      gm_users: gmIds(this.env),
+      module_version: game.modules?.get?.(MODULE_ID)?.version ?? "0.1.0",
+      foundry_version: game.version ?? game.release?.version ?? "13",
+      system: game.system?.id ?? "unknown"
+    });
+  }
+
+  /** Connect (active GM only; without a token it only says so). */
+  start() {
+    if (!isActiveGM(this.env)) return false;
+    const auth = this.auth();
+    if (!auth.token) {
+      this.env.ui.notifications.warn(this.t("INITIATIVE_SIDECAR.notify.noToken"));
+      return false;
+    }
+    const url = getSetting(this.env, SETTINGS.URL);
+    this.recorder.session(auth);
+    this.client = new SidecarClient({
+      io: this.env.io, url, auth, outbox: this.outbox, recorder: this.recorder,
+      events: {
+        onWelcome: (w) => this.welcome(w),
+        onAck: (m, ack) => this.ack(m, ack),
+        onPlan: (plan) => this.handlers.onPlan(plan),
+        onPrompt: (prompt) => this.handlers.onPrompt(prompt),
+        onStatus: (status, detail) => this.setStatus(status, detail, url)
+      }
+    });
+    this.client.connect();
+    log.info(`connecting to the sidecar at ${url} as world ${auth.world} (${auth.ruleset})`);
+    return true;
+  }
+
+  /** Close and reconnect (a setting changed). */
+  restart() { this.stop(); this.start(); }
+
+  /** Close the connection. */
+  stop() { this.client?.close(); this.client = null; this.status = "idle"; }
+
+  /** Tell the GM about the connection, once per kind of trouble. */
+  setStatus(status, detail, url) {
+    const prev = this.status;
+    this.status = status;
+    const n = this.env.ui.notifications;
+    if (status === "connected") {
+      if (prev !== "connected") log.info(`connected (${detail?.ruleset}), last_seq ${detail?.last_seq}`);
+      if (this.warned) n.info(this.t("INITIATIVE_SIDECAR.notify.connected", { ruleset: detail?.ruleset ?? "" }));
+      this.warned = false;
+    } else if (status === "unreachable") {
+      if (!this.warned) {
+        this.warned = true;
+        n.warn(this.t("INITIATIVE_SIDECAR.notify.unreachable", { url }));
+        log.warn(`the sidecar at ${url} is not reachable; retrying in the background`);
+      }
+    } else if (status === "refused") {
+      if (prev !== "refused") {
+        n.error(this.t("INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?" }));
+        log.error(`the sidecar refused the connection: ${detail?.code}`);
+      }
+      this.warned = true;
+    } else if (status === "superseded") {
+      n.warn(this.t("INITIATIVE_SIDECAR.notify.superseded"));
+    }
+  }
+
+  /** `welcome`: align seq numbers; after a lost history resend each active combat. */
+  welcome(welcome) {
+    const { lostHistory } = this.outbox.welcome(welcome.last_seq);
+    if (!lostHistory) return;
+    log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
+    this.env.ui.notifications.warn(this.t("INITIATIVE_SIDECAR.notify.lostHistory"));
+    this.recorder.restart(this.client?.auth ?? this.auth());
+    for (const combat of this.env.game.combats ?? []) this.resync(combat);
+  }
+
+  /**
+   * Send a combat's whole current state: a snapshot, then each combatant's last roll (from
+   * its flags) or its value as the GM's edit.
+   * @param {object} combat
+   */
+  resync(combat) {
+    const user = this.env.game.user.id;
+    this.hook("createCombat", combat, user, {});
+    for (const c of combat.combatants) {
+      const mark = c.flags?.[MODULE_ID]?.roll;
+      if (mark?.json) {
+        try {
+          this.hook("initiativeRoll", combat, user, undefined, undefined, initiativeRollField(c.id, JSON.parse(mark.json)));
+          continue;
+        } catch { /* fall through */ }
+      }
+      if (Number.isFinite(c.initiative)) {
+        this.intent({ user, kind: "initiative.set", combat_id: combat.id, combatant_id: c.id, args: { value: c.initiative } });
+      }
+    }
+  }
+
+  /**
+   * Queue a hook message about `combat` and send it when connected.
+   * @param {string} hook @param {object} combat @param {string} user
+   * @param {object} [changed] @param {object} [options] @param {object} [roll]
+   */
+  hook(hook, combat, user, changed, options, roll) {
+    const data = hookPayload({
+      user, world_time: worldTime(this.env), hook,
+      combat: snapshotOf(this.env, combat), current: currentOfCombat(combat),
+      changed, options, roll
+    });
+    return this.enqueue("hook", data);
+  }
+
+  /**
+   * Queue an intent. @param {{user:string, kind:string, combat_id?:string, combatant_id?:string, args?:object}} p
+   * @returns {Promise<object>} the sidecar's ack for it
+   */
+  intent(p) {
+    return this.enqueue("intent", intentPayload({ ...p, world_time: worldTime(this.env) }));
+  }
+
+  /** @returns {Promise<object>} resolves with the ack */
+  enqueue(event, data) {
+    const message = this.outbox.enqueue(event, data);
+    const done = new Promise((resolve) => this.waiters.set(message.data.seq, resolve));
+    this.client?.pump();
+    return done;
+  }
+
+  /** Route what an ack carries. */
+  ack(message, ack) {
+    if (ack.ok) {
+      for (const plan of ack.plans ?? []) this.handlers.onPlan(plan);
+      for (const prompt of ack.prompts ?? []) this.handlers.onPrompt(prompt);
+      if (ack.notices?.length) this.handlers.onNotices(ack.notices, message);
+    } else if (ack.error && !["out_of_order", "rate_limited"].includes(ack.error.code)) {
+      log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
+      this.handlers.onRefused(message, ack.error);
+    }
+    if (!ack.ok && ["out_of_order", "rate_limited"].includes(ack.error?.code)) return;
+    const waiter = this.waiters.get(message.data.seq);
+    this.waiters.delete(message.data.seq);
+    waiter?.(ack);
+  }
+}

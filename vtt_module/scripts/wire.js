@@ -1,0 +1,97 @@
+/**
+ * Wiring: which handler runs on which Foundry hook. No logic of its own.
+ * @module wire
+ */
+
+import { MODULE_ID } from "./constants.js";
+import { registerSettings, SETTINGS, getSetting } from "./settings.js";
+import { Sidecar } from "./sidecar.js";
+import { registerForwarder } from "./forwarder.js";
+import { wrapInitiativeRoll, registerRollMarking } from "./initiative.js";
+import { PlanApplier, registerSteering } from "./applier.js";
+import { Relay } from "./relay.js";
+import { Actions } from "./actions.js";
+import { showPrompt, promptRecipients } from "./prompts.js";
+import { announce } from "./announce.js";
+import { ReadyWatch } from "./ready.js";
+import { onRenderTracker, downloadRecording } from "./tracker-ui.js";
+import { isActiveGM } from "./foundry-data.js";
+import * as log from "./log.js";
+
+/**
+ * Register the module's hooks against a Foundry client's globals.
+ * @param {object} env `globalThis` in Foundry; a fake client in tests
+ * @returns {{state: object}} the module's live parts (for tests and the API)
+ */
+export function wireModule(env) {
+  const state = { sidecar: null, relay: null, applier: null, actions: null, ready: null, pending: null, prompts: new Set() };
+  const sidecar = () => state.sidecar;
+
+  const routePrompt = (prompt) => {
+    if (state.prompts.has(prompt.prompt_id)) return;
+    state.prompts.add(prompt.prompt_id);
+    const { game } = env;
+    if (isActiveGM(env)) {
+      const active = game.users.filter((u) => u.active).map((u) => u.id);
+      const to = promptRecipients(prompt, active, game.user.id);
+      const others = to.filter((id) => id !== game.user.id);
+      if (others.length) state.relay.forwardPrompt(prompt, others);
+      if (to.includes(game.user.id)) showPrompt(env, prompt, state.relay);
+    } else {
+      showPrompt(env, prompt, state.relay);
+    }
+  };
+
+  const startOrStop = () => {
+    if (isActiveGM(env) && !state.sidecar) {
+      state.sidecar = new Sidecar(env, {
+        onPlan: (plan) => state.applier.take(plan),
+        onPrompt: routePrompt,
+        onNotices: (notices, message) => { state.ready.learn(notices); announce(env, notices, message); },
+        onRefused: () => {}
+      });
+      if (!state.sidecar.start()) { /* no token: stays idle until the setting changes */ }
+    } else if (!isActiveGM(env) && state.sidecar) {
+      state.sidecar.stop();
+      state.sidecar = null;
+    }
+  };
+
+  const onSettingChange = (key) => {
+    if (!state.sidecar) return startOrStop();
+    if (key === SETTINGS.RECORD) { state.sidecar.recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD)); state.sidecar.recorder.session(state.sidecar.auth()); return; }
+    state.sidecar.restart();
+  };
+
+  env.Hooks.once("init", () => registerSettings(env, { onChange: onSettingChange }));
+  env.Hooks.once("setup", () => { state.pending = wrapInitiativeRoll(env); });
+  env.Hooks.once("ready", () => {
+    state.applier = new PlanApplier(env);
+    state.relay = new Relay(env, { sidecar, onPrompt: routePrompt });
+    state.actions = new Actions(env, state.relay);
+    state.ready = new ReadyWatch(env, sidecar);
+    state.relay.listen();
+    registerForwarder(env, sidecar);
+    registerRollMarking(env, state.pending ?? wrapInitiativeRoll(env));
+    registerSteering(env);
+    state.ready.register();
+    env.Hooks.on("renderCombatTracker", (app, html) => onRenderTracker(env, app, html, api));
+    env.Hooks.on("getCombatTrackerContextOptions", (_app, items) => state.actions.extendTrackerMenu(items));
+    env.Hooks.on("renderTokenHUD", (hud, html) => state.actions.decorateTokenHUD(hud, html));
+    env.Hooks.on("userConnected", () => startOrStop());
+    const api = {
+      state,
+      request: (intent) => state.relay.request(intent),
+      perform: (...args) => state.actions.perform(...args),
+      readyStart: (...args) => state.actions.readyStart(...args),
+      readyConfirm: (...args) => state.actions.readyConfirm(...args),
+      download: () => downloadRecording(env, state.sidecar?.recorder)
+    };
+    const mod = env.game.modules?.get?.(MODULE_ID);
+    if (mod) mod.api = api;
+    state.api = api;
+    startOrStop();
+    log.info("ready");
+  });
+  return { state };
+}
