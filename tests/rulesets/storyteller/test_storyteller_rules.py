@@ -1,0 +1,229 @@
+"""Ruleset ``storyteller``: ST-1 … ST-5, ST-E1 … ST-E3 and the rulings, through ``apply``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from st_table import GM, Table, owner
+
+from adapter.engine.holding import ANY_POINT, Hold, holding
+from adapter.errors import NotPermitted, RuleViolation, UnknownCombatant
+from adapter.replay import replay_lines
+
+MITCH, LARRY, ZED = "cmbMitch00000001", "cmbLarry00000002", "cmbZed0000000003"
+SANDERS, WASHINGTON = "cmbSanders000001", "cmbWashington001"
+RECORDINGS = Path(__file__).resolve().parents[2] / "recordings" / "storyteller"
+
+
+def mitch_holds() -> Table:
+    """Mitch 10, Larry 6; round 1 begins with Mitch, who holds (ST-1)."""
+    t = Table().setup((MITCH, 10, 5), (LARRY, 6, 3))
+    t.intent("hold", MITCH, owner(MITCH))
+    return t
+
+
+# ---------------------------------------------------------------- initiative
+
+
+def test_the_score_is_the_system_roll_total_ties_by_initiative_mod_then_id() -> None:
+    t = Table().setup(("cmbB", 9, 2), ("cmbA", 9, 2), ("cmbC", 9, 4), ("cmbD", 11, 0))
+    assert t.order() == ["cmbD", "cmbC", "cmbA", "cmbB"]
+    assert [t.combat.combatants[c].score for c in t.order()] == [11, 9, 9, 9]
+    assert t.reproduces() and t.values()["cmbC"] > t.values()["cmbA"] >= 9
+
+
+# ---------------------------------------------------------------- ST-1
+
+
+def test_ST_1_hold_keeps_the_place_and_the_turn_passes_on() -> None:
+    t = mitch_holds()
+    assert t.current == LARRY
+    assert t.entry(MITCH)["acts"] == "held" and t.entry(MITCH)["rules"] == ["ST-1"]
+    assert t.order() == [MITCH, LARRY]
+
+
+def test_ST_E1_mitch_acts_after_larry_at_5() -> None:
+    t = mitch_holds()
+    t.intent("act", MITCH, owner(MITCH), after=LARRY)
+    assert t.order() == [LARRY, MITCH] and t.values() == {LARRY: 6, MITCH: 5}
+    assert t.current == LARRY  # Larry's turn goes on; Mitch's follows it
+    t.next_turn()
+    assert t.current == MITCH
+
+
+def test_ST_1_ruling_the_new_score_stays_for_the_rest_of_the_fight() -> None:
+    t = mitch_holds()
+    t.intent("act", MITCH, owner(MITCH), after=LARRY)
+    for round_ in (2, 3):
+        t.next_turn()
+        t.next_turn()
+        assert t.plan["round"] == round_ and t.values() == {LARRY: 6, MITCH: 5}
+
+
+def test_ST_1_a_hold_when_nobody_else_is_left_ends_the_round() -> None:
+    t = Table().setup((MITCH, 10, 5), (LARRY, 6, 3))
+    t.next_turn()
+    t.intent("hold", LARRY, owner(LARRY))
+    assert t.plan["current"] is None and t.plan["turn"] is None
+    t.next_turn()
+    assert t.plan["round"] == 2 and t.current == MITCH
+
+
+def test_ST_1_act_now_steps_in_right_after_the_current_turn() -> None:
+    t = Table().setup((MITCH, 10, 5), (LARRY, 6, 3), (ZED, 2, 1))
+    t.intent("hold", MITCH)
+    t.intent("act", MITCH, owner(MITCH), now=True)
+    assert t.order() == [LARRY, MITCH, ZED] and t.values()[MITCH] == 5
+
+
+# ---------------------------------------------------------------- ST-2
+
+
+def test_ST_E2_mitch_interrupts_larry_at_7_and_larrys_turn_follows() -> None:
+    t = mitch_holds()
+    t.intent("act", MITCH, owner(MITCH), before=LARRY)
+    assert t.order() == [MITCH, LARRY] and t.values() == {MITCH: 7, LARRY: 6}
+    assert t.current == MITCH and t.plan["turn"] == 0
+    t.next_turn()
+    assert t.current == LARRY
+    t.next_turn()
+    assert t.plan["round"] == 2 and t.values() == {MITCH: 7, LARRY: 6}
+
+
+def test_ST_2_ruling_placement_wins_over_arithmetic() -> None:
+    t = Table().setup((MITCH, 10, 5), (ZED, 7, 9), (LARRY, 6, 3))
+    t.intent("hold", MITCH)
+    t.intent("act", MITCH, owner(MITCH), before=LARRY)  # 7, like Zed, who wins the tie
+    assert t.order() == [ZED, MITCH, LARRY] and t.reproduces()
+    assert t.combat.combatants[MITCH].score == 7
+
+
+# ---------------------------------------------------------------- ST-3
+
+
+def test_ST_3_holders_stepping_in_together_are_ordered_by_the_tie_rule() -> None:
+    t = Table().setup(("cmbSlow", 12, 1), ("cmbQuick", 11, 4), ("cmbTwin", 10, 4), (LARRY, 6, 3))
+    for who in ("cmbSlow", "cmbQuick", "cmbTwin"):
+        t.intent("hold", who)
+    for who in ("cmbSlow", "cmbTwin", "cmbQuick"):
+        t.intent("act", who, after=LARRY)
+    assert t.order() == [LARRY, "cmbQuick", "cmbTwin", "cmbSlow"]
+    assert {t.combat.combatants[c].score for c in t.order()[1:]} == {5}
+    assert t.reproduces()
+
+
+# ---------------------------------------------------------------- ST-4
+
+
+def test_ST_E3_washington_gives_up_round_1_acts_at_13_then_is_back_at_8() -> None:
+    t = Table().setup((SANDERS, 12, 6), (WASHINGTON, 8, 4))
+    t.intent("hold", WASHINGTON, owner(WASHINGTON), next_round=True)
+    assert t.entry(WASHINGTON)["acts"] == "movement_only"
+    assert t.entry(WASHINGTON)["rules"] == ["ST-4"]
+    t.next_turn()
+    assert t.current == WASHINGTON  # he may still move
+    t.next_turn()
+    assert t.plan["round"] == 2 and t.current == SANDERS
+    assert t.entry(WASHINGTON)["acts"] == "held"
+    t.intent("act", WASHINGTON, owner(WASHINGTON), before=SANDERS)
+    assert t.values() == {WASHINGTON: 13, SANDERS: 12} and t.current == WASHINGTON
+    assert t.plan["next_round"]["order"][1] == {
+        "combatant_id": WASHINGTON, "initiative": 8.0, "acts": "full"}
+    t.next_turn()
+    assert t.current == SANDERS
+    t.next_turn()
+    assert t.plan["round"] == 3 and t.values() == {SANDERS: 12, WASHINGTON: 8}
+
+
+def test_ST_4_it_may_do_this_again() -> None:
+    t = Table().setup((SANDERS, 12, 6), (WASHINGTON, 8, 4))
+    for round_ in (1, 3):
+        assert t.plan["round"] == round_
+        t.intent("hold", WASHINGTON, next_round=True)
+        t.next_turn()
+        t.next_turn()
+        t.intent("act", WASHINGTON, before=SANDERS)
+        t.next_turn()
+        t.next_turn()
+    assert t.plan["round"] == 5 and t.values() == {SANDERS: 12, WASHINGTON: 8}
+
+
+def test_ST_4_stepping_in_the_round_it_gave_up_is_refused() -> None:
+    t = Table().setup((SANDERS, 12, 6), (WASHINGTON, 8, 4))
+    t.intent("hold", WASHINGTON, next_round=True)
+    error = t.refused("act", WASHINGTON, owner(WASHINGTON), before=SANDERS)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-4"
+
+
+# ---------------------------------------------------------------- ST-5
+
+
+def test_ST_5_an_unused_hold_carries_over_then_returns_to_the_original_score() -> None:
+    t = mitch_holds()
+    out = t.next_turn()
+    assert t.plan["round"] == 2 and t.current == LARRY
+    assert [n.kind for n in out.notices] == ["hold.carried_over"]
+    assert holding(t.combat.combatants[MITCH]) == Hold(ANY_POINT, since=1, original=10)
+    assert t.entry(MITCH)["rules"] == ["ST-5"] and "any_point" in t.entry(MITCH)["tags"]
+    t.intent("act", MITCH, owner(MITCH), after=LARRY)
+    assert t.values() == {LARRY: 6, MITCH: 5}
+    t.next_turn()
+    t.next_turn()
+    assert t.plan["round"] == 3 and t.values() == {MITCH: 10, LARRY: 6}
+
+
+def test_ST_5_target_aware_is_the_gms_tag() -> None:
+    t = mitch_holds()
+    error = t.refused("hold", MITCH, owner(MITCH), target_aware=True)
+    assert isinstance(error, NotPermitted)
+    t.intent("hold", MITCH, GM, target_aware=True)
+    assert t.entry(MITCH)["tags"] == ["held", "target_aware"]
+    t.next_turn()
+    assert t.entry(MITCH)["tags"] == ["held", "any_point", "target_aware"]
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def test_stepping_in_without_holding_is_refused() -> None:
+    t = Table().setup((MITCH, 10, 5), (LARRY, 6, 3))
+    error = t.refused("act", LARRY, owner(LARRY), now=True)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-1"
+    assert "not holding" in error.message
+
+
+def test_acting_relative_to_a_combatant_not_in_the_combat_is_refused() -> None:
+    t = mitch_holds()
+    error = t.refused("act", MITCH, owner(MITCH), before="cmbNobody0000000")
+    assert isinstance(error, UnknownCombatant) and error.path == "/args/before"
+
+
+def test_acting_for_a_combatant_one_does_not_own_is_refused() -> None:
+    t = mitch_holds()
+    assert isinstance(t.refused("act", MITCH, owner(LARRY), after=LARRY), NotPermitted)
+    assert isinstance(t.refused("hold", LARRY, owner(MITCH)), NotPermitted)
+
+
+def test_after_x_once_xs_turn_is_over_is_refused_use_now() -> None:
+    t = Table().setup((MITCH, 10, 5), (LARRY, 6, 3), (ZED, 2, 1))
+    t.next_turn()
+    t.intent("hold", LARRY)
+    error = t.refused("act", LARRY, owner(LARRY), after=MITCH)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-1"
+    assert error.path == "/args/after" and "now" in error.message
+    error = t.refused("act", LARRY, owner(LARRY), before=MITCH)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-2"
+
+
+def test_a_refusal_reaches_the_module_as_a_rule_violation_with_rule_and_path() -> None:
+    lines = (RECORDINGS / "ST-E1-act-after-larry.jsonl").read_text().splitlines()
+    seq = len(lines)  # the session line has no seq
+    late = {"event": "intent", "data": {"seq": seq, "user": "plrMitch00000001", "world_time": 6,
+                                        "kind": "act", "combat_id": "stCombat00000001",
+                                        "combatant_id": MITCH, "args": {"after": LARRY}}}
+    out = list(replay_lines([*lines, json.dumps(late)]))
+    ack = out[-1]["data"]
+    assert ack["ok"] is False and ack["seq"] == seq
+    assert ack["error"]["code"] == "rule_violation" and ack["error"]["rule"] == "ST-1"
+    assert ack["error"]["path"] == "/combatant_id"  # Mitch acted already: not holding
