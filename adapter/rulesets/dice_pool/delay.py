@@ -12,7 +12,7 @@ from ...engine.events import Declared, Event
 from ...engine.holding import HOLD_INTENTS
 from ...engine.model import Combat
 from ...errors import RuleViolation
-from .state import turns_lost_of
+from .state import hesitating, turns_lost_of
 
 
 def hold(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
@@ -32,10 +32,10 @@ def _refuse_hesitating(combat: Combat | None, event: Event) -> None:
     if combat is None or not isinstance(event, Declared):
         return
     c = combat.combatants.get(event.combatant_id or "")
-    if c is not None and turns_lost_of(c.ext) > 0:
+    if c is not None and hesitating(c.ext, combat.round):
         raise RuleViolation(
-            f"{c.name or c.id} hesitates for {turns_lost_of(c.ext)} more turn(s): it has no "
-            f"action to {event.kind} with until then",
+            f"{c.name or c.id} hesitates (DP-4: {turns_lost_of(c.ext)} more turn(s) to lose "
+            f"after this round): it has no action to {event.kind} with until then",
             rule="DP-4",
             path="/combatant_id",
         )

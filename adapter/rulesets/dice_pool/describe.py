@@ -15,7 +15,7 @@ from ...engine.holding import hold_entry
 from ...engine.model import Combat, Combatant
 from ...engine.ruleset import Entry
 from .pool import dice_for
-from .state import roll_of, turns_lost_of
+from .state import hesitating, roll_of, turns_lost_of
 
 
 def initiative_fraction(base: int) -> float | None:
@@ -26,7 +26,8 @@ def initiative_fraction(base: int) -> float | None:
 def describe(combat: Combat, c: Combatant) -> Entry:
     """DP-4 "After an ordinary failure it may only defend (it loses its active phase); after
     a critical failure it cannot act at all for that many turns": ``defend_only`` or ``none``
-    while ``detail.turns_lost`` > 0, tag ``hesitating``; the place in the order is kept."""
+    with tag ``hesitating`` while turns are lost (``detail.turns_lost``: how many more, after
+    the turn of this round, if it has passed); the place in the order is kept."""
     rules: list[str] = ["DP-1"]
     tags: list[str] = []
     detail: dict[str, Any] = {}
@@ -44,21 +45,19 @@ def describe(combat: Combat, c: Combatant) -> Entry:
         rules.append("DP-7")
     detail.update(pool=roll.pool, base=roll.base, successes=roll.net, dice=list(roll.dice))
     acts = "full"
-    lost = turns_lost_of(c.ext)
-    if lost > 0:
+    if hesitating(c.ext, combat.round):
         rules.append("DP-4")
         tags.append("hesitating")
         if roll.critical:
             tags.append("critical_failure")
-        detail["turns_lost"] = lost
+        detail["turns_lost"] = turns_lost_of(c.ext)
         acts = "none" if roll.critical else "defend_only"
     return _finish(combat, c, acts, tags, detail, rules, initiative_fraction(roll.base))
 
 
 def _finish(
-    combat: Combat,
-    c: Combatant, acts: str, tags: list[str], detail: dict[str, Any], rules: list[str],
-    hint: float | None,
+    combat: Combat, c: Combatant, acts: str, tags: list[str], detail: dict[str, Any],
+    rules: list[str], hint: float | None,
 ) -> Entry:
     if c.defeated:
         acts = "none"

@@ -88,13 +88,14 @@ def group_initiative(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | 
 def hesitation(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     """DP-4 "A negative result means the character hesitates and cannot act for as many turns
     as the negative value": each of the combatant's turns that passes (the ones the module
-    skipped included) takes one off; its place in the order is kept."""
-    if combat is None or not isinstance(event, TurnEnded):
+    skipped included) takes one off; its place in the order is kept. Turns only pass once
+    the fight has begun (the engine's preview of round 1 ends the turns of round 0)."""
+    if combat is None or not isinstance(event, TurnEnded) or not combat.started:
         return None
     c = combat.combatants.get(event.combatant_id)
     if c is None or turns_lost_of(c.ext) <= 0:
         return None
-    state = replace(c.ext, turns_lost=c.ext.turns_lost - 1)
+    state = replace(c.ext, turns_lost=c.ext.turns_lost - 1, lost_in_round=combat.round)
     return replace(combat, combatants={**combat.combatants, c.id: replace(c, ext=state)})
 
 

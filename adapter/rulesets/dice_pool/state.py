@@ -4,7 +4,10 @@ Frozen, module-level dataclasses (so a world pickles and compares by value). Inv
 - ``PoolRoll`` is what one initiative roll gave: the pool rolled, the base (the tie-break,
   DP-2), the recounted successes and ones, the net result and whether it was a critical
   failure (DP-3). A group's members all hold the group's ``PoolRoll`` (DP-6).
-- ``Hesitation`` counts the combatant's own turns still lost (DP-4); it only goes down.
+- ``DicePoolState.turns_lost`` counts the combatant's own turns still to lose (DP-4); it
+  only goes down, one per turn of the combatant that passes. ``lost_in_round`` is the round
+  whose turn was the last one lost: the combatant stays hesitating until that round ends
+  (Abel "loses his first turn's active phase but may dodge or block" for all of it).
 - ``DicePoolCombat.groups`` holds the roll of each CombatantGroup that has rolled, so a
   member who joins later takes the group's result.
 """
@@ -35,6 +38,7 @@ class DicePoolState:
 
     roll: PoolRoll
     turns_lost: int = 0
+    lost_in_round: int | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,13 @@ def roll_of(ext: object) -> PoolRoll | None:
 
 def turns_lost_of(ext: object) -> int:
     return ext.turns_lost if isinstance(ext, DicePoolState) else 0
+
+
+def hesitating(ext: object, round_: int) -> bool:
+    """DP-4: the combatant still loses turns, or lost its turn of this round."""
+    if not isinstance(ext, DicePoolState):
+        return False
+    return ext.turns_lost > 0 or (ext.lost_in_round is not None and ext.lost_in_round == round_)
 
 
 def combat_state(ext: object) -> DicePoolCombat:

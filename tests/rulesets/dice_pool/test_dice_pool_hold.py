@@ -93,6 +93,31 @@ def test_DP_4_a_hesitating_combatant_has_no_action_to_delay() -> None:
     assert t.entry(DEB)["acts"] == "held"
 
 
+def test_DP_4_a_lost_turn_keeps_the_hesitation_until_its_round_ends() -> None:
+    t = Table()
+    t.create()
+    t.add(ANN, "Ann", HUMAN)
+    t.add(BOB, "Bob", HUMAN)
+    t.add(CID, "Cid", HUMAN)
+    t.roll(ANN, [6, 6, 2, 2, 2])  # 2
+    t.roll(BOB, [4, 3, 1, 2, 1])  # −1: defends only for one turn
+    t.roll(CID, [3, 2, 3, 1, 1])  # −2, critical: nothing for two turns
+    t.start()
+    t.intent("hold", ANN, {}, user=PLAYER)  # nobody else acts: Bob's and Cid's turns pass
+    assert t.plan()["current"] is None
+    for cid, acts, lost in ((BOB, "defend_only", 0), (CID, "none", 1)):
+        entry = t.entry(cid)
+        assert (entry["acts"], entry["detail"]["turns_lost"]) == (acts, lost)
+        assert "hesitating" in entry["tags"]
+    error = refused(t, "hold", BOB, {}, user=PLAYER)
+    assert error.rule == "DP-4"
+    t.intent("act", ANN, {"now": True}, user=PLAYER)
+    assert (t.plan()["current"], t.order()) == (ANN, [BOB, CID, ANN])
+    assert t.entry(BOB)["acts"] == "defend_only" and reproduces(t)
+    upcoming = {e["combatant_id"]: e["acts"] for e in t.plan()["next_round"]["order"]}
+    assert upcoming == {ANN: "full", BOB: "full", CID: "none"}
+
+
 def test_DP_5_refusals_name_DP_5_and_change_nothing() -> None:
     t = fight()
     error = refused(t, "act", BOB, {"after": CID}, user=PLAYER)

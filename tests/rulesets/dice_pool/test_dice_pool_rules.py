@@ -255,6 +255,19 @@ def test_DP_4_the_sidecar_corrects_a_pointer_on_a_hesitating_combatant() -> None
     assert t.entry(BAKER)["detail"]["turns_lost"] == 1
 
 
+def test_before_the_start_the_preview_of_round_1_shows_the_hesitation() -> None:
+    t = Table()
+    t.create()
+    t.add(ABEL, "Abel", HUMAN)
+    t.add(CHARLIE, "Charlie", HUMAN)
+    t.roll(ABEL, [4, 3, 1, 2, 1])
+    upcoming = {e["combatant_id"]: e["acts"] for e in t.plan()["next_round"]["order"]}
+    assert upcoming == {ABEL: "defend_only", CHARLIE: "full"}
+    t.roll(CHARLIE, [4, 4, 6, 2, 1])
+    upcoming = {e["combatant_id"]: e["acts"] for e in t.plan()["next_round"]["order"]}
+    assert upcoming == {CHARLIE: "full", ABEL: "defend_only"}
+
+
 def test_the_next_round_preview_shows_who_will_be_acting_again() -> None:
     t = dp_e2()
     t.start()

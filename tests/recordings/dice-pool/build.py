@@ -1,0 +1,205 @@
+"""Builds the dice-pool recordings (../shared/rules/README.md section 2).
+
+Run from the repository root: ``python tests/recordings/dice-pool/build.py``, then
+``python -m adapter replay X.jsonl > X.golden.jsonl`` for each, and read the goldens.
+Each recording is what the module would send at a real table: Foundry v13 ``toObject()``
+snapshots as the module extends them (``stats``: reaction, wits, size), the pool rolled in
+Foundry as ``{pool}d6cs>=4df=1`` and forwarded as ``Roll#toJSON()``, the module writing the
+plan's numbers (Foundry forwards each ``updateCombatant``), and the GM's "next turn" with the
+module skipping the turns the plan marks ``defend_only`` or ``none``. The pointer moves are
+written here by hand from the rule text, so the goldens check the engine against them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+GM = "gmDicePool000001"
+WORLD = "dicePoolWorld"
+SCENE = "dpScene000000001"
+SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
+STATS = {"coreVersion": "13.350", "systemId": "worldbuilding", "systemVersion": "0.8.2",
+         "createdTime": 1764418810000, "modifiedTime": 1764419012000,
+         "lastModifiedBy": GM, "compendiumSource": None, "duplicateSource": None,
+         "exportSource": None}
+
+
+def combatant(cid: str, name: str, owner: str | None, reaction: int, wits: int, size: int,
+              group: str | None = None) -> dict[str, Any]:
+    return {"_id": cid, "type": "base", "system": {}, "actorId": "act" + cid[3:],
+            "tokenId": "tok" + cid[3:], "sceneId": SCENE, "img": None, "initiative": None,
+            "hidden": False, "defeated": False, "group": group, "flags": {},
+            "_stats": dict(STATS), "name": name, "owners": [owner] if owner else [],
+            "is_npc": owner is None, "is_defeated": False,
+            "stats": {"reaction": reaction, "wits": wits, "size": size}}
+
+
+def group(gid: str, name: str) -> dict[str, Any]:
+    return {"_id": gid, "type": "base", "system": {}, "name": name, "img": None,
+            "initiative": None, "ownership": {"default": 0}, "flags": {}, "_stats": dict(STATS)}
+
+
+def pool_roll(dice: list[int]) -> dict[str, Any]:
+    """``Roll#toJSON()`` of ``{n}d6cs>=4df=1`` as Foundry v13 evaluates it."""
+    results: list[dict[str, Any]] = []
+    for face in dice:
+        if face == 1:
+            results.append({"result": 1, "active": True, "count": -1, "failure": True})
+        else:
+            success = face >= 4
+            results.append({"result": face, "active": True, "success": success,
+                            "count": 1 if success else 0})
+    n = len(dice)
+    return {"class": "Roll", "options": {}, "dice": [], "formula": f"{n}d6cs>=4df=1",
+            "terms": [{"class": "Die", "options": {}, "evaluated": True, "number": n,
+                       "faces": 6, "modifiers": ["cs>=4", "df=1"], "results": results}],
+            "total": sum(r["count"] for r in results), "evaluated": True}
+
+
+class Table:
+    """The module at a table: Foundry's combats, the pointer, and the lines it sends."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.time = 0
+        self.combat: dict[str, Any] = {}
+        self.pointer: str | None = None
+        self.lines: list[dict[str, Any]] = [{"event": "session", "data": {
+            "world": WORLD, "ruleset": "dice-pool", "settings": SETTINGS, "gm_users": [GM],
+            "protocol": 1, "module_version": "0.1.0", "foundry_version": "13.350",
+            "system": "worldbuilding"}}]
+
+    def new_combat(self, cid: str, people: list[dict[str, Any]],
+                   groups: list[dict[str, Any]] | None = None) -> None:
+        self.combat = {"_id": cid, "type": "base", "system": {}, "scene": SCENE,
+                       "groups": groups or [], "combatants": people, "active": True,
+                       "round": 0, "turn": None, "sort": 0, "flags": {}, "_stats": dict(STATS)}
+        self.pointer = None
+        self.hook("createCombat")
+
+    def _turn(self) -> int | None:
+        def key(c: dict[str, Any]) -> tuple[bool, float, str]:
+            value = c["initiative"]
+            return (value is None, -(value or 0), c["_id"])
+
+        turns = [c["_id"] for c in sorted(self.combat["combatants"], key=key)]
+        return turns.index(self.pointer) if self.pointer in turns else None
+
+    def hook(self, name: str, **extra: Any) -> None:
+        self.seq += 1
+        self.combat["turn"] = self._turn()
+        token = "tok" + self.pointer[3:] if self.pointer else None
+        current = {"round": self.combat["round"], "turn": self.combat["turn"],
+                   "combatantId": self.pointer, "tokenId": token}
+        self.lines.append({"event": "hook", "data": {
+            "seq": self.seq, "user": GM, "world_time": self.time, "hook": name,
+            "combat": copy.deepcopy(self.combat), "current": current, **extra}})
+
+    def intent(self, kind: str, who: str, user: str, **args: Any) -> None:
+        self.seq += 1
+        self.lines.append({"event": "intent", "data": {
+            "seq": self.seq, "user": user, "world_time": self.time, "kind": kind,
+            "combat_id": self.combat["_id"], "combatant_id": who, "args": args}})
+
+    def join(self, person: dict[str, Any]) -> None:
+        self.combat["combatants"].append(person)
+        self.hook("createCombatant", changed={"_id": person["_id"]})
+
+    def roll(self, cid: str, dice: list[int]) -> None:
+        self.hook("initiativeRoll", roll={"combatant_id": cid, "roll": pool_roll(dice)})
+
+    def roll_group(self, gid: str, dice: list[int]) -> None:
+        self.hook("initiativeRoll", roll={"group_id": gid, "roll": pool_roll(dice)})
+
+    def write_initiative(self, cid: str, value: float) -> None:
+        """The module writes the plan's number; Foundry forwards the combatant update."""
+        for c in self.combat["combatants"]:
+            if c["_id"] == cid:
+                c["initiative"] = value
+        self.hook("updateCombatant", changed={"_id": cid, "initiative": value})
+
+    def start(self, first: str) -> None:
+        self.combat["round"] = 1
+        self.pointer = first
+        self.hook("combatStart", options={"direction": 1})
+
+    def next_turn(self, cid: str) -> None:
+        """The GM clicks "next turn"; the module's skip lands the pointer on ``cid``."""
+        self.pointer = cid
+        self.hook("combatTurn", changed={"turn": self._turn()}, options={"direction": 1})
+
+    def next_round(self, first: str) -> None:
+        """Nobody left to act this round: Foundry's nextRound; the pointer goes to ``first``."""
+        self.combat["round"] += 1
+        self.time += 6
+        self.pointer = first
+        self.hook("combatRound", options={"direction": 1, "worldTime": {"delta": 6}})
+
+    def save(self, name: str) -> None:
+        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
+        (HERE / f"{name}.jsonl").write_text(text, encoding="utf-8")
+
+
+JOHN, FLY = "cmb1John00000001", "cmb9Fly000000001"  # John's id sorts first: base decides
+P_JOHN = "plrJohn000000001"
+
+
+def dp_e1() -> None:
+    """DP-E1: the fly (size −9, 13 dice) gets 5 successes, John (5 dice) 2: the fly acts
+    first. In a second encounter both get 2: the fly still goes first, on its higher base."""
+    t = Table()
+    t.new_combat("dpSwat0000000001", [combatant(JOHN, "John", P_JOHN, 3, 2, 0),
+                                      combatant(FLY, "Fly", None, 2, 2, -9)])
+    t.roll(FLY, [6, 5, 4, 4, 6, 4, 1, 2, 3, 2, 3, 2, 3])  # 6 successes − one 1 = 5
+    t.roll(JOHN, [5, 4, 2, 3, 3])  # 2
+    t.write_initiative(FLY, 5.13)
+    t.write_initiative(JOHN, 2.05)
+    t.start(FLY)
+    t.next_turn(JOHN)
+    t.next_round(FLY)
+    t.new_combat("dpSwatTie0000001", [combatant(JOHN, "John", P_JOHN, 3, 2, 0),
+                                      combatant(FLY, "Fly", None, 2, 2, -9)])
+    t.roll(JOHN, [4, 6, 2, 3, 2])  # 2
+    t.roll(FLY, [6, 4, 1, 5, 2, 2, 3, 3, 2, 2, 3, 2, 3])  # 3 − 1 = 2
+    t.write_initiative(FLY, 2.13)
+    t.write_initiative(JOHN, 2.05)
+    t.start(FLY)
+    t.save("DP-E1-fly-acts-first")
+
+
+ABEL, BAKER, CHARLIE = "cmbAbel000000001", "cmbBaker00000001", "cmbCharlie000001"
+
+
+def dp_e2() -> None:
+    """DP-E2: Abel −1 (ordinary failure), Baker −2 (critical), Charlie 2. Order Charlie,
+    Abel, Baker; Abel only defends in round 1, Baker does nothing in rounds 1 and 2; in
+    round 3 everyone acts, in the same order."""
+    t = Table()
+    t.new_combat("dpCombat00000001", [
+        combatant(ABEL, "Abel", "plrAbel000000001", 3, 2, 0),
+        combatant(BAKER, "Baker", "plrBaker00000001", 2, 3, 0),
+        combatant(CHARLIE, "Charlie", "plrCharlie000001", 4, 3, 0),
+    ])
+    t.roll(ABEL, [4, 3, 1, 2, 1])
+    t.roll(BAKER, [3, 2, 3, 1, 1])
+    t.roll(CHARLIE, [4, 4, 6, 2, 1, 3, 3])
+    t.write_initiative(CHARLIE, 2.07)
+    t.write_initiative(ABEL, -0.95)
+    t.write_initiative(BAKER, -1.95)
+    t.start(CHARLIE)
+    t.next_round(CHARLIE)  # round 1: Abel (defend only) and Baker (none) are skipped
+    t.next_turn(ABEL)
+    t.next_round(CHARLIE)  # round 2: Baker's second lost turn is skipped
+    t.next_turn(ABEL)
+    t.next_turn(BAKER)  # round 3: Baker acts again
+    t.next_round(CHARLIE)
+    t.save("DP-E2-hesitation")
+
+
+if __name__ == "__main__":
+    dp_e1()
+    dp_e2()
