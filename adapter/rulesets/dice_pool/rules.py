@@ -9,6 +9,7 @@ The order itself comes from :func:`order_key` (DP-2) through the engine's sort.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any, Sequence
 
@@ -102,7 +103,11 @@ def hesitation(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
 def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
     """DP-2 "more successes act earlier; equal successes: the higher base initiative acts
     earlier". **ruling**: then Foundry's order (``_id``, added by the engine); a group ties as
-    one combatant with the smallest ``_id`` of its members, so its members stay together."""
+    one combatant with the smallest ``_id`` of its members, so its members stay together
+    (DP-6). Once a group's turn has begun this round, its members waiting for their turn go
+    before anyone placed during the round, so a joiner never slots in between them."""
+    if _group_under_way(combat, c):
+        return (math.inf, 0.0, -float(_unit_rank(combat, c)))
     roll = roll_of(c.ext)
     if roll is not None:
         base = roll.base
@@ -113,6 +118,15 @@ def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _group_under_way(combat: Combat, c: Combatant) -> bool:
+    if not combat.started or c.group is None or c.group not in combat.groups:
+        return False
+    return any(
+        x.group == c.group and (x.id in combat.passed or x.id == combat.current)
+        for x in combat.combatants.values()
+    )
 
 
 def _unit_rank(combat: Combat, c: Combatant) -> int:

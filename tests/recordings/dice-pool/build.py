@@ -200,6 +200,64 @@ def dp_e2() -> None:
     t.save("DP-E2-hesitation")
 
 
+DAN, EVE, FOX = "cmbDan0000000001", "cmbEve0000000001", "cmbFox0000000001"
+OLD, YOUNG, CUB = "cmbWolfOld000001", "cmbWolfYoung0001", "cmbWolfCub000001"
+PACK = "grpPack000000001"
+P_DAN = "plrDan0000000001"
+
+
+def dp_6() -> None:
+    """DP-6 with DP-5: the pack rolls once with its slowest wolf's 2 dice; Dan holds and
+    steps in after the young wolf; in round 2 a cub joins the pack (sharing its roll) and a
+    fox joins and rolls; the order is never rerolled."""
+    t = Table()
+    t.new_combat("dpWolves00000001", [
+        combatant(OLD, "Old wolf", None, 1, 1, 0, PACK),
+        combatant(DAN, "Dan", P_DAN, 2, 2, 0),
+        combatant(YOUNG, "Young wolf", None, 4, 2, 0, PACK),
+        combatant(EVE, "Eve", "plrEve0000000001", 3, 2, 0),
+    ], [group(PACK, "Wolf pack")])
+    t.roll_group(PACK, [6, 5])  # 2 dice (the old wolf's base 2): 2 successes
+    t.roll(DAN, [6, 4, 4, 1])  # 2, base 4: before the pack
+    t.roll(EVE, [6, 2, 2, 3, 2])  # 1
+    t.write_initiative(DAN, 2.04)
+    t.write_initiative(OLD, 2.02)
+    t.write_initiative(YOUNG, 2.02)
+    t.write_initiative(EVE, 1.05)
+    t.start(DAN)
+    t.intent("hold", DAN, P_DAN)
+    t.next_turn(OLD)
+    t.next_turn(YOUNG)
+    t.intent("act", DAN, P_DAN, after=YOUNG)
+    t.write_initiative(DAN, 1.01)
+    t.write_initiative(EVE, 1.0)
+    t.next_turn(DAN)
+    t.next_turn(EVE)
+    t.next_round(OLD)  # Dan keeps his new score 1: on a tie with Eve, her base 5 goes first
+    t.join(combatant(CUB, "Wolf cub", None, 0, 1, 0, PACK))  # shares the pack's roll
+    t.write_initiative(CUB, 2.01)
+    t.write_initiative(YOUNG, 2.0)
+    t.join(combatant(FOX, "Fox", None, 1, 1, -3))
+    t.roll(FOX, [6, 6, 4, 1, 2])  # 5 dice: 2, base 5; the pack's turn has begun: after it
+    t.write_initiative(OLD, 2.03)
+    t.write_initiative(CUB, 2.02)
+    t.write_initiative(YOUNG, 2.01)
+    t.write_initiative(FOX, 2.0)
+    t.next_turn(CUB)
+    t.next_turn(YOUNG)
+    t.next_turn(FOX)
+    t.next_turn(EVE)
+    t.next_turn(DAN)
+    t.next_round(FOX)  # round 3: the fox before the pack (base 5 against 2)
+    t.write_initiative(FOX, 2.05)
+    t.write_initiative(OLD, 2.02)
+    t.write_initiative(CUB, 2.02)
+    t.write_initiative(YOUNG, 2.02)
+    t.next_turn(CUB)
+    t.save("DP-6-pack-joiners-and-hold")
+
+
 if __name__ == "__main__":
     dp_e1()
     dp_e2()
+    dp_6()

@@ -380,6 +380,22 @@ def test_DP_6_a_member_joining_later_shares_the_groups_roll() -> None:
     assert t.order()[-3:] == [WOLF1, WOLF2, WOLF3]
 
 
+def test_DP_6_a_joiner_never_slots_in_between_members_whose_turn_has_begun() -> None:
+    t = pack()
+    t.roll_group(PACK, [6, 5])
+    t.roll("cmbEve0000000001", [4, 2, 2, 2, 2])
+    t.start()
+    assert t.plan()["current"] == WOLF1
+    t.add("cmbFox0000000001", "Fox", {"reaction": 2, "wits": 2, "size": -3})
+    t.roll("cmbFox0000000001", [6, 6, 6, 2, 2, 2, 2])  # 3 successes: ahead of the pack
+    t.add(WOLF3, "Cub", {"reaction": 0, "wits": 1}, group=PACK, owners=())
+    assert t.order() == [WOLF1, WOLF2, WOLF3, "cmbFox0000000001", "cmbEve0000000001"]
+    values = {e["combatant_id"]: e["initiative"] for e in t.plan()["order"]}
+    assert foundry_sort(values) == t.order()
+    t.next_round()
+    assert t.order() == ["cmbFox0000000001", WOLF1, WOLF2, WOLF3, "cmbEve0000000001"]
+
+
 def test_DP_6_each_member_counts_its_own_lost_turns() -> None:
     t = pack()
     t.roll_group(PACK, [1, 1])
