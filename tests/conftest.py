@@ -12,3 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full", action="store_true", default=False,
+        help="run the long reliability variants (20 SIGKILLs, more fuzz cases)",
+    )

@@ -1,0 +1,43 @@
+"""Fixtures of the reliability tests: ``--full``, free ports, sidecar processes, fuzz counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import AsyncIterator, Callable
+
+import pytest
+
+from tests.reliability import fuzzcount
+from tests.reliability.harness import Serve
+from tests.server.conftest import free_port
+
+
+@pytest.fixture
+def full(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--full"))
+
+
+@pytest.fixture
+async def serve_factory(tmp_path: Path) -> AsyncIterator[Callable[..., Serve]]:
+    """Make sidecar processes (not started); every one is stopped when the test ends."""
+    made: list[Serve] = []
+
+    def make(name: str = "sidecar", **kw: object) -> Serve:
+        db = kw.pop("db", None) or tmp_path / f"{name}.db"
+        serve = Serve(db, free_port(), tmp_path / f"{name}.log", **kw)  # type: ignore[arg-type]
+        made.append(serve)
+        return serve
+
+    yield make
+    for serve in made:
+        serve.kill()
+        if serve.proc is not None:
+            await serve.proc.wait()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if fuzzcount.COUNTS:
+        terminalreporter.section("hostile input: fuzz cases run")
+        for name, count in sorted(fuzzcount.COUNTS.items()):
+            terminalreporter.write_line(f"{name}: {count} cases")
+        terminalreporter.write_line(f"total: {sum(fuzzcount.COUNTS.values())} cases")

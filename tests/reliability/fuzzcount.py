@@ -1,0 +1,7 @@
+"""How many fuzz cases each test ran, printed in the terminal summary (see conftest)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+COUNTS: Counter[str] = Counter()
