@@ -8,11 +8,12 @@ No sockets here: the server calls :meth:`Worlds.handle` one message at a time pe
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any, Mapping
 
 from .engine import World
 from .pipeline import DEFAULT_MAX_BYTES, Result, open_session, process
-from .store import Store
+from .store import Store, StoreCorrupt, damaged
 
 log = logging.getLogger("initiative_sidecar.service")
 
@@ -34,7 +35,15 @@ class Worlds:
         self._since_snapshot: dict[str, int] = {}
 
     def load(self) -> None:
-        """Rebuild every stored world: its snapshot, then the log after it."""
+        """Rebuild every stored world: its snapshot, then the log after it.
+
+        A database SQLite cannot read raises :class:`StoreCorrupt`: never start half-empty."""
+        try:
+            self._load()
+        except sqlite3.DatabaseError as error:
+            raise StoreCorrupt(damaged(self.store.path, str(error))) from error
+
+    def _load(self) -> None:
         for world_id in self.store.worlds():
             state = self.store.snapshot(world_id)
             replayed = 0
@@ -69,12 +78,21 @@ class Worlds:
             state, event, payload, max_bytes=self.max_bytes, check_outbound=self.check_outbound
         )
         if result.record:
-            seq = result.world.last_seq
-            self.store.append(world_id, seq, event, payload, result.error)
-            count = self._since_snapshot.get(world_id, 0) + 1
-            if count >= self.snapshot_every:
-                self.store.save_snapshot(result.world)
-                count = 0
-            self._since_snapshot[world_id] = count
+            # committed before the state moves on: if this raises, nothing happened
+            self.store.append(world_id, result.world.last_seq, event, payload, result.error)
         self.states[world_id] = result.world
+        if result.record:
+            self._snapshot(result.world)
         return result
+
+    def _snapshot(self, world: World) -> None:
+        """Every ``snapshot_every`` messages; a snapshot is a cache, so failing to write one
+        is logged and the message stays acked (the log alone rebuilds the world)."""
+        count = self._since_snapshot.get(world.world, 0) + 1
+        if count >= self.snapshot_every:
+            try:
+                self.store.save_snapshot(world)
+                count = 0
+            except sqlite3.Error:
+                log.exception("world %s: the snapshot at seq %d was not written", world.world, world.last_seq)
+        self._since_snapshot[world.world] = count

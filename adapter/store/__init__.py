@@ -54,6 +54,26 @@ class StoreCorrupt(Exception):
     """The database file cannot be trusted; the sidecar must not start on it."""
 
 
+def damaged(path: Path, what: str) -> str:
+    """The message for a database the sidecar will not start on: which file, and what to do."""
+    return (
+        f"the database {path} is damaged ({what}). The sidecar will not start on it, so "
+        f"nothing is silently lost. To recover: stop the sidecar, move {path} (and its "
+        "-wal/-shm files) aside, restore a backup copy, or start with a new --db path; "
+        "`initiative-sidecar export --world W --db <file>` may still read the messages of an "
+        "older copy."
+    )
+
+
+def _refuse_emptied(path: Path) -> None:
+    """An existing database file of 0 bytes was truncated: the sidecar writes its first page
+    as it opens a file (WAL mode), so it never leaves one behind; opening it would silently
+    start empty. (Unless its -wal file holds the data: SQLite then recovers from that.)"""
+    wal = path.with_name(path.name + "-wal")
+    if path.exists() and path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size > 0):
+        raise StoreCorrupt(damaged(path, "the file is empty: 0 bytes, truncated or not written by the sidecar"))
+
+
 @dataclass(frozen=True)
 class LogEntry:
     """One stored line of a world's history, in the order it happened."""
@@ -74,7 +94,9 @@ class _SafeUnpickler(pickle.Unpickler):
         if module.startswith(self.ALLOWED_PREFIXES) or (
             module == "builtins" and name in self.ALLOWED_BUILTINS
         ):
-            return super().find_class(module, name)
+            found = super().find_class(module, name)
+            if isinstance(found, type):  # classes only: no function of ours is called
+                return found
         raise pickle.UnpicklingError(f"snapshot refers to {module}.{name}, which is not allowed")
 
 
@@ -92,6 +114,7 @@ def load_state(blob: bytes) -> World:
 class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        _refuse_emptied(self.path)
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -102,13 +125,7 @@ class Store:
                 raise sqlite3.DatabaseError(verdict)
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as error:
-            raise StoreCorrupt(
-                f"the database {self.path} is damaged ({error}). The sidecar will not start on "
-                f"it, so nothing is silently lost. To recover: stop the sidecar, move "
-                f"{self.path} (and its -wal/-shm files) aside, restore a backup copy, or start "
-                "with a new --db path; `initiative-sidecar export --world W --db <file>` may "
-                "still read the messages of an older copy."
-            ) from error
+            raise StoreCorrupt(damaged(self.path, str(error))) from error
 
     def close(self) -> None:
         self.db.close()
@@ -150,11 +167,19 @@ class Store:
             return None
         try:
             return load_state(row[0])
-        except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError):
-            return None  # an unreadable snapshot is only a cache: rebuild from the log
+        except Exception:  # noqa: BLE001 - a snapshot is only a cache: rebuild from the log
+            return None
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
-        """Sessions and messages after ``after_seq``, in the order they happened."""
+        """Sessions and messages after ``after_seq``, in the order they happened.
+
+        A row SQLite or JSON cannot read raises :class:`StoreCorrupt` naming it."""
+        try:
+            yield from self._history(world, after_seq)
+        except sqlite3.DatabaseError as error:
+            raise StoreCorrupt(damaged(self.path, f"world {world!r}: {error}")) from error
+
+    def _history(self, world: str, after_seq: int) -> Iterator[LogEntry]:
         sessions = self.db.execute(
             "SELECT after_seq, data FROM sessions WHERE world = ? AND after_seq >= ? ORDER BY id",
             (world, after_seq),
@@ -167,10 +192,22 @@ class Store:
         for seq, event, payload, error in messages:
             while pending and pending[0][0] < seq:
                 s_after, s_data = pending.pop(0)
-                yield LogEntry("session", s_after, json.loads(s_data))
-            yield LogEntry(event, seq, json.loads(payload), json.loads(error) if error else None)
+                yield LogEntry("session", s_after, self._read(s_data, world, f"session after seq {s_after}"))
+            where = f"message {seq}"
+            yield LogEntry(
+                event, seq, self._read(payload, world, where),
+                self._read(error, world, where) if error else None,
+            )
         for s_after, s_data in pending:
-            yield LogEntry("session", s_after, json.loads(s_data))
+            yield LogEntry("session", s_after, self._read(s_data, world, f"session after seq {s_after}"))
+
+    def _read(self, text: Any, world: str, where: str) -> Any:
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError) as error:
+            raise StoreCorrupt(
+                damaged(self.path, f"{where} of world {world!r} is unreadable: {error}")
+            ) from error
 
     def last_session(self, world: str) -> Any:
         row = self.db.execute(

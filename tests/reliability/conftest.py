@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import AsyncIterator, Callable
 
 import pytest
 
 from tests.reliability import fuzzcount
 from tests.reliability.harness import Serve
-from tests.server.conftest import free_port
+from tests.server.conftest import free_port, sidecar  # noqa: F401 (a fixture)
 
 
 @pytest.fixture

@@ -16,9 +16,10 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import socketio
 
@@ -93,7 +94,7 @@ class Serve:
         self.proc.send_signal(signal.SIGTERM)
         try:
             await asyncio.wait_for(self.proc.wait(), 5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.kill()
             await self.proc.wait()
 
@@ -146,7 +147,7 @@ class Link:
     async def close(self) -> None:
         try:
             await asyncio.wait_for(self.sio.disconnect(), 5)
-        except (asyncio.TimeoutError, socketio.exceptions.SocketIOError, OSError):
+        except (TimeoutError, socketio.exceptions.SocketIOError, OSError):
             pass
 
 
@@ -209,7 +210,7 @@ class Outbox:
                 continue
             try:
                 await self.session(link)
-            except (Disconnected, asyncio.TimeoutError):
+            except (TimeoutError, Disconnected):
                 pass
             finally:
                 await link.close()
@@ -248,7 +249,7 @@ class Outbox:
                 nxt += 1
             done, _ = await asyncio.wait(flight.values(), timeout=10, return_when=asyncio.FIRST_COMPLETED)
             if not done:
-                raise asyncio.TimeoutError
+                raise TimeoutError
             for seq in [s for s, f in flight.items() if f.done()]:
                 ack = flight.pop(seq).result()  # raises Disconnected
                 assert ack == self.ref.acks[seq - 1], f"{self.ref.world} seq {seq}: {ack} != {self.ref.acks[seq - 1]}"

@@ -115,13 +115,13 @@ class Table:
             self.prompts[prompt["prompt_id"]] = prompt
         return result.ack
 
-    def hook(self, fight: "Fight", name: str, **extra: Any) -> dict[str, Any]:
+    def hook(self, fight: Fight, name: str, **extra: Any) -> dict[str, Any]:
         ack = self.send("hook", {"user": GM, "world_time": self.time, "hook": name,
                                  "combat": fight.snapshot(), "current": fight.pointer(), **extra})
         fight.follow(ack)
         return ack
 
-    def intent(self, fight: "Fight", kind: str, who: str | None, user: str, args: dict[str, Any]) -> dict[str, Any]:
+    def intent(self, fight: Fight, kind: str, who: str | None, user: str, args: dict[str, Any]) -> dict[str, Any]:
         data: dict[str, Any] = {"user": user, "world_time": self.time, "kind": kind,
                                 "combat_id": fight.id, "args": args}
         if who is not None:
@@ -132,7 +132,7 @@ class Table:
 
     # ---------------------------------------------------------------- combatants
 
-    def new_combatant(self, fight: "Fight") -> dict[str, Any]:
+    def new_combatant(self, fight: Fight) -> dict[str, Any]:
         self.made += 1
         n = self.made
         cid = f"c{fight.number:03d}x{n:011d}"[:16]
@@ -156,7 +156,7 @@ class Table:
             "owners": [] if npc else [owner], "is_npc": npc, "is_defeated": False, "stats": stats,
         }
 
-    def roll_for(self, fight: "Fight", cid: str, reroll_of: str | None = None) -> dict[str, Any]:
+    def roll_for(self, fight: Fight, cid: str, reroll_of: str | None = None) -> dict[str, Any]:
         c = fight.combatant(cid)
         stats = c["stats"]
         if self.ruleset == "dice-pool":
@@ -174,7 +174,7 @@ class Table:
             self.answer_rerolls(fight, ack)
         return ack
 
-    def answer_rerolls(self, fight: "Fight", ack: dict[str, Any]) -> None:
+    def answer_rerolls(self, fight: Fight, ack: dict[str, Any]) -> None:
         """BI-2: the owner (or the GM for an NPC) decides, the GM approves, the die is rerolled."""
         for prompt in ack.get("prompts", []):
             who = prompt["combatant_id"]
@@ -193,7 +193,7 @@ class Table:
 
     # ---------------------------------------------------------------- a whole fight
 
-    def play_fight(self, number: int, rounds: int) -> "Fight":
+    def play_fight(self, number: int, rounds: int) -> Fight:
         fight = Fight(self, number)
         for _ in range(self.rng.randint(3, 6)):
             fight.people.append(self.new_combatant(fight))
@@ -210,7 +210,7 @@ class Table:
             self.play_turn(fight)
         return fight
 
-    def play_turn(self, fight: "Fight") -> None:
+    def play_turn(self, fight: Fight) -> None:
         roll = self.rng.random()
         cur = fight.current
         holds = self.ruleset in ("storyteller", "dice-pool")

@@ -14,13 +14,13 @@ import asyncio
 import random
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
 
 import pytest
 
 from tests.reliability.harness import Outbox, Serve
-from tests.reliability.table import RULESETS, Reference, build_all
+from tests.reliability.table import Reference, build_all
 
 SEED = 20240607
 KILLS_CI = 6
