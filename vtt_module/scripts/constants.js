@@ -69,6 +69,7 @@ export const DEFAULT_STAT_PATHS = Object.freeze({
   dnd5e: Object.freeze({
     dex: "system.abilities.dex.mod",
     int: "system.abilities.int.mod",
+    initiative_mod: "system.attributes.init.total",
     proficient: "system.skills"
   }),
   other: Object.freeze({

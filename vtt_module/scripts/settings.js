@@ -60,7 +60,8 @@ export function statPaths(raw, systemId) {
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed;
     } catch { /* fall back to the defaults */ }
   }
-  return { ...(DEFAULT_STAT_PATHS[systemId] ?? DEFAULT_STAT_PATHS.other) };
+  // The generic paths (Reaction, Wits, size...) always apply; a known system adds its own.
+  return { ...DEFAULT_STAT_PATHS.other, ...(DEFAULT_STAT_PATHS[systemId] ?? {}) };
 }
 
 /**

@@ -1,6 +1,33 @@
 // Playing a combat at the fake table against the real sidecar, with the checks every step needs.
 import assert from "node:assert/strict";
-import { until, GM } from "./table.js";
+import { until, GM, ALICE, BOB, newWorld, bootTable } from "./table.js";
+
+/** A table connected to the sidecar with a combat of the party (the boss hidden). */
+export async function setupCombat(sidecar, ruleset, worldId) {
+  const world = newWorld({ id: worldId });
+  const table = bootTable(world, { url: sidecar.url, token: sidecar.token, ruleset, record: true });
+  const gm = table.clients[GM];
+  await until(() => gm.module.state.sidecar?.status === "connected", { what: "the GM to connect" });
+  const combat = await world.createCombat(gm, {});
+  await combat.createEmbeddedDocuments("Combatant", [...world.tokens.values()].map((t) => ({ actorId: t.actorId, tokenId: t._id, sceneId: "scene00000000001", hidden: t.name === "Hidden Boss" })));
+  await settle(table);
+  return { world, table, gm, combatId: combat.id };
+}
+
+/** End the current turn from the client of whoever owns the current combatant (GM for NPCs). */
+export async function endTurn(table, combatId) {
+  const gmCombat = table.clients[GM].game.combats.get(combatId);
+  const actor = table.world.actors.get(gmCombat.combatant?.actorId);
+  const owner = [ALICE, BOB].find((id) => actor?.ownership?.[id] >= 3) ?? GM;
+  await table.clients[owner].game.combats.get(combatId).nextTurn();
+  await settle(table);
+  return owner;
+}
+
+/** A combatant id by actor name. */
+export function idOf(table, combatId, name) {
+  return table.clients[GM].game.combats.get(combatId).combatants.find((c) => c.name === name).id;
+}
 
 /** Wait until the GM's link is idle: outbox empty, nothing in flight, no plan being written. */
 export async function settle(table, { timeout = 10000 } = {}) {
