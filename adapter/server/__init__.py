@@ -21,6 +21,7 @@ import socketio
 from aiohttp import web
 
 from .. import protocol
+from ..protocol import wirejson
 from ..config import Config
 from ..engine import known_rulesets
 from ..errors import ConnectRefused, InvalidMessage, RateLimited
@@ -167,11 +168,17 @@ class Sidecar:
             result = self.worlds.handle(conn.world, event, payload)
         if result.error is not None:
             log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
-        for name, data in result.emits:
-            await self.sio.emit(name, data, room=conn.world, skip_sid=sid)
+        if result.emits and self.listeners(conn.world, sid):
+            for name, data in result.emits:
+                await self.sio.emit(name, data, room=conn.world, skip_sid=sid)
         return result.ack
 
     # ---------------------------------------------------------------- helpers
+
+    def listeners(self, world_id: str, sender: str) -> bool:
+        """Whether anyone but the sender is in the world's room (else a broadcast is skipped:
+        the sender has the plans in its ack, and encoding for nobody costs every message)."""
+        return any(p != sender for p, _ in self.sio.manager.get_participants("/", world_id))
 
     def lock(self, world_id: str) -> asyncio.Lock:
         return self.locks.setdefault(world_id, asyncio.Lock())
@@ -210,6 +217,7 @@ def create_app(config: Config) -> web.Application:
         cors_allowed_origins=list(config.origins),
         max_http_buffer_size=config.buffer_bytes,
         transports=["websocket"],
+        json=wirejson,
         logger=False,
         engineio_logger=False,
     )

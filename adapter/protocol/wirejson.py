@@ -1,0 +1,45 @@
+"""JSON for socket.io packets: orjson where it gives the same result as the standard library,
+the standard library where it would not.
+
+python-socketio takes a ``json`` module (``dumps``/``loads``). orjson is several times faster
+but differs on a few inputs: it refuses ``NaN``/``Infinity`` literals, integers beyond 64 bits,
+lone surrogates and non-string keys. Those fall back to :mod:`json`, so what a peer can send
+and what the sidecar answers are unchanged; only the spacing and escaping of the text differ
+(no spaces, UTF-8 instead of ``\\u`` escapes), which every JSON reader treats alike.
+orjson would write ``NaN`` as ``null``: floats that are not finite go to :mod:`json` too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import orjson
+
+
+def dumps(obj: Any, **kwargs: Any) -> str:
+    try:
+        text = orjson.dumps(obj)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(obj, **kwargs)
+    if b"null" in text and _has_nonfinite(obj):
+        return json.dumps(obj, **kwargs)
+    return text.decode()
+
+
+def loads(text: str | bytes, **kwargs: Any) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text, **kwargs)
+
+
+def _has_nonfinite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_nonfinite(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_nonfinite(v) for v in value)
+    return False
