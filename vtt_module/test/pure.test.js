@@ -1,0 +1,216 @@
+// The pure helpers: payloads, outbox and seq, reading a plan, steering, badges, recorder, prompts.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { combatSnapshot, currentOf, whitelistOptions, hookPayload, intentPayload, connectAuth, sessionOf, readStats } from "../scripts/payloads.js";
+import { Outbox, memoryStore } from "../scripts/outbox.js";
+import { foundrySort, planUpdate, steerTurn, isStale, readPlan } from "../scripts/plan.js";
+import { badgesFor } from "../scripts/badges.js";
+import { Recorder } from "../scripts/recorder.js";
+import { promptAnswer, promptDialog, promptRecipients } from "../scripts/prompts.js";
+import { availableActions, actionIntent } from "../scripts/actions.js";
+import { classifyCombatantChange } from "../scripts/forwarder.js";
+import { noticeMessage } from "../scripts/announce.js";
+import { poolFormula } from "../scripts/initiative.js";
+import { assertValid, invalid } from "./helpers/schemas.js";
+
+const SAMPLES = JSON.parse(readFileSync(new URL("../../../shared/research/foundry-sample-payloads.json", import.meta.url), "utf8"));
+const t = (k, d) => `${k}${d ? JSON.stringify(d) : ""}`;
+
+test("a hook payload built from Foundry's real v13 shapes fits the hook schema", () => {
+  const source = SAMPLES.combat_toObject_started.value;
+  const names = SAMPLES.combat_toObject_started.derived_not_in_toObject.names;
+  const extras = Object.fromEntries(source.combatants.map((c) => [c._id, { name: names[c._id], owners: [], is_npc: true, is_defeated: c.defeated, stats: { dex: 2 } }]));
+  const combat = combatSnapshot(source, extras);
+  const turns = SAMPLES.combat_toObject_started.derived_not_in_toObject.turns.map((id) => ({ id, tokenId: source.combatants.find((c) => c._id === id).tokenId }));
+  const current = currentOf({ round: 2, turn: 1, turns });
+  assert.deepEqual(current, SAMPLES.combat_toObject_started.derived_not_in_toObject.current);
+  const options = SAMPLES.turn_change_hooks.updateCombat.args[2];
+  const data = { seq: 1, ...hookPayload({ user: "zQ8mN2vB7xL4pR1s", world_time: 12, hook: "updateCombat", combat, current, changed: SAMPLES.turn_change_hooks.updateCombat.args[1], options: { ...options, parent: { live: "document" } } }) };
+  assertValid("hook", data);
+  assert.equal(data.options.parent, undefined, "options are whitelisted");
+  assert.deepEqual(Object.keys(data.options).sort(), ["action", "diff", "direction", "modifiedTime", "recursive", "worldTime"]);
+  const roll = { seq: 2, ...hookPayload({ user: "u1", world_time: 0, hook: "initiativeRoll", combat, current, roll: { combatant_id: "p8HkD2sLq7Vt4XmN", roll: SAMPLES.roll_initiative_1d20_plus_3.value } }) };
+  assertValid("hook", roll);
+});
+
+test("before a combat starts, current is all nulls", () => {
+  assert.deepEqual(currentOf({ round: 0, turn: null, turns: [] }), { round: null, turn: null, combatantId: null, tokenId: null });
+});
+
+test("whitelisted options drop live documents and functions", () => {
+  assert.deepEqual(whitelistOptions({ parent: {}, direction: 1, render: true, fn() {}, combatTurn: 3, turnEvents: false }), { direction: 1, combatTurn: 3, turnEvents: false });
+});
+
+test("intents and the connect auth fit their schemas; the session drops the token", () => {
+  const auth = connectAuth({ token: "s3cret", world: "w", ruleset: "balanced-d20", settings: { auto_approve_rerolls: false }, gm_users: ["g"], module_version: "0.1.0", foundry_version: "13.350", system: "dnd5e" });
+  assertValid("auth", auth);
+  assert.equal(sessionOf(auth).token, undefined);
+  assertValid("session", sessionOf(auth));
+  const kinds = [
+    ["initiative.set", { value: 12 }], ["reaction.use", {}], ["dash", { amount: 5 }], ["hold", {}], ["hold", { next_round: true }],
+    ["hold", { target_aware: true }], ["act", { after: "x" }], ["act", { before: "x" }], ["act", { now: true }],
+    ["reroll.decide", { prompt_id: "p", accept: true }], ["reroll.approve", { prompt_id: "p", approve: false }],
+    ["readied.declare", { mode: "preemptive", trigger: "t", action: "a", target_id: "x" }], ["readied.trigger", { readied_id: "r" }],
+    ["opposed.result", { prompt_id: "p", actor_total: 14, target_total: 12 }]
+  ];
+  for (const [kind, args] of kinds) assertValid("intent", { seq: 1, ...intentPayload({ user: "u", world_time: 0, kind, combat_id: "c", combatant_id: "x", args }) });
+  for (const [kind, args] of [["ready.start", { actor_id: "a", token_id: "t", owners: ["u"], watching: ["t2"], sees: true, weapon_ready: true }], ["ready.break", { actor_id: "a", reason: "moved" }], ["ready.confirm", { actor_id: "a" }]]) {
+    assertValid("intent", { seq: 1, ...intentPayload({ user: "u", world_time: 0, kind, args }) });
+  }
+  assert.ok(invalid("intent", { seq: 1, ...intentPayload({ user: "u", world_time: 0, kind: "dash", combat_id: "c", combatant_id: "x", args: {} }) }));
+});
+
+test("every action builds a valid intent", () => {
+  const extra = { amount: 3, anchor: "b", readied_id: "r1", mode: "standard", trigger: "if", action: "hit" };
+  for (const action of ["dash", "hold", "hold.next_round", "hold.target_aware", "act.now", "act.after", "act.before", "reaction.use", "readied.declare", "readied.trigger"]) {
+    assertValid("intent", { seq: 1, user: "u", world_time: 0, ...actionIntent(action, "c", "x", extra) });
+  }
+  assert.deepEqual(availableActions("foundry-core", undefined, { isGM: false, started: true }), []);
+  assert.deepEqual(availableActions("storyteller", { acts: "held" }, { isGM: false, started: true }), ["act.now", "act.after", "act.before"]);
+  assert.ok(availableActions("balanced-d20", { acts: "full", tags: [], reaction: { available: true } }, { isGM: false, started: true }).includes("reaction.use"));
+});
+
+test("stats are read by path; dnd5e proficiencies become skill names; the pool formula", () => {
+  const actor = { system: { abilities: { dex: { mod: 3 } }, skills: { ins: { proficient: 1 }, slt: { proficient: 0 } }, attributes: { reaction: { value: 3 } } } };
+  assert.deepEqual(readStats(actor, { dex: "system.abilities.dex.mod", proficient: "system.skills", reaction: "system.attributes.reaction.value", wits: "system.nope" }), { dex: 3, proficient: ["insight"], reaction: 3 });
+  assert.equal(poolFormula({ reaction: 3, wits: 2, size: -9 }), "14d6cs>=4df=1");
+  assert.equal(poolFormula({ reaction: 3 }), null);
+});
+
+test("the outbox numbers, keeps until acked, survives a reload and resends after welcome", () => {
+  const store = memoryStore();
+  const box = new Outbox(store);
+  const a = box.enqueue("hook", { user: "u" });
+  const b = box.enqueue("intent", { user: "u" });
+  assert.deepEqual([a.data.seq, b.data.seq], [1, 2]);
+  assert.equal(box.settle(1, { ok: true, seq: 1 }), "done");
+  assert.equal(box.settle(2, { ok: false, error: { code: "out_of_order" } }), "resend");
+  const reloaded = new Outbox(store);
+  assert.equal(reloaded.peek().data.seq, 2);
+  assert.deepEqual(reloaded.welcome(1), { lostHistory: false, dropped: [] });
+  assert.equal(reloaded.peek().data.seq, 2, "resent after last_seq");
+  assert.equal(reloaded.settle(2, { ok: false, error: { code: "rule_violation" } }), "done", "a refusal uses the seq up");
+  assert.equal(reloaded.enqueue("hook", {}).data.seq, 3);
+});
+
+test("a sidecar that lost its history: numbering continues from last_seq + 1", () => {
+  const box = new Outbox(memoryStore({ seq: 40, acked: 38, pending: [{ event: "hook", data: { seq: 39 } }, { event: "hook", data: { seq: 40 } }] }));
+  const { lostHistory, dropped } = box.welcome(0);
+  assert.equal(lostHistory, true);
+  assert.equal(dropped.length, 2);
+  assert.equal(box.enqueue("hook", {}).data.seq, 1);
+});
+
+test("a fresh browser continues after the sidecar's last_seq", () => {
+  const box = new Outbox(memoryStore());
+  box.welcome(17);
+  assert.equal(box.enqueue("hook", {}).data.seq, 18);
+});
+
+test("Foundry's sort: initiative descending, ties by _id (code points), null last", () => {
+  const sorted = foundrySort([{ _id: "b", initiative: 10 }, { _id: "a", initiative: null }, { _id: "C", initiative: 10 }, { _id: "d", initiative: 12.5 }]);
+  assert.deepEqual(sorted.map((c) => c._id), ["d", "C", "b", "a"]);
+});
+
+const source = () => ({
+  _id: "cmb", round: 1, turn: 0, flags: {},
+  combatants: [
+    { _id: "a", initiative: 18, flags: {} }, { _id: "b", initiative: 12, flags: {} }, { _id: "c", initiative: 8, flags: {} }
+  ]
+});
+const plan = (revision, current, order, nextRound = null) => ({
+  combat_id: "cmb", revision, round: 1, turn: 0, current, next_round: nextRound,
+  order: order.map(([id, initiative, acts = "full", detail = {}]) => ({ combatant_id: id, initiative, acts, reaction: null, tags: [], detail, rules: [] }))
+});
+
+test("a plan becomes one combat update: initiatives, flags, the pointer under the new sort", () => {
+  const s = source();
+  const { data } = planUpdate(s, plan(3, "c", [["c", 13], ["a", 18], ["b", 12]]));
+  assert.deepEqual(data.combatants.find((c) => c._id === "c").initiative, 13);
+  assert.equal(data.turn, 1, "c sorts second (18, 13, 12)");
+  assert.equal(data["flags.initiative-sidecar.plan"].revision, 3);
+  assert.ok(isStale({ revision: 3 }, 3));
+  assert.ok(!isStale({ revision: 4 }, 3));
+});
+
+test("a plan that changes nothing writes nothing; vanished detail keys are deleted", () => {
+  const s = source();
+  const p = plan(1, "a", [["a", 18, "full", { turns_lost: 2 }], ["b", 12], ["c", 8]]);
+  const first = planUpdate(s, p).data;
+  s.flags = { "initiative-sidecar": { plan: first["flags.initiative-sidecar.plan"] } };
+  for (const row of first.combatants) s.combatants.find((c) => c._id === row._id).flags = { "initiative-sidecar": { state: row["flags.initiative-sidecar.state"] } };
+  assert.equal(planUpdate(s, { ...p, revision: 2 }).data, null);
+  const next = planUpdate(s, plan(3, "a", [["a", 18], ["b", 12], ["c", 8]])).data;
+  assert.ok("flags.initiative-sidecar.state.detail.-=turns_lost" in next.combatants[0]);
+});
+
+test("steering skips none, defend_only and held turns and flips the round onto next_round.current", () => {
+  const s = source();
+  const st = (acts) => ({ "initiative-sidecar": { state: { acts } } });
+  s.combatants[1].flags = st("held");
+  assert.deepEqual(steerTurn(s, { round: 1, turn: 1 }), { round: 1, turn: 2, turnAsIs: 2, combatantId: "c", initiatives: null });
+  s.combatants[2].flags = st("none");
+  s.flags = { "initiative-sidecar": { plan: { next_round: { round: 2, current: "b", order: [{ combatant_id: "b", initiative: 12, acts: "full" }, { combatant_id: "a", initiative: 11, acts: "full" }, { combatant_id: "c", initiative: 8, acts: "none" }] } } } };
+  const flip = steerTurn(s, { round: 1, turn: 1 });
+  assert.equal(flip.round, 2);
+  assert.equal(flip.combatantId, "b");
+  assert.equal(flip.turn, 0, "b first once the next round's initiatives are written");
+  assert.equal(flip.turnAsIs, 1, "b is second under today's initiatives");
+  assert.deepEqual(flip.initiatives, [{ _id: "a", initiative: 11 }]);
+  assert.equal(steerTurn(s, { round: 1, turn: 0 }), null, "backwards moves are not steered");
+  assert.deepEqual(readPlan(s).order, ["a", "b", "c"]);
+});
+
+test("badges show reaction, dash, action limits, hold, hesitation and reroll", () => {
+  const keys = (state) => badgesFor(state, t).map((b) => b.key);
+  assert.deepEqual(keys({ acts: "full", reaction: { available: true, reason: null }, tags: [] }), ["reaction"]);
+  assert.deepEqual(keys({ acts: "movement_or_action", reaction: { available: false, reason: "dashed" }, tags: ["dashed"], detail: { dash: 5 } }), ["no-reaction", "dashed", "movement-or-action"]);
+  assert.deepEqual(keys({ acts: "none", tags: ["hesitating"], detail: { turns_lost: 2 } }), ["hesitating"]);
+  assert.deepEqual(keys({ acts: "held", tags: ["reroll_pending", "readied"] }), ["held", "reroll-pending", "readied"]);
+  assert.match(badgesFor({ acts: "full", reaction: { available: false, reason: "before_first_turn" } }, t)[0].tooltip, /before_first_turn/);
+});
+
+test("the recorder writes a session line without the token, then each seq once", () => {
+  const box = memoryStore();
+  const store = { load: () => box.state, save: (l) => { box.state = [...l]; } };
+  const r = new Recorder(store);
+  r.enabled = true;
+  r.session({ token: "s3cret", world: "w", ruleset: "foundry-core", gm_users: ["g"], protocol: 1 });
+  r.record({ event: "hook", data: { seq: 1 } });
+  r.record({ event: "hook", data: { seq: 1 } });
+  r.record({ event: "intent", data: { seq: 2 } });
+  const lines = r.text().trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => l.event), ["session", "hook", "intent"]);
+  assert.ok(!r.text().includes("s3cret"));
+  assertValid("recording-line", lines[0]);
+});
+
+test("prompts: who sees them, their dialog, and the intent each answer sends", () => {
+  assert.deepEqual(promptRecipients({ to: "gm" }, ["g", "p"], "g"), ["g"]);
+  assert.deepEqual(promptRecipients({ to: ["p", "q"] }, ["g", "p"], "g"), ["p"]);
+  assert.deepEqual(promptRecipients({ to: ["q"] }, ["g", "p"], "g"), ["g"], "the GM answers for an absent player");
+  const offer = { prompt_id: "pr1", kind: "reroll", combat_id: "c", combatant_id: "x", to: ["p"], rule: "BI-2", data: { natural: 3 } };
+  assert.equal(promptDialog(offer, t, "<b>Aria</b>").type, "confirm");
+  assert.ok(!promptDialog(offer, t, "<b>Aria</b>").content.includes("<b>"), "names are escaped");
+  assert.deepEqual(promptAnswer(offer, true), { combat_id: "c", kind: "reroll.decide", args: { prompt_id: "pr1", accept: true } });
+  assert.equal(promptAnswer(offer, null), null);
+  assert.deepEqual(promptAnswer({ ...offer, kind: "reroll.approval" }, false).args, { prompt_id: "pr1", approve: false });
+  assert.deepEqual(promptAnswer({ ...offer, kind: "opposed_check" }, { actor_total: "14", target_total: "12" }).args, { prompt_id: "pr1", actor_total: 14, target_total: 12 });
+});
+
+test("an initiative change with the roll mark is a roll; without it, the GM's manual edit", () => {
+  const roll = SAMPLES.roll_initiative_1d20_plus_3.value;
+  assert.equal(classifyCombatantChange({ initiative: 17, flags: { "initiative-sidecar": { roll: { json: JSON.stringify(roll) } } } }).kind, "roll");
+  assert.deepEqual(classifyCombatantChange({ initiative: 15 }), { kind: "set", value: 15 });
+  assert.equal(classifyCombatantChange({ hidden: true }).kind, "hook");
+  assert.equal(classifyCombatantChange({ flags: { x: 1 } }).kind, "none");
+});
+
+test("rulings about hidden combatants are whispered to the GMs only", () => {
+  const look = { hidden: (id) => id === "boss", gms: ["g"], owners: () => ["p"] };
+  assert.deepEqual(noticeMessage({ kind: "dash", text: "Boss dashes", combatant_id: "boss" }, look).whisper, ["g"]);
+  assert.deepEqual(noticeMessage({ kind: "dash", text: "Aria dashes", combatant_id: "aria" }, look).whisper, []);
+  assert.deepEqual(noticeMessage({ kind: "ready_to_strike", text: "ready", actor_id: "a" }, look).whisper, ["g", "p"]);
+  assert.equal(noticeMessage({ kind: "dice_pool.recount", text: "x" }, look), null);
+});
