@@ -104,8 +104,10 @@ def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
     """DP-2 "more successes act earlier; equal successes: the higher base initiative acts
     earlier". **ruling**: then Foundry's order (``_id``, added by the engine); a group ties as
     one combatant with the smallest ``_id`` of its members, so its members stay together
-    (DP-6). Once a group's turn has begun this round, its members waiting for their turn go
-    before anyone placed during the round, so a joiner never slots in between them."""
+    (DP-6). While a group's turn is in progress, its members waiting for their turn go
+    before anyone placed meanwhile, so a joiner never slots in between them. (A member who
+    joins after its group's turn is over takes the group's roll and slots in on its own for
+    the rest of that round; from the next round on it acts with the group.)"""
     if _group_under_way(combat, c):
         return (math.inf, 0.0, -float(_unit_rank(combat, c)))
     roll = roll_of(c.ext)
@@ -121,12 +123,11 @@ def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
 
 
 def _group_under_way(combat: Combat, c: Combatant) -> bool:
+    """The group's turn is in progress: one of its members is the current combatant."""
     if not combat.started or c.group is None or c.group not in combat.groups:
         return False
-    return any(
-        x.group == c.group and (x.id in combat.passed or x.id == combat.current)
-        for x in combat.combatants.values()
-    )
+    current = combat.combatants.get(combat.current or "")
+    return current is not None and current.group == c.group
 
 
 def _unit_rank(combat: Combat, c: Combatant) -> int:

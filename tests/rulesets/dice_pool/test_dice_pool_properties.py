@@ -113,31 +113,64 @@ def test_foundrys_sort_of_the_plan_reproduces_the_order(data: st.DataObject) -> 
         if gid is None:
             roll = foundry_roll(dice(data, pools[f"cmb{cid}"]), DiceSettings())
             t.hook("initiativeRoll", {"combatant_id": f"cmb{cid}", "roll": roll})
-    check(t)
+    check(t, stable=True)
     t.start()
-    for _ in range(data.draw(st.integers(0, 6))):
-        t.next_turn()
-        check(t)
+    joiners, stable = data.draw(st.integers(0, 3)), True
+    for _ in range(data.draw(st.integers(0, 8))):
+        if joiners and data.draw(st.booleans()):
+            joiners, stable = joiners - 1, False
+            join(t, data, grouping)
+        else:
+            t.next_turn()
+        check(t, stable)
+
+
+def join(t: Table, data: st.DataObject, grouping: list[str | None]) -> None:
+    """A combatant joins mid-fight: into a group that rolled (sharing its roll), or alone,
+    rolling at once."""
+    cid = f"cmb{data.draw(st.text('abcXYZ019', min_size=4, max_size=4))}"
+    if any(c["_id"] == cid for c in t.combatants):
+        return
+    gid = data.draw(st.sampled_from(grouping))
+    t.add(cid, cid, data.draw(PERSON), group=f"grp{gid}" if gid else None)
+    if gid is None:
+        pool = t.entry(cid)["detail"]["pool"]
+        t.hook("initiativeRoll", {"combatant_id": cid,
+                                  "roll": foundry_roll(dice(data, pool), DiceSettings())})
 
 
 def dice(data: st.DataObject, n: int) -> list[int]:
     return data.draw(st.lists(st.integers(1, 6), min_size=n, max_size=n))
 
 
-def check(t: Table) -> None:
+def check(t: Table, stable: bool) -> None:
+    """Foundry's sort shows the order; a round starts in DP-2 order with groups together;
+    with nobody joining (``stable``), the next round has this round's order (DP-5)."""
     plan = t.plan()
+    details = {e["combatant_id"]: e["detail"] for e in plan["order"]}
     values = {e["combatant_id"]: e["initiative"] for e in plan["order"]}
     order = [e["combatant_id"] for e in plan["order"]]
     assert foundry_sort(values) == order
-    # DP-2: net successes (the floor), then base, never out of order
-    keys = [(e["detail"]["successes"], e["detail"]["base"]) for e in plan["order"]]
+    for c, v in values.items():  # the floor is the net successes, unless placed below it
+        assert v is not None and details[c].get("score", v // 1) == details[c]["successes"]
+    if stable:  # a member joining after its group's turn acts alone for the rest of the round
+        together(order, details)
+    upcoming = plan["next_round"]
+    if upcoming is None:
+        return
+    # DP-2 at every round start: net successes, then base; DP-5: no reroll, same numbers
+    fresh = [e["combatant_id"] for e in upcoming["order"]]
+    keys = [(details[c]["successes"], details[c]["base"]) for c in fresh]
     assert keys == sorted(keys, reverse=True)
-    assert all(v is not None and v // 1 == e["detail"]["successes"]
-               for v, e in zip(values.values(), plan["order"]))
-    # DP-6: the members of a group are next to each other
-    for group in {e["detail"].get("group") for e in plan["order"]} - {None}:
-        at = [i for i, e in enumerate(plan["order"]) if e["detail"].get("group") == group]
+    together(fresh, details)
+    up_values = {e["combatant_id"]: e["initiative"] for e in upcoming["order"]}
+    assert foundry_sort(up_values) == fresh
+    if stable:
+        assert fresh == order
+
+
+def together(order: list[str], details: dict[str, dict[str, Any]]) -> None:
+    """DP-6: the members of a group are next to each other."""
+    for group in {d.get("group") for d in details.values()} - {None}:
+        at = [i for i, c in enumerate(order) if details[c].get("group") == group]
         assert at == list(range(at[0], at[0] + len(at)))
-    # DP-5: nobody moves between rounds
-    if plan["next_round"] is not None:
-        assert [e["combatant_id"] for e in plan["next_round"]["order"]] == order

@@ -396,6 +396,22 @@ def test_DP_6_a_joiner_never_slots_in_between_members_whose_turn_has_begun() -> 
     assert t.order() == ["cmbFox0000000001", WOLF1, WOLF2, WOLF3, "cmbEve0000000001"]
 
 
+def test_DP_6_ruling_a_member_joining_after_its_groups_turn_slots_in_alone_this_round() -> None:
+    t = pack()
+    t.roll_group(PACK, [6, 5])  # 2
+    t.roll("cmbEve0000000001", [4, 2, 2, 2, 2])  # 1
+    t.start()
+    t.next_turn()
+    t.next_turn()
+    assert t.plan()["current"] == "cmbEve0000000001"
+    t.add(WOLF3, "Cub", {"reaction": 0, "wits": 1}, group=PACK, owners=())
+    assert t.order() == [WOLF1, WOLF2, "cmbEve0000000001", WOLF3]
+    t.next_turn()
+    assert t.plan()["current"] == WOLF3
+    t.next_round()
+    assert t.order() == [WOLF1, WOLF2, WOLF3, "cmbEve0000000001"]
+
+
 def test_DP_6_each_member_counts_its_own_lost_turns() -> None:
     t = pack()
     t.roll_group(PACK, [1, 1])
