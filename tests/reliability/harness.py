@@ -24,9 +24,9 @@ from typing import Any
 import socketio
 
 from tests.reliability.table import GM, Reference, combats_of, session_data
+from tests.server.conftest import TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
-TOKEN = "reliability-token-5f3c9a0e1d"
 
 
 def auth_for(world: str, ruleset: str, token: str = TOKEN) -> dict[str, Any]:
@@ -118,11 +118,10 @@ class Link:
 
     def fail_all(self) -> None:
         self.down = True
-        for future in self.waiting.values():
+        for future in [*self.waiting.values(), self.welcome]:
             if not future.done():
                 future.set_exception(Disconnected())
-        if not self.welcome.done():
-            self.welcome.set_exception(Disconnected())
+                future.exception()  # retrieved: whoever awaits it still gets the exception
 
     async def emit(self, event: str, data: dict[str, Any]) -> asyncio.Future[Any]:
         loop = asyncio.get_running_loop()
@@ -134,14 +133,14 @@ class Link:
             if not future.done():
                 future.set_result(ack)
 
-        if self.down:
-            future.set_exception(Disconnected())
-            return future
         try:
+            if self.down:
+                raise ConnectionError("the connection is down")
             await self.sio.emit(event, data, callback=answered)
         except (socketio.exceptions.SocketIOError, ConnectionError, OSError):
             if not future.done():
                 future.set_exception(Disconnected())
+                future.exception()
         return future
 
     async def close(self) -> None:
