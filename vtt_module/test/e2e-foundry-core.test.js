@@ -56,6 +56,7 @@ test("foundry-core: a whole combat over two rounds follows the sidecar's plan on
   assert.ok(applier.writes <= plan.revision, `${applier.writes} writes for ${plan.revision} plans`);
   const ownWrites = world.log.filter((e) => e.own);
   assert.equal(ownWrites.length, applier.writes, "each plan written in one update");
+  console.log(`document updates per plan: {"foundry-core":{"plans":${plan.revision},"updates":${applier.writes}}}`);
   // the recording: session line without the token, then every message once
   const lines = gm.module.state.sidecar.recorder.lines.map((l) => JSON.parse(l));
   assert.equal(lines[0].event, "session");
