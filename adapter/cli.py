@@ -55,6 +55,10 @@ def parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmark the sidecar against a bare socket.io echo server")
     bench.add_argument("--quick", action="store_true", help="a short run (smaller counts)")
     bench.add_argument("--json", dest="json_out", help="also write the results as JSON to this file")
+    bench.add_argument("--client-processes", dest="client_processes", type=int,
+                       help="client processes for the multi-client scenarios (default 2)")
+    bench.add_argument("--no-deflate", dest="no_deflate", action="store_true",
+                       help="clients do not offer permessage-deflate (a browser does)")
     return top
 
 

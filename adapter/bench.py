@@ -1,0 +1,174 @@
+"""``initiative-sidecar bench``: the sidecar against a bare python-socketio echo server.
+
+In one run, on one machine: the echo server and the real sidecar (temporary database,
+ruleset foundry-core), each in its own process, alternately (A B A B ...) for several rounds,
+under the same load (real socket.io clients over websocket in client processes, one world
+each, real ``hook`` payloads of an 8-combatant combat whose turn advances, each client
+sending its next message when the previous ack arrives). Then the replay throughput, the
+peak memory with 1,000 connected worlds of 20 combatants, and the start-up time. Prints a
+table; ``--json FILE`` writes the same figures as JSON. See docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from .benchkit import figures, load, servers
+from .benchkit.replaying import write_recording
+
+
+#: per world in the memory figure: createCombat, combatStart, one turn (nobody rolls: the
+#: state held is the same size, and 1,000 worlds x 20 rolls would not fit in the time box)
+MEMORY_MESSAGES = 3
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much to measure: scenarios are (name, clients, messages per client)."""
+
+    scenarios: tuple[tuple[str, int, int], ...]
+    rounds: int
+    replay_messages: int
+    memory_worlds: int
+    memory_combatants: int = 20
+    client_processes: int = 2
+    deflate: bool = True
+
+    @classmethod
+    def full(cls) -> "Plan":
+        return cls(scenarios=(("1x2000", 1, 2000), ("50x200", 50, 200), ("200x50", 200, 50)),
+                   rounds=3, replay_messages=20_000, memory_worlds=1000)
+
+    @classmethod
+    def quick(cls) -> "Plan":
+        return cls(scenarios=(("1x200", 1, 200), ("10x20", 10, 20), ("20x10", 20, 10)),
+                   rounds=1, replay_messages=1000, memory_worlds=50)
+
+
+def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    plan = Plan.quick() if getattr(args, "quick", False) else Plan.full()
+    processes = getattr(args, "client_processes", None)
+    if processes:
+        plan = Plan(**{**plan.__dict__, "client_processes": processes})
+    if getattr(args, "no_deflate", False):
+        plan = Plan(**{**plan.__dict__, "deflate": False})
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp:
+        result = measure(plan, Path(tmp), progress=lambda text: _say(stderr, text))
+    result["seconds"] = round(time.perf_counter() - began, 1)
+    stdout.write(figures.table(result) + "\n")
+    stdout.write(f"(the whole benchmark took {result['seconds']} s)\n")
+    out = getattr(args, "json_out", None)
+    if out:
+        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    errors = sum(sc[k]["errors"] for sc in result["scenarios"].values() for k in ("echo", "sidecar"))
+    if errors:
+        stderr.write(f"initiative-sidecar bench: {errors} messages were refused or failed\n")
+        return 1
+    return 0
+
+
+def measure(plan: Plan, tmp: Path, progress: Any = None) -> dict[str, Any]:
+    say = progress or (lambda text: None)
+    result: dict[str, Any] = {"machine": figures.machine(), "rounds": plan.rounds,
+                              "deflate": 0, "client_processes": plan.client_processes,
+                              "ruleset": "foundry-core"}
+    result["scenarios"], startups, result["deflate"] = scenarios(plan, tmp, say)
+    say("replay throughput")
+    result["replay"] = replay_throughput(plan, tmp)
+    say("memory with many connected worlds")
+    result["memory"], restore = memory(plan, tmp)
+    result["startup"] = {
+        "echo_s": round(statistics.median(startups["echo"]), 3),
+        "sidecar_s": round(statistics.median(startups["sidecar"]), 3),
+        "sidecar_runs_s": [round(x, 3) for x in startups["sidecar"]],
+        **restore,
+    }
+    result["machine"]["load_average_after"] = figures.machine()["load_average"]
+    return result
+
+
+def scenarios(plan: Plan, tmp: Path, say: Any) -> tuple[dict[str, Any], dict[str, list[float]], int]:
+    """Every scenario against both servers, alternately, for ``plan.rounds`` rounds."""
+    rates: dict[tuple[str, str], list[float]] = {}
+    lats: dict[tuple[str, str], list[float]] = {}
+    errs: dict[tuple[str, str], int] = {}
+    startups: dict[str, list[float]] = {"echo": [], "sidecar": []}
+    deflate = 0
+    for r in range(plan.rounds):
+        for kind in ("echo", "sidecar"):
+            server = servers.start(kind, tmp / f"sidecar-{r}.db")
+            startups[kind].append(server.startup_s)
+            try:
+                for name, clients, messages in plan.scenarios:
+                    say(f"round {r + 1}/{plan.rounds}: {kind} {name}")
+                    worlds = [f"bench{r}{name}w{i:05d}" for i in range(clients)]
+                    procs = 1 if clients == 1 else plan.client_processes
+                    got = load.run(server.url, worlds, messages, procs, deflate=plan.deflate)
+                    rates.setdefault((name, kind), []).append(got.per_second)
+                    lats.setdefault((name, kind), []).extend(got.latencies)
+                    errs[(name, kind)] = errs.get((name, kind), 0) + got.errors
+                    deflate = got.deflate
+            finally:
+                server.stop()
+    out: dict[str, Any] = {}
+    for name, clients, messages in plan.scenarios:
+        echo = figures.summary(rates[(name, "echo")], lats[(name, "echo")], errs[(name, "echo")])
+        side = figures.summary(rates[(name, "sidecar")], lats[(name, "sidecar")],
+                               errs[(name, "sidecar")])
+        out[name] = {"clients": clients, "messages_per_client": messages, "echo": echo,
+                     "sidecar": side, "ratio": {
+                         "msgs_per_s": figures.ratio(side["msgs_per_s"], echo["msgs_per_s"]),
+                         "p50": figures.ratio(side["p50_ms"], echo["p50_ms"]),
+                         "p99": figures.ratio(side["p99_ms"], echo["p99_ms"])}}
+    return out, startups, deflate
+
+
+def replay_throughput(plan: Plan, tmp: Path) -> dict[str, Any]:
+    path = write_recording(tmp / "long.jsonl", plan.replay_messages)
+    done = subprocess.run([sys.executable, "-m", "adapter.benchkit.replaying", str(path)],
+                          capture_output=True, text=True, check=True, timeout=240)
+    got = json.loads(done.stdout)
+    return {"messages": got["messages"], "seconds": round(got["seconds"], 3),
+            "msgs_per_s": round(got["messages"] / got["seconds"], 1), "problems": got["problems"]}
+
+
+def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Peak RSS of a sidecar holding ``memory_worlds`` connected worlds; then the start-up
+    time of a sidecar that restores them all from its database."""
+    db = tmp / "memory.db"
+    server = servers.start("sidecar", db)
+    try:
+        idle = server.rss_mb()
+        worlds = [f"mem{i:05d}" for i in range(plan.memory_worlds)]
+        held = load.prepare(server.url, worlds, MEMORY_MESSAGES, max(2, plan.client_processes),
+                            deflate=plan.deflate, combatants=plan.memory_combatants, hold=True,
+                            rolls=False)
+        try:
+            got = held.go()
+            peak, now = server.peak_rss_mb(), server.rss_mb()
+        finally:
+            held.close()
+    finally:
+        server.stop()
+    restarted = servers.start("sidecar", db, timeout=120)
+    restarted.stop()
+    mem = {"worlds": plan.memory_worlds, "combatants": plan.memory_combatants,
+           "messages_per_world": MEMORY_MESSAGES, "errors": got.errors,
+           "peak_rss_mb": round(peak, 1), "rss_connected_mb": round(now, 1),
+           "idle_rss_mb": round(idle, 1)}
+    return mem, {"restore_worlds": plan.memory_worlds, "restore_s": round(restarted.startup_s, 3)}
+
+
+def _say(stderr: TextIO, text: str) -> None:
+    stderr.write(f"bench: {text}\n")
+    stderr.flush()

@@ -1,0 +1,113 @@
+"""Running the load from client processes and gathering what they measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from .servers import TOKEN
+
+
+@dataclass
+class Measured:
+    """One scenario against one server: every latency (s) and the span of the whole load."""
+
+    messages: int
+    seconds: float
+    latencies: list[float]
+    errors: int
+    deflate: int
+
+    @property
+    def per_second(self) -> float:
+        return self.messages / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class Load:
+    """Client processes, connected and ready (or done and holding their connections)."""
+
+    processes: list[subprocess.Popen[str]] = field(default_factory=list)
+    deflate: int = 0
+
+    def _send(self, line: str) -> None:
+        for p in self.processes:
+            stdin: IO[str] | None = p.stdin
+            assert stdin is not None
+            stdin.write(line + "\n")
+            stdin.flush()
+
+    def go(self) -> Measured:
+        self._send("go")
+        results = [_read(p, "result") for p in self.processes]
+        start = min(r["start"] for r in results)
+        end = max(r["end"] for r in results)
+        latencies = [x for r in results for x in r["latencies"]]
+        errors = sum(r["errors"] for r in results)
+        return Measured(len(latencies), end - start, latencies, errors, self.deflate)
+
+    def close(self, timeout: float = 60.0) -> None:
+        for p in self.processes:
+            if p.poll() is None and p.stdin is not None:
+                try:
+                    p.stdin.write("stop\n")
+                    p.stdin.close()
+                except (BrokenPipeError, ValueError):
+                    pass
+        for p in self.processes:
+            try:
+                p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            for stream in (p.stdin, p.stdout):
+                if stream is not None and not stream.closed:
+                    stream.close()
+
+
+def prepare(url: str, worlds: list[str], messages: int, processes: int, *, deflate: bool,
+            combatants: int = 8, hold: bool = False, rolls: bool = True) -> Load:
+    """Start the client processes (worlds split evenly) and wait until all are connected."""
+    processes = max(1, min(processes, len(worlds)))
+    load = Load()
+    try:
+        for k in range(processes):
+            job = {"url": url, "token": TOKEN, "worlds": worlds[k::processes], "messages": messages,
+                   "combatants": combatants, "deflate": deflate, "hold": hold,
+               "rolls": rolls}
+            p = subprocess.Popen([sys.executable, "-m", "adapter.benchkit.client"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            assert p.stdin is not None
+            p.stdin.write(json.dumps(job) + "\n")
+            p.stdin.flush()
+            load.processes.append(p)
+        load.deflate = min(int(_read(p, "ready")["deflate"]) for p in load.processes)
+    except BaseException:
+        load.close(timeout=5)
+        raise
+    return load
+
+
+def run(url: str, worlds: list[str], messages: int, processes: int, *, deflate: bool,
+        combatants: int = 8) -> Measured:
+    load = prepare(url, worlds, messages, processes, deflate=deflate, combatants=combatants)
+    try:
+        return load.go()
+    finally:
+        load.close()
+
+
+def _read(p: subprocess.Popen[str], key: str) -> Any:
+    """The next line of a client process, which must hold ``key``: the whole line for
+    ``ready``, the value for the others."""
+    assert p.stdout is not None
+    line = p.stdout.readline()
+    if not line:
+        raise RuntimeError(f"a client process ended before sending {key!r} (exit {p.wait()})")
+    data = json.loads(line)
+    if key not in data:
+        raise RuntimeError(f"a client process sent {line[:200]!r}, expected {key!r}")
+    return data if key == "ready" else data[key]

@@ -1,0 +1,85 @@
+"""Each server in its own process: start it, time how long until it accepts connections,
+read its peak memory, stop it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+TOKEN = "bench-token-0123456789abcdef"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    kind: str  # "echo" or "sidecar"
+    process: subprocess.Popen[bytes]
+    port: int
+    startup_s: float
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def peak_rss_mb(self) -> float:
+        """The high-water mark of the process's resident memory (VmHWM), MB."""
+        return _status_kb(self.process.pid, "VmHWM") / 1024
+
+    def rss_mb(self) -> float:
+        return _status_kb(self.process.pid, "VmRSS") / 1024
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout)
+
+
+def start(kind: str, db: Path | None = None, timeout: float = 30.0) -> Server:
+    """Start a server process and wait until a TCP connection to it succeeds."""
+    port = free_port()
+    if kind == "echo":
+        argv = [sys.executable, "-m", "adapter.benchkit.echo", str(port)]
+    else:
+        assert db is not None
+        argv = [sys.executable, "-m", "adapter", "serve", "--host", "127.0.0.1",
+                "--port", str(port), "--db", str(db), "--token", TOKEN, "--log-level", "WARNING"]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    began = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
+    server = Server(kind, process, port, 0.0)
+    deadline = began + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the {kind} server exited with {process.returncode} at start")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            if time.perf_counter() > deadline:
+                server.stop()
+                raise RuntimeError(f"the {kind} server did not accept connections in {timeout}s")
+            time.sleep(0.002)
+    server.startup_s = time.perf_counter() - began
+    return server
+
+
+def _status_kb(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field} not found for process {pid}")

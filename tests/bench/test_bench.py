@@ -1,0 +1,66 @@
+"""The benchmark's machinery in a tiny configuration: real processes, well-formed figures.
+
+Nothing here is timed: the figures must exist and make sense, whatever the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from adapter.bench import Plan, run_bench
+from adapter.benchkit import figures
+from adapter.benchkit.payloads import hooks
+
+TINY = Plan(scenarios=(("1x6", 1, 6), ("3x4", 3, 4)), rounds=1, replay_messages=30,
+            memory_worlds=3, memory_combatants=20, client_processes=2)
+
+
+def test_the_payloads_are_real_hooks_of_an_8_combatant_combat_whose_turn_advances() -> None:
+    payloads = hooks(14)
+    assert [p["seq"] for p in payloads] == list(range(1, 15))
+    assert all(len(p["combat"]["combatants"]) == 8 for p in payloads)
+    assert all(2000 <= len(json.dumps(p, separators=(",", ":"))) <= 4500 for p in payloads)
+    pointers = [p["current"]["combatantId"] for p in payloads[9:]]
+    assert len(set(pointers)) == len(pointers)  # a new combatant each message
+
+
+def test_percentiles_by_nearest_rank() -> None:
+    values = [float(x) for x in range(1, 101)]
+    assert figures.percentile(values, 0.5) == 50.0
+    assert figures.percentile(values, 0.99) == 99.0
+    assert figures.percentile([], 0.5) == 0.0
+
+
+def test_a_tiny_run_gives_well_formed_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import adapter.bench as bench
+
+    monkeypatch.setattr(bench.Plan, "quick", classmethod(lambda cls: TINY))
+    out = tmp_path / "bench.json"
+    args = argparse.Namespace(quick=True, json_out=str(out), client_processes=None, no_deflate=False)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert run_bench(args, stdout, stderr) == 0
+    result = json.loads(out.read_text())
+    assert set(result["scenarios"]) == {"1x6", "3x4"}
+    for name, clients, messages in TINY.scenarios:
+        sc = result["scenarios"][name]
+        assert sc["clients"] == clients
+        for kind in ("echo", "sidecar"):
+            s = sc[kind]
+            assert s["messages"] == clients * messages
+            assert s["errors"] == 0
+            assert s["msgs_per_s"] > 0 and 0 < s["p50_ms"] <= s["p99_ms"]
+        assert all(v is not None and v > 0 for v in sc["ratio"].values())
+    assert result["deflate"] == 15  # what a browser negotiates with aiohttp
+    assert result["replay"]["messages"] == 30 and result["replay"]["msgs_per_s"] > 0
+    assert result["replay"]["problems"] == 0
+    mem = result["memory"]
+    assert mem["worlds"] == 3 and mem["errors"] == 0
+    assert mem["peak_rss_mb"] >= mem["idle_rss_mb"] > 0
+    assert result["startup"]["sidecar_s"] > 0 and result["startup"]["restore_s"] > 0
+    table = stdout.getvalue()
+    assert "1x6" in table and "sidecar" in table and "replay" in table
