@@ -44,9 +44,13 @@ def size_of(payload: Any) -> int:
         return len(repr(payload))
 
 
+#: the largest seq (JavaScript's largest exact integer, the schema's maximum)
+MAX_SEQ = 2**53 - 1
+
+
 def read_seq(payload: Any) -> int | None:
     seq = payload.get("seq") if isinstance(payload, Mapping) else None
-    if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1:
+    if isinstance(seq, int) and not isinstance(seq, bool) and 1 <= seq <= MAX_SEQ:
         return seq
     return None
 
@@ -66,7 +70,7 @@ def process(
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts."""
     seq = read_seq(payload)
     if seq is None:
-        error = InvalidMessage("seq must be an integer of at least 1", path="/seq")
+        error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
         return Result(world=world, ack=refusal(None, error))
     if seq <= world.last_seq:
         return Result(world=world, ack=duplicate_ack(world, seq))
