@@ -197,6 +197,8 @@ def preview_next_round(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
     ctx.preview = True
     saved = (list(ctx.opened), set(ctx.answered), list(ctx.notices), dict(ctx.ext), ctx._ids)
     try:
+        if not combat.started:  # round 1 as the combat's start would begin it
+            return start_round(ctx, rs, emit(ctx, rs, combat, CombatStarted()), 1)
         combat = end_round(ctx, rs, combat)
         return start_round(ctx, rs, combat, combat.round + 1)
     finally:
