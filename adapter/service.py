@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from dataclasses import replace
 from typing import Any, Mapping
 
 from .engine import World
@@ -50,6 +51,9 @@ class Worlds:
             for entry in self.store.history(world_id, state.last_seq if state else 0):
                 if entry.kind == "session":
                     state = open_session(state, entry.data)
+                elif state is not None and entry.error is not None:
+                    # refused when it came: it stays refused (whatever this engine would say)
+                    state = replace(state, last_seq=entry.seq)
                 elif state is not None:
                     state = process(
                         state, entry.kind, entry.data, max_bytes=self.max_bytes, check_outbound=False

@@ -112,7 +112,8 @@ def _refs(node: Any) -> Iterator[str]:
 
 
 def check_shape(instance: Any, max_depth: int = MAX_DEPTH) -> None:
-    """Refuse NaN/Infinity (JSON has none) and nesting deeper than ``max_depth``."""
+    """Refuse NaN/Infinity (JSON has none), values JSON has no type for (bytes) and nesting
+    deeper than ``max_depth``."""
     if _plain(instance, max_depth):
         return
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(instance, ())]
@@ -128,6 +129,9 @@ def check_shape(instance: Any, max_depth: int = MAX_DEPTH) -> None:
             stack.extend((v, path + (k,)) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((v, path + (i,)) for i, v in enumerate(value))
+        elif not (value is None or isinstance(value, (str, int, float))):
+            # e.g. bytes from a socket.io binary attachment: not JSON, cannot be stored
+            raise InvalidMessage(f"a {type(value).__name__} is not a JSON value", path=pointer(path))
 
 
 def _plain(value: Any, depth: int) -> bool:
@@ -143,7 +147,7 @@ def _plain(value: Any, depth: int) -> bool:
         return all(_plain(v, depth - 1) for v in value)
     if isinstance(value, float):
         return math.isfinite(value)
-    return True
+    return value is None or isinstance(value, (str, int))
 
 
 def validate(name: str, instance: Any) -> None:

@@ -150,11 +150,19 @@ class Sidecar:
 
     # ---------------------------------------------------------------- messages
 
-    def handler(self, event: str) -> Callable[[str, Any], Awaitable[dict[str, Any]]]:
-        async def handle(sid: str, payload: Any = None) -> dict[str, Any]:
-            return await self.message(sid, event, payload)
+    def handler(self, event: str) -> Callable[..., Awaitable[dict[str, Any]]]:
+        async def handle(sid: str, *args: Any) -> dict[str, Any]:
+            if len(args) > 1:  # a client emitting several arguments: refuse, never crash
+                error = InvalidMessage(f"a {event} is one payload object, not {len(args)} arguments", path="")
+                return refusal(None, error)
+            return await self.message(sid, event, args[0] if args else None)
 
         return handle
+
+    async def unknown_event(self, event: str, sid: str, *args: Any) -> dict[str, Any]:
+        """Any other event gets a refusal as its ack (a client waiting for one is not left hanging)."""
+        error = InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")
+        return refusal(read_seq(args[0]) if len(args) == 1 else None, error)
 
     async def message(self, sid: str, event: str, payload: Any) -> dict[str, Any]:
         conn = self.connections.get(sid)
@@ -240,6 +248,7 @@ def create_app(config: Config) -> web.Application:
         sio.on("disconnect", sidecar.disconnect)
         sio.on("hook", sidecar.handler("hook"))
         sio.on("intent", sidecar.handler("intent"))
+        sio.on("*", sidecar.unknown_event)
         yield
         for task in list(sidecar.tasks):
             task.cancel()

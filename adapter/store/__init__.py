@@ -217,4 +217,9 @@ class Store:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+    """JSON text of a stored payload; a value JSON has no type for (only in a refused message,
+    e.g. bytes) is kept as its type's name, so a refusal can always be stored."""
+    return json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), allow_nan=True,
+        default=lambda v: f"<{type(v).__name__}>",
+    )
