@@ -115,6 +115,7 @@ class Link:
     welcome: asyncio.Future[Any]
     waiting: dict[int, asyncio.Future[Any]] = field(default_factory=dict)
     down: bool = False
+    sent: int = 0
 
     def fail_all(self) -> None:
         self.down = True
@@ -123,11 +124,11 @@ class Link:
                 future.set_exception(Disconnected())
                 future.exception()  # retrieved: whoever awaits it still gets the exception
 
-    async def emit(self, event: str, data: dict[str, Any]) -> asyncio.Future[Any]:
+    async def emit(self, event: str, data: Any) -> asyncio.Future[Any]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        seq = int(data["seq"])
-        self.waiting[seq] = future
+        self.sent += 1
+        self.waiting[self.sent] = future
 
         def answered(ack: Any = None) -> None:
             if not future.done():

@@ -70,6 +70,8 @@ class Case:
 class Base:
     world: World
     templates: tuple[tuple[str, dict[str, Any]], ...]  # valid messages for seq last_seq + 1
+    #: the messages that made ``world`` (to bring a real server to it)
+    history: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 @cache
@@ -79,7 +81,7 @@ def bases() -> tuple[Base, ...]:
         ref = build(f"fuzz-{ruleset}", ruleset, seed, fights=2, rounds=2, keep=2)
         at = _interesting_moment(ref)
         world = ref.worlds[at]
-        made.append(Base(world, tuple(_templates(world, ref.messages))))
+        made.append(Base(world, tuple(_templates(world, ref.messages)), tuple(ref.messages[:at])))
     return tuple(made)
 
 
