@@ -90,7 +90,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .config import ConfigError, from_args
-    from .server.run import serve_forever
+    from .server.run import CannotListen, serve_forever
     from .store import StoreCorrupt
 
     try:
@@ -108,6 +108,9 @@ def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     except StoreCorrupt as error:
         stderr.write(f"initiative-sidecar: {error}\n")
         return 3
+    except CannotListen as error:
+        stderr.write(f"initiative-sidecar: {error}\n")
+        return 4
     return 0
 
 

@@ -16,6 +16,10 @@ from . import create_app
 log = logging.getLogger("initiative_sidecar.server")
 
 
+class CannotListen(Exception):
+    """The address or port cannot be bound (in use, or not an address of this machine)."""
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -35,7 +39,11 @@ async def _serve(config: Config, stdout: TextIO) -> None:
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port)
-    await site.start()
+    try:
+        await site.start()
+    except OSError as error:
+        await runner.cleanup()
+        raise CannotListen(f"cannot listen on {config.host}:{config.port}: {error.strerror or error}") from error
     log.info("database %s; CORS origins: %s", config.db, ", ".join(config.origins))
     stdout.write(f"initiative-sidecar listening on http://{config.host}:{config.port}\n")
     stdout.flush()

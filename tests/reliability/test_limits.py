@@ -1,0 +1,129 @@
+"""Limits: the size limit below socket.io's own, the nesting limit, the per-connection rate
+limit (far above a table's pace and the benchmark's), and throttled bad tokens."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapter.cli import parser
+from adapter.config import Config, ConfigError, from_args
+from adapter.protocol import MAX_DEPTH
+from tests.reliability.harness import auth_for, open_link
+from tests.reliability.table import build
+from tests.server.conftest import GM, Running, auth, connect, refused
+
+
+def hook(seq: int, **extra: Any) -> dict[str, Any]:
+    return {"seq": seq, "user": GM, "world_time": 0, "hook": "updateCombat",
+            "combat": {"_id": "combatLimits0001", "round": 0, "combatants": []},
+            "current": {"round": 0, "combatantId": None}, **extra}
+
+
+async def reconfigure(sidecar: Running, **changes: Any) -> Running:
+    await sidecar.stop()
+    sidecar.config = replace(sidecar.config, **changes)
+    await sidecar.start()
+    return sidecar
+
+
+def test_the_size_limit_stays_below_socket_io_s_buffer_limit(tmp_path: Path) -> None:
+    config = Config()
+    assert config.max_bytes < config.buffer_bytes
+    args = parser().parse_args(["serve", "--db", str(tmp_path / "x.db"), "--token", "t",
+                                "--max-bytes", str(config.buffer_bytes)])
+    with pytest.raises(ConfigError, match="below socket.io's buffer limit"):
+        from_args(args)
+
+
+async def test_a_message_past_the_size_limit_is_refused_too_large_and_one_past_the_buffer_only_drops_its_connection(
+    sidecar: Running,
+) -> None:
+    client = await connect(sidecar.url, auth())
+    other = await connect(sidecar.url, auth(world="worldOther"))
+    await client.welcome
+    await other.welcome
+    limit = sidecar.config.max_bytes
+    ack = await client.send("hook", hook(1, options={"pad": "x" * (limit + 1)}))
+    assert ack["ok"] is False and ack["error"]["code"] == "too_large" and str(limit) in ack["error"]["message"]
+    assert (await client.send("hook", hook(2, options={"pad": "x" * (limit - 1000)})))["ok"] is True
+    with pytest.raises(Exception):  # noqa: B017 - socket.io drops the connection, no ack
+        await client.send("hook", hook(3, options={"pad": "x" * (sidecar.config.buffer_bytes + 10)}), timeout=3)
+    for _ in range(100):
+        if not client.sio.connected:
+            break
+        await asyncio.sleep(0.02)
+    assert not client.sio.connected
+    assert (await other.send("hook", hook(1)))["ok"] is True  # the others are still answered
+    again = await connect(sidecar.url, auth())
+    assert (await again.welcome)["last_seq"] == 2  # the oversized frame used up nothing
+    await again.close()
+    await other.close()
+
+
+@pytest.mark.parametrize("depth, refused_at", [(MAX_DEPTH, None), (MAX_DEPTH + 1, MAX_DEPTH + 1), (200, MAX_DEPTH + 1)])
+async def test_nesting_past_the_limit_is_refused_at_the_first_level_too_deep(
+    sidecar: Running, depth: int, refused_at: int | None,
+) -> None:
+    chain: Any = 0
+    for _ in range(depth - 2):  # /options/d/0/0...: the leaf is at ``depth`` levels
+        chain = [chain]
+    client = await connect(sidecar.url, auth())
+    await client.welcome
+    ack = await client.send("hook", hook(1, options={"d": chain}))
+    if refused_at is None:
+        assert ack["ok"] is True
+    else:
+        assert ack["error"]["code"] == "invalid_message"
+        assert ack["error"]["path"] == "/options/d" + "/0" * (refused_at - 2)
+    await client.close()
+
+
+async def test_a_connection_past_its_rate_gets_rate_limited_and_its_seq_is_not_used_up(sidecar: Running) -> None:
+    await reconfigure(sidecar, rate=20.0, burst=10)
+    client = await connect(sidecar.url, auth())
+    await client.welcome
+    acks = await asyncio.gather(*(client.send("hook", hook(1)) for _ in range(30)))
+    limited = [a for a in acks if not a["ok"]]
+    assert len(limited) >= 15 and all(a["error"]["code"] == "rate_limited" and a["seq"] == 1 for a in limited)
+    assert "20 messages per second" in limited[0]["error"]["message"]
+    await asyncio.sleep(0.6)  # the bucket refills at the rate
+    ack = await client.send("hook", hook(2))
+    assert ack["ok"] is True and "duplicate" not in ack  # seq 2 follows: limited messages used no seq
+    await client.close()
+
+
+async def test_the_default_rate_limit_is_far_above_a_table_and_the_benchmark(sidecar: Running) -> None:
+    """A table sends a few messages a second; the benchmark and a reconnect resend send
+    hundreds at once. With the defaults none of a 1,000-message burst is rate limited."""
+    config = Config()
+    assert config.rate >= 2000 and config.burst >= 4000
+    ref = build("world-pace", "foundry-core", 12, fights=15, rounds=5)
+    link = await open_link(sidecar.url, auth_for(ref.world, ref.ruleset))
+    try:
+        await link.welcome
+        futures = [await link.emit(e, d) for e, d in ref.messages[:1000]]
+        acks = await asyncio.wait_for(asyncio.gather(*futures), 60)
+    finally:
+        await link.close()
+    assert len(acks) == 1000 and acks == ref.acks[: len(acks)]
+
+
+async def test_repeated_bad_tokens_throttle_the_address_then_it_may_try_again(sidecar: Running) -> None:
+    await reconfigure(sidecar, auth_failures=3, throttle_seconds=1.0)
+    for _ in range(3):
+        assert (await refused(sidecar.url, auth(token="guessing-wrong")))["code"] == "auth_failed"
+    assert (await refused(sidecar.url, auth()))["code"] == "throttled"  # even the right token, for now
+    await asyncio.sleep(1.1)
+    client = await connect(sidecar.url, auth())
+    assert (await client.welcome)["last_seq"] == 0
+    await client.close()
+    for _ in range(2):  # a success cleared the count: two more failures do not throttle
+        assert (await refused(sidecar.url, auth(token="guessing-wrong")))["code"] == "auth_failed"
+    client = await connect(sidecar.url, auth())
+    await client.welcome
+    await client.close()
