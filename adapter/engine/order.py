@@ -67,10 +67,15 @@ def place_by_rules(combat: Combat, who: str, sort_key: SortKey) -> tuple[str, ..
 
     The turns already over and the turn in progress keep their places (a turn in progress
     is never interrupted); ``who`` goes before the first waiting combatant that the rules
-    sort after it. Before the combat starts, this is a plain sort.
+    sort after it. Before the combat starts, this is a plain sort. When ``who`` itself is the
+    turn in progress or a turn already over (a late reroll, a GM's edit), it keeps its place:
+    moved among the waiting turns, it would stand where the module's pointer goes next, and
+    the turns it jumped over would be skipped.
     """
     if not combat.started:
         return tuple(rules_sort(combat, sort_key))
+    if (who == combat.current or who in combat.passed) and who in combat.order:
+        return tuple(combat.order)
     order = [c for c in combat.order if c != who]
     fixed = 0
     for i, cid in enumerate(order):
