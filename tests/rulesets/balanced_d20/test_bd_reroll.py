@@ -275,3 +275,26 @@ def test_initiative_set_by_the_gm_replaces_the_value() -> None:
     t.roll(WIZ, 12, 2)
     t.intent("initiative.set", WIZ, value=7)
     assert t.order() == [ORC, WIZ] and t.entry(WIZ)["initiative"] == 7
+
+
+def test_a_reroll_arriving_during_its_own_turn_keeps_the_turn_and_skips_nobody() -> None:
+    third = "cmbThird00000001"
+    t = Table(fighter(WIZ, "Wizard", dex=2, int_=4, owners=(PLAYER,)),
+              fighter(ORC, "Orc", dex=1, npc=True), fighter(third, "Goblin", dex=0, npc=True),
+              settings={"auto_approve_rerolls": True})
+    t.create()
+    t.roll(WIZ, 4, 12)  # 16, natural 4 <= Int 4
+    offer = offer_of(t)
+    t.roll(ORC, 14, 1)  # 15
+    t.roll(third, 5)
+    t.start()
+    assert t.plan["current"] == WIZ
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=True)
+    t.roll(WIZ, 1, 12, reroll_of=offer)  # 13, below the orc: but its turn is in progress
+    assert t.order() == [WIZ, ORC, third] and t.plan["current"] == WIZ
+    assert t.entry(WIZ)["initiative"] >= 13 and t.entry(ORC)["detail"]["score"] == 15
+    t.next_turn()
+    assert t.plan["current"] == ORC
+    t.roll(ORC, 1, 1)  # a GM's late reroll of a turn in progress: it stays
+    t.next_turn()
+    assert t.plan["current"] == third
