@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import InvalidMessage, RuleViolation, UnknownCombat, UnknownCombatant
 from .context import Ctx
 from .events import Clock, Declared, Joined, Left, Rolled, ScoreSet
-from .model import Combat, Hook, Intent, Outcome, Session, World
+from .model import Combat, Hook, Intent, Outcome, Session, World, evolve
 from .order import place_by_rules, place_sorted
 from .plan import plan_body
 from .ruleset import Ruleset, get_ruleset
@@ -43,7 +43,7 @@ def apply(world: World, message: Hook | Intent | Session) -> Outcome:
         combats[combat.id] = combat
         if changed:
             plans = (plan_of(combat),)
-    new_world = replace(
+    new_world = evolve(
         world, last_seq=message.seq, combats=combats, prompts=ctx.prompts_after(), ext=ctx.ext
     )
     return Outcome(world=new_world, plans=plans, prompts=tuple(ctx.opened), notices=tuple(ctx.notices))
@@ -70,7 +70,7 @@ def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, bool]:
     del body["combat_id"]
     if body == combat.last_plan:
         return combat, False
-    return replace(combat, last_plan=body, revision=combat.revision + 1), True
+    return evolve(combat, last_plan=body, revision=combat.revision + 1), True
 
 
 # ---------------------------------------------------------------- hooks
@@ -88,9 +88,9 @@ def apply_hook(ctx: Ctx, hook: Hook) -> Combat | None:
     for cid in left:
         combat = remove_combatant(ctx, rs, combat, cid)
     for cid in joined:
-        combat = replace(combat, order=combat.order + (cid,))
+        combat = evolve(combat, order=combat.order + (cid,))
         combat = emit(ctx, rs, combat, Joined(cid))
-        combat = replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
+        combat = evolve(combat, order=place_by_rules(combat, cid, rs.sort_key))
     if hook.roll is not None:
         combat = apply_roll(ctx, rs, combat, hook.roll)
     current = (hook.current or {}).get("combatantId")
@@ -99,7 +99,7 @@ def apply_hook(ctx: Ctx, hook: Hook) -> Combat | None:
 
 def remove_combatant(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str) -> Combat:
     was_current = combat.current == cid
-    combat = replace(
+    combat = evolve(
         combat,
         order=tuple(c for c in combat.order if c != cid),
         passed=combat.passed - {cid},
@@ -142,8 +142,8 @@ def reposition(rs: Ruleset, combat: Combat, cid: str) -> Combat:
     """Put a combatant whose score changed where the ruleset says late scores go."""
     if rs.late_scores == "sorted":
         order, passed = place_sorted(combat, cid, rs.sort_key)
-        return replace(combat, order=order, passed=passed)
-    return replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
+        return evolve(combat, order=order, passed=passed)
+    return evolve(combat, order=place_by_rules(combat, cid, rs.sort_key))
 
 
 # ---------------------------------------------------------------- intents
@@ -184,5 +184,5 @@ def set_score(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str, value: float) -> 
     """``initiative.set``: the GM's number becomes the combatant's score."""
     scored = combat.combatants[cid]
     combatants = {**combat.combatants, cid: replace(scored, score=value)}
-    combat = replace(combat, combatants=combatants)
+    combat = evolve(combat, combatants=combatants)
     return emit(ctx, rs, reposition(rs, combat, cid), ScoreSet(cid, value))

@@ -15,9 +15,23 @@ Invariants:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 JSON = Any
+T = TypeVar("T")
+
+
+def evolve(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace`` for the engine's hot path: a shallow copy with ``changes``.
+
+    Several times faster than ``replace`` (no ``__init__``, no field defaults); only for the
+    frozen dataclasses of this module, which have no ``__post_init__`` and no slots.
+    """
+    new = object.__new__(type(obj))
+    fields = new.__dict__
+    fields.update(obj.__dict__)
+    fields.update(changes)
+    return new
 
 
 @dataclass(frozen=True)

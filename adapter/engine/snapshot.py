@@ -7,27 +7,30 @@ scores come only from ``initiativeRoll`` hooks and the GM's ``initiative.set`` i
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Mapping
 
-from .model import Combat, Combatant
+from .model import Combat, Combatant, evolve
 
 
 def read_combatant(data: Mapping[str, Any], known: Combatant | None) -> Combatant:
-    base = known if known is not None else Combatant(id=data["_id"])
+    """The combatant as the snapshot shows it; ``known`` itself when nothing changed."""
     defeated = data.get("is_defeated")
-    return replace(
-        base,
-        name=str(data.get("name") or base.name or ""),
-        owners=tuple(data.get("owners") or ()),
-        is_npc=bool(data.get("is_npc", False)),
-        hidden=bool(data.get("hidden", False)),
-        defeated=bool(defeated if defeated is not None else data.get("defeated", False)),
-        group=data.get("group"),
-        actor_id=data.get("actorId"),
-        token_id=data.get("tokenId"),
-        stats=dict(data.get("stats") or {}),
-    )
+    fields = {
+        "name": str(data.get("name") or (known.name if known else "") or ""),
+        "owners": tuple(data.get("owners") or ()),
+        "is_npc": bool(data.get("is_npc", False)),
+        "hidden": bool(data.get("hidden", False)),
+        "defeated": bool(defeated if defeated is not None else data.get("defeated", False)),
+        "group": data.get("group"),
+        "actor_id": data.get("actorId"),
+        "token_id": data.get("tokenId"),
+        "stats": dict(data.get("stats") or {}),
+    }
+    if known is None:
+        return Combatant(id=data["_id"], **fields)
+    if all(getattr(known, name) == value for name, value in fields.items()):
+        return known
+    return evolve(known, **fields)
 
 
 def read_snapshot(
@@ -42,5 +45,13 @@ def read_snapshot(
     joined = [cid for cid in listed if cid not in combat.combatants]
     left = [cid for cid in combat.roster if cid not in by_id]
     groups = {g["_id"]: str(g.get("name") or "") for g in data.get("groups") or ()}
-    updated = replace(combat, combatants=combatants, roster=tuple(listed), groups=groups)
+    roster = tuple(listed)
+    same = (
+        roster == combat.roster
+        and groups == combat.groups
+        and all(combatants[cid] is combat.combatants.get(cid) for cid in combatants)
+    )
+    if same:
+        return combat, joined, left
+    updated = evolve(combat, combatants=combatants, roster=roster, groups=groups)
     return updated, joined, left

@@ -21,7 +21,6 @@ back (the GM's "previous turn") moves the pointer without any rule seeing a turn
 from __future__ import annotations
 
 import enum
-from dataclasses import replace
 
 from .context import Ctx
 from .events import (
@@ -32,7 +31,7 @@ from .events import (
     TurnEnded,
     TurnStarted,
 )
-from .model import Combat
+from .model import Combat, evolve
 from .order import rules_sort
 from .ruleset import SKIPPED_ACTS, Ruleset
 
@@ -81,8 +80,8 @@ def follow(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | No
     """Bring the combat to Foundry's ``round`` and pointer, telling the rules each turn."""
     if round_ <= 0:
         if combat.started:  # Foundry reset the encounter to before its start
-            combat = replace(combat, round=0, current=None, passed=frozenset())
-        return replace(combat, order=tuple(rules_sort(combat, rs.sort_key)))
+            combat = evolve(combat, round=0, current=None, passed=frozenset())
+        return evolve(combat, order=tuple(rules_sort(combat, rs.sort_key)))
     if not combat.started:
         combat = emit(ctx, rs, combat, CombatStarted())
         return start_round(ctx, rs, combat, 1)
@@ -106,7 +105,7 @@ def go_back(combat: Combat, round_: int, current: str | None) -> Combat:
     """The GM moved back: follow the pointer; no rule sees a turn."""
     order = combat.order
     at = order.index(current) if current in order else 0
-    return replace(
+    return evolve(
         combat,
         round=round_,
         current=order[at] if order else None,
@@ -121,7 +120,7 @@ def advance_to(ctx: Ctx, rs: Ruleset, combat: Combat, target: str) -> Combat:
     while True:
         upcoming = next_waiting(combat)
         if upcoming is None:
-            return replace(combat, current=None)
+            return evolve(combat, current=None)
         if upcoming == target:
             break
         combat = skip_turn(ctx, rs, combat, upcoming)
@@ -145,7 +144,7 @@ def next_waiting(combat: Combat) -> str | None:
 
 def begin_next_acting(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
     """Pass over the turns that do not act, then begin the first that does (or none)."""
-    combat = replace(combat, current=None)
+    combat = evolve(combat, current=None)
     while True:
         upcoming = next_waiting(combat)
         if upcoming is None:
@@ -156,12 +155,12 @@ def begin_next_acting(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
 
 
 def begin_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str) -> Combat:
-    combat = replace(combat, current=combatant_id)
+    combat = evolve(combat, current=combatant_id)
     return emit(ctx, rs, combat, TurnStarted(combatant_id))
 
 
 def end_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str, *, skipped: bool) -> Combat:
-    combat = replace(
+    combat = evolve(
         combat,
         passed=combat.passed | {combatant_id},
         current=None if combat.current == combatant_id else combat.current,
@@ -171,9 +170,9 @@ def end_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str, *, skippe
 
 def skip_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str) -> Combat:
     saved = combat.current
-    combat = emit(ctx, rs, replace(combat, current=combatant_id), TurnStarted(combatant_id))
+    combat = emit(ctx, rs, evolve(combat, current=combatant_id), TurnStarted(combatant_id))
     combat = end_turn(ctx, rs, combat, combatant_id, skipped=True)
-    return replace(combat, current=saved if saved != combatant_id else None)
+    return evolve(combat, current=saved if saved != combatant_id else None)
 
 
 def end_round(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
@@ -185,9 +184,9 @@ def end_round(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
 
 
 def start_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int) -> Combat:
-    combat = replace(combat, round=round_, passed=frozenset(), current=None)
+    combat = evolve(combat, round=round_, passed=frozenset(), current=None)
     combat = emit(ctx, rs, combat, RoundStarted(round_))
-    combat = replace(combat, order=tuple(rules_sort(combat, rs.sort_key)))
+    combat = evolve(combat, order=tuple(rules_sort(combat, rs.sort_key)))
     return begin_next_acting(ctx, rs, combat)
 
 
