@@ -165,7 +165,11 @@ async def open_link(url: str, auth: dict[str, Any], *, headers: dict[str, str] |
     async def on_disconnect(*_: Any) -> None:
         link.fail_all()
 
-    await sio.connect(url, auth=auth, transports=["websocket"], wait_timeout=5, headers=headers or {})
+    try:
+        await sio.connect(url, auth=auth, transports=["websocket"], wait_timeout=5, headers=headers or {})
+    except BaseException:
+        await sio.disconnect()  # closes its HTTP session too
+        raise
     return link
 
 
