@@ -1,0 +1,323 @@
+"""Builds the balanced-d20 recordings BI-E1 .. BI-E6 (../shared/rules/README.md section 1).
+
+Run from the repository root: ``.venv/bin/python tests/recordings/balanced-d20/build.py``,
+then ``.venv/bin/python -m adapter replay X.jsonl > X.golden.jsonl`` for each, and read the
+goldens. Each recording is what the module would send at a real table: Foundry v13
+``toObject()`` snapshots as the module extends them (``stats``: Dex and Int modifiers,
+proficiencies), dnd5e ``D20Roll`` initiative rolls, the players' and the GM's intents, and
+Foundry's pointer following the plan. While building, the table runs the same pipeline
+(as the module reads its acks) to learn the plan's pointer and numbers, which the module
+writes into the combatants, and the ids the sidecar makes (prompts, readied actions).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+
+from adapter.engine import World  # noqa: E402
+from adapter.pipeline import open_session, process  # noqa: E402
+
+GM = "gmBalanced000001"
+COMBAT = "bdCombat00000001"
+SCENE = "bdScene000000001"
+STATS = {"coreVersion": "13.350", "systemId": "dnd5e", "systemVersion": "5.1.2",
+         "createdTime": 1764418810000, "modifiedTime": 1764419012000, "lastModifiedBy": GM,
+         "compendiumSource": None, "duplicateSource": None, "exportSource": None}
+
+
+def combatant(cid: str, name: str, *, dex: int, int_: int = 0, owner: str | None = None,
+              proficient: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"_id": cid, "type": "base", "system": {}, "actorId": "act" + cid[3:],
+            "tokenId": "tok" + cid[3:], "sceneId": SCENE, "img": None, "initiative": None,
+            "hidden": False, "defeated": False, "group": None, "flags": {}, "_stats": dict(STATS),
+            "name": name, "owners": [owner] if owner else [], "is_npc": owner is None,
+            "is_defeated": False,
+            "stats": {"dex": dex, "int": int_, "proficient": list(proficient)}}
+
+
+def d20_roll(natural: int, mod: int) -> dict[str, Any]:
+    """dnd5e's ``D20Roll#toJSON()`` for ``1d20 + mod`` (the Dex check of BI-1)."""
+    terms: list[dict[str, Any]] = [
+        {"class": "D20Die", "options": {}, "evaluated": True, "number": 1, "faces": 20,
+         "modifiers": [], "results": [{"result": natural, "active": True}]}]
+    if mod:
+        terms += [{"class": "OperatorTerm", "options": {}, "evaluated": True,
+                   "operator": "+" if mod > 0 else "-"},
+                  {"class": "NumericTerm", "options": {}, "evaluated": True, "number": abs(mod)}]
+    formula = f"1d20 {'+' if mod > 0 else '-'} {abs(mod)}" if mod else "1d20"
+    return {"class": "D20Roll", "options": {"advantageMode": 0, "critical": 20, "fumble": 1},
+            "dice": [], "formula": formula, "terms": terms, "total": natural + mod,
+            "evaluated": True}
+
+
+class Table:
+    """The module at a table: Foundry's combat, its pointer, and the lines it sends."""
+
+    def __init__(self, people: list[dict[str, Any]], settings: dict[str, Any] | None = None,
+                 time: float = 0) -> None:
+        session = {"world": "balancedWorld", "ruleset": "balanced-d20",
+                   "settings": settings or {}, "gm_users": [GM], "protocol": 1,
+                   "module_version": "0.1.0", "foundry_version": "13.350", "system": "dnd5e"}
+        self.lines: list[dict[str, Any]] = [{"event": "session", "data": session}]
+        self.world: World = open_session(None, session)
+        self.seq = 0
+        self.time = time
+        self.combat = {"_id": COMBAT, "type": "base", "system": {}, "scene": SCENE, "groups": [],
+                       "combatants": people, "active": True, "round": 0, "turn": None,
+                       "sort": 0, "flags": {}, "_stats": dict(STATS)}
+        self.pointer: str | None = None
+        self.plan: dict[str, Any] | None = None
+        self.ack: dict[str, Any] = {}
+
+    def _send(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
+        self.lines.append({"event": event, "data": data})
+        result = process(self.world, event, data)
+        self.world, self.ack = result.world, result.ack
+        for plan in self.ack.get("plans", []):
+            self.plan = plan
+            self._write(plan)
+        return self.ack
+
+    def _write(self, plan: dict[str, Any]) -> None:
+        """The module writes the plan's numbers and moves Foundry's pointer to its current."""
+        values = {e["combatant_id"]: e["initiative"] for e in plan["order"]}
+        for c in self.combat["combatants"]:
+            c["initiative"] = values.get(c["_id"], c["initiative"])
+        if plan["round"] == self.combat["round"]:
+            self.pointer = plan["current"]
+        order = [e["combatant_id"] for e in plan["order"]]
+        self.combat["turn"] = order.index(self.pointer) if self.pointer in order else None
+
+    def hook(self, name: str, **extra: Any) -> dict[str, Any]:
+        self.seq += 1
+        current = {"round": self.combat["round"], "turn": self.combat["turn"],
+                   "combatantId": self.pointer, "tokenId": None}
+        return self._send("hook", {"seq": self.seq, "user": GM, "world_time": self.time,
+                                   "hook": name, "combat": copy.deepcopy(self.combat),
+                                   "current": current, **extra})
+
+    def intent(self, kind: str, who: str | None, user: str, *, combat: bool = True,
+               **args: Any) -> dict[str, Any]:
+        self.seq += 1
+        data: dict[str, Any] = {"seq": self.seq, "user": user, "world_time": self.time,
+                                "kind": kind}
+        if combat:
+            data["combat_id"] = COMBAT
+        if who is not None:
+            data["combatant_id"] = who
+        data["args"] = args
+        return self._send("intent", data)
+
+    def roll(self, cid: str, natural: int, mod: int, reroll_of: str | None = None) -> None:
+        roll: dict[str, Any] = {"combatant_id": cid, "roll": d20_roll(natural, mod)}
+        if reroll_of is not None:
+            roll["reroll_of"] = reroll_of
+        self.hook("initiativeRoll", roll=roll)
+
+    def prompt(self, kind: str) -> dict[str, Any]:
+        return next(p for p in self.ack["prompts"] if p["kind"] == kind)
+
+    def notice(self, kind: str) -> dict[str, Any]:
+        return next(n for n in self.ack["notices"] if n["kind"] == kind)
+
+    def start(self) -> None:
+        assert self.plan is not None and self.plan["next_round"] is not None
+        self.combat["round"] = 1
+        self.pointer = self.plan["next_round"]["current"]
+        self.hook("combatStart", options={"direction": 1})
+
+    def next_turn(self) -> None:
+        """The GM clicks "next turn": the next combatant of the plan who acts, or a new round."""
+        assert self.plan is not None
+        order = [e["combatant_id"] for e in self.plan["order"]]
+        after = order[order.index(self.pointer) + 1:] if self.pointer in order else []
+        if after:
+            self.pointer = after[0]
+            self.combat["turn"] = order.index(self.pointer)
+            self.hook("updateCombat", changed={"turn": self.combat["turn"]},
+                      options={"direction": 1, "worldTime": {"delta": 0}})
+        else:
+            self.combat["round"] += 1
+            self.time += 6  # dnd5e: 6 s a round
+            self.pointer = self.plan["next_round"]["current"]
+            self.combat["turn"] = 0
+            self.hook("combatRound", changed={"round": self.combat["round"], "turn": 0},
+                      options={"direction": 1, "worldTime": {"delta": 6}})
+
+    def save(self, name: str) -> None:
+        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
+        (HERE / f"{name}.jsonl").write_text(text)
+
+
+# ---------------------------------------------------------------- the examples
+
+P_WIZARD, P_ROGUE, P_BARBARIAN, P_CLERIC, P_FIGHTER = (
+    "plrWizard0000001", "plrRogue00000001", "plrBarbarian0001", "plrCleric0000001",
+    "plrFighter000001")
+
+
+def bi_e1() -> None:
+    """BI-E1: the wizard (Int +4) rolls a natural 3: reroll offered; the reroll shows 2, and
+    the 2 stands with no second offer although 2 <= 4."""
+    wizard, orc, fighter = "cmbWizard0000001", "cmbOrc0000000001", "cmbFighter000001"
+    t = Table([combatant(wizard, "Wizard", dex=2, int_=4, owner=P_WIZARD),
+               combatant(orc, "Orc", dex=1),
+               combatant(fighter, "Fighter", dex=1, owner=P_FIGHTER)])
+    t.hook("createCombat")
+    t.roll(orc, 10, 1)  # 11
+    t.roll(fighter, 6, 1)  # 7
+    t.roll(wizard, 3, 2)  # 5: natural 3 <= Int 4
+    offer = t.prompt("reroll")["prompt_id"]
+    t.intent("reroll.decide", None, P_WIZARD, prompt_id=offer, accept=True)
+    approval = t.prompt("reroll.approval")["prompt_id"]
+    t.intent("reroll.approve", None, P_WIZARD, prompt_id=approval, approve=True)  # not_permitted
+    t.intent("reroll.approve", None, GM, prompt_id=approval, approve=True)
+    t.roll(wizard, 2, 2, reroll_of=offer)  # 4 stands
+    t.roll(wizard, 1, 2, reroll_of=offer)  # a second reroll: refused
+    t.start()
+    t.save("BI-E1-wizard-reroll")
+
+
+def patrol(time: float) -> tuple[Table, str, str, str]:
+    rogue, orc1, orc2 = "cmbRogue00000001", "cmbOrc0000000001", "cmbOrc0000000002"
+    barbarian = "cmbBarbarian0001"
+    t = Table([combatant(rogue, "Rogue", dex=4, owner=P_ROGUE),
+               combatant(barbarian, "Barbarian", dex=1, owner=P_BARBARIAN),
+               combatant(orc1, "Orc", dex=1), combatant(orc2, "Orc", dex=1)], time=time)
+    return t, rogue, orc1, orc2
+
+
+def watch(t: Table, rogue: str, orcs: list[str]) -> None:
+    t.intent("ready.start", None, P_ROGUE, combat=False, actor_id="act" + rogue[3:],
+             token_id="tok" + rogue[3:], owners=[P_ROGUE],
+             watching=["tok" + o[3:] for o in orcs], sees=True, weapon_ready=True)
+
+
+def fight(t: Table, rogue: str, orc1: str, orc2: str) -> None:
+    t.hook("createCombat")
+    t.roll(orc1, 15, 1)  # 16
+    t.roll(orc2, 7, 1)  # 8
+    t.roll("cmbBarbarian0001", 9, 1)  # 10
+    t.roll(rogue, 10, 4)  # 14
+    t.start()
+
+
+def bi_e2() -> None:
+    """BI-E2: the rogue watches the orcs 10 s, daggers drawn: ready. Combat starts, the rogue
+    rolls 14 and at once takes an opportunity attack before the orcs have moved."""
+    t, rogue, orc1, orc2 = patrol(time=3600)
+    watch(t, rogue, [orc1, orc2])
+    t.time += 10
+    fight(t, rogue, orc1, orc2)
+    t.intent("reaction.use", rogue, P_ROGUE, reason="opportunity attack")
+    t.intent("reaction.use", "cmbBarbarian0001", P_BARBARIAN)  # before its first turn: refused
+    t.next_turn()  # the rogue's turn: its reaction is back
+    t.save("BI-E2-rogue-ready-to-strike")
+
+
+def bi_e3() -> None:
+    """BI-E3: the rogue whispers to the barbarian for a second: the state is lost, and 6 more
+    seconds of silent watching are needed (here it gets only 4)."""
+    t, rogue, orc1, orc2 = patrol(time=3600)
+    watch(t, rogue, [orc1, orc2])
+    t.time += 3
+    t.intent("ready.break", None, P_ROGUE, combat=False, actor_id="act" + rogue[3:],
+             reason="whispers to the barbarian")
+    t.time += 1
+    watch(t, rogue, [orc1, orc2])
+    t.time += 4
+    fight(t, rogue, orc1, orc2)
+    t.intent("reaction.use", rogue, P_ROGUE, reason="opportunity attack")  # refused
+    t.save("BI-E3-whisper-breaks-ready")
+
+
+def bi_e4() -> None:
+    """BI-E4: the cleric acts at 8 with Dex +3 (may add up to +8); the fighter at 5 has failed
+    two death saves. The cleric dashes +5, acts at 13, before the ghoul, with its action only,
+    and has no reaction until its next turn; in round 2 it is back at 8."""
+    ogre, cleric, ghoul, fighter = ("cmbOgre000000001", "cmbCleric0000001", "cmbGhoul00000001",
+                                    "cmbFighter000001")
+    t = Table([combatant(ogre, "Ogre", dex=-1), combatant(cleric, "Cleric", dex=3, owner=P_CLERIC),
+               combatant(ghoul, "Ghoul", dex=2),
+               combatant(fighter, "Fighter", dex=1, owner=P_FIGHTER)])
+    t.hook("createCombat")
+    t.roll(ogre, 17, -1)  # 16
+    t.roll(cleric, 5, 3)  # 8
+    t.roll(ghoul, 10, 2)  # 12
+    t.roll(fighter, 4, 1)  # 5
+    t.start()  # the ogre acts: the fighter is down and fails death saves
+    t.intent("dash", cleric, P_CLERIC, amount=9)  # above 5 + Dex: refused
+    t.intent("dash", cleric, P_CLERIC, amount=5)
+    t.next_turn()  # the cleric at 13: Healing Word, no movement
+    t.intent("reaction.use", cleric, P_CLERIC)  # refused: dashed
+    t.next_turn()  # ghoul
+    t.next_turn()  # fighter
+    t.next_turn()  # round 2: ogre; the cleric is back at 8, still without a reaction
+    t.next_turn()  # ghoul
+    t.next_turn()  # cleric: its first turn after the dashed one
+    t.save("BI-E4-cleric-dashes-to-13")
+
+
+def bi_e5() -> None:
+    """BI-E5: the fighter readies "if the mage starts casting, I hit him"; the mage starts
+    casting; the fighter uses its reaction and attacks."""
+    fighter, mage = "cmbFighter000001", "cmbMage000000001"
+    t = Table([combatant(fighter, "Fighter", dex=2, owner=P_FIGHTER), combatant(mage, "Mage", dex=2)])
+    t.hook("createCombat")
+    t.roll(fighter, 13, 2)  # 15
+    t.roll(mage, 10, 2)  # 12
+    t.start()
+    t.intent("readied.declare", fighter, P_FIGHTER, mode="standard",
+             trigger="the mage starts casting", action="attack the mage", target_id=mage)
+    readied = t.notice("readied.declared")["readied_id"]
+    t.next_turn()  # the mage starts casting
+    t.intent("readied.trigger", fighter, GM, readied_id=readied)
+    t.intent("reaction.use", fighter, P_FIGHTER, reason="readied attack")
+    t.save("BI-E5-fighter-readied-attack")
+
+
+def bi_e6() -> None:
+    """BI-E6: the rogue readies "before he pulls the lever, I knock his hand away": opposed
+    check, Sleight of Hand vs the villain's Perception. Round 1 the rogue wins: the lever is
+    not pulled. Round 2 the rogue loses: its reaction is spent, and the readied action fires
+    at the end of the villain's turn."""
+    rogue, villain, guard = "cmbRogue00000001", "cmbVillain000001", "cmbGuard00000001"
+    t = Table([combatant(rogue, "Rogue", dex=4, owner=P_ROGUE,
+                         proficient=("sleight_of_hand", "stealth")),
+               combatant(villain, "Villain", dex=1), combatant(guard, "Guard", dex=0)])
+    t.hook("createCombat")
+    t.roll(rogue, 14, 4)  # 18
+    t.roll(villain, 13, 1)  # 14
+    t.roll(guard, 9, 0)  # 9
+    t.start()
+    for actor_total, target_total in ((19, 12), (11, 15)):
+        t.intent("readied.declare", rogue, P_ROGUE, mode="preemptive",
+                 trigger="the villain pulls the trap lever", action="knock his hand away",
+                 target_id=villain)
+        readied = t.notice("readied.declared")["readied_id"]
+        t.next_turn()  # the villain reaches for the lever
+        t.intent("readied.trigger", rogue, P_ROGUE, readied_id=readied)
+        check = t.prompt("opposed_check")["prompt_id"]
+        t.intent("opposed.result", rogue, GM, prompt_id=check, actor_total=actor_total,
+                 target_total=target_total)
+        t.next_turn()  # the villain's turn ends; the guard's begins
+        if actor_total <= target_total:
+            t.intent("readied.trigger", rogue, P_ROGUE, readied_id=readied)  # fires, no reaction
+        t.next_turn()  # next round: the rogue
+    t.save("BI-E6-rogue-preemptive-lever")
+
+
+if __name__ == "__main__":
+    bi_e1()
+    bi_e2()
+    bi_e3()
+    bi_e4()
+    bi_e5()
+    bi_e6()
