@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...engine.context import Ctx
 from ...engine.events import Declared
-from ...engine.model import Combat, Combatant
+from ...engine.model import Combat, Combatant, Prompt
 from ...engine.order import place_by_rules
-from ...engine.model import Prompt
 from ...errors import InvalidMessage, UnknownCombat, UnknownPrompt
 from .state import stat
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from ...engine.model import Combat, Combatant
 from ...engine.ruleset import Entry
-from .readied import readied_tags
 from .reactions import reaction_state
+from .readied import readied_tags
 from .state import dash_round, fighter
 
 

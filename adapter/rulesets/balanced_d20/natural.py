@@ -9,7 +9,8 @@ than guessed at.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ...engine.dice import active_results, dice_terms, roll_total
 from ...errors import RuleViolation

@@ -6,8 +6,9 @@ ever mutated: ``dataclasses.replace`` builds the next value, and tuples stand in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from ...engine.context import Ctx
 from ...engine.model import Combat, Combatant

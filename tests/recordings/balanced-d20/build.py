@@ -21,8 +21,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from adapter.engine import World  # noqa: E402
-from adapter.pipeline import open_session, process  # noqa: E402
+from adapter.engine import World
+from adapter.pipeline import open_session, process
 
 GM = "gmBalanced000001"
 COMBAT = "bdCombat00000001"

@@ -8,7 +8,8 @@ says (``plan.current``), as the module does.
 from __future__ import annotations
 
 import pickle
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 

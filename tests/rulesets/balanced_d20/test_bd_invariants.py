@@ -149,9 +149,9 @@ class Run:
         if roll is not None and roll.get("reroll_of"):
             self.rerolled[roll["combatant_id"]] += 1
         plan = self.plan
-        if plan is not None and plan["current"] in self.blocked:
-            if plan["round"] > self.blocked[plan["current"]]:
-                del self.blocked[plan["current"]]
+        if (plan is not None and plan["current"] in self.blocked
+                and plan["round"] > self.blocked[plan["current"]]):
+            del self.blocked[plan["current"]]
 
     def check(self) -> None:
         assert all(n <= 1 for n in self.offers.values()), self.offers

@@ -180,7 +180,7 @@ def test_a_kept_readied_action_expires_at_the_end_of_the_turn_that_follows() -> 
 
 def test_a_check_answered_after_the_turn_ended_is_due_at_once() -> None:
     t = lever()
-    readied, check = preemptive_check(t)
+    _, check = preemptive_check(t)
     t.next_turn()  # the villain's turn ends while the GM is rolling
     t.intent("opposed.result", ROGUE, prompt_id=check, actor_total=2, target_total=15)
     assert "readied_due" in t.entry(ROGUE)["tags"]
