@@ -29,7 +29,7 @@ KILLS_FULL = 20
 
 @pytest.fixture(scope="module")
 def session() -> dict[str, Reference]:
-    refs = build_all(SEED, fights=6, rounds=4)
+    refs = build_all(SEED, fights=7, rounds=4)
     total = sum(len(r.messages) for r in refs.values())
     assert total >= 1000, total
     for ref in refs.values():  # a meaningful session: the rules accept what the table does
