@@ -89,9 +89,9 @@ def _interesting_moment(ref: Any) -> int:
     """The last seq with a pending prompt or a holder, else the end."""
     for seq in range(len(ref.worlds) - 1, 0, -1):
         w = ref.worlds[seq]
-        if w.prompts or any(c.hold is not None for cb in w.combats.values() for c in cb.combatants.values()):
-            if len(w.combats) >= 1:
-                return seq
+        holders = any(c.hold is not None for cb in w.combats.values() for c in cb.combatants.values())
+        if w.combats and (w.prompts or holders):
+            return seq
     return len(ref.worlds) - 1
 
 
