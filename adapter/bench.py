@@ -25,7 +25,6 @@ from typing import Any, TextIO
 from .benchkit import figures, load, servers
 from .benchkit.replaying import write_recording
 
-
 #: per world in the memory figure: createCombat, combatStart, one turn (nobody rolls: the
 #: state held is the same size, and 1,000 worlds x 20 rolls would not fit in the time box)
 MEMORY_MESSAGES = 3

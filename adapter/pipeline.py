@@ -9,10 +9,9 @@ duplicate, a gap or an unreadable ``seq`` is not stored and changes nothing.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
-
-import logging
 
 import orjson
 

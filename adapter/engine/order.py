@@ -126,15 +126,15 @@ def encode_initiatives(
     values: dict[str, float | None] = {}
     i = 0
     while i < len(order):
-        floor = floors[i]
+        run_floor = floors[i]
         j = i
-        while j < len(order) and floors[j] == floor:
+        while j < len(order) and floors[j] == run_floor:
             j += 1
         run = list(order[i:j])
-        if floor is None:
+        if run_floor is None:
             values.update({cid: None for cid in run})
         else:
-            values.update(_fractions(run, floor, hints or {}))
+            values.update(_fractions(run, run_floor, hints or {}))
         i = j
     return values
 

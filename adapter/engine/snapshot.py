@@ -15,7 +15,7 @@ from .model import Combat, Combatant, evolve
 def read_combatant(data: Mapping[str, Any], known: Combatant | None) -> Combatant:
     """The combatant as the snapshot shows it; ``known`` itself when nothing changed."""
     defeated = data.get("is_defeated")
-    fields = {
+    fields: dict[str, Any] = {
         "name": str(data.get("name") or (known.name if known else "") or ""),
         "owners": tuple(data.get("owners") or ()),
         "is_npc": bool(data.get("is_npc", False)),
