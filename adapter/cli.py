@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from . import protocol
+from .errors import InvalidMessage
 from .replay import Replay, compare, dumps, replay_lines
 
 
@@ -210,7 +211,7 @@ def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             try:
                 item = json.loads(line)
                 protocol.validate("recording-line", item)
-            except (ValueError, protocol.InvalidMessage) as error:
+            except (ValueError, InvalidMessage) as error:
                 if number in refused:
                     expected_invalid += 1
                     continue

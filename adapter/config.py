@@ -91,7 +91,9 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         world_tokens=_read_tokens_file(_pick(getattr(args, "tokens_file", None), "TOKENS_FILE", None, str)),
         origins=origins,
         max_bytes=_positive(_pick(getattr(args, "max_bytes", None), "MAX_BYTES", DEFAULT_MAX_BYTES, int), "max bytes"),
-        snapshot_every=_positive(_pick(getattr(args, "snapshot_every", None), "SNAPSHOT_EVERY", 200, int), "snapshot interval"),
+        snapshot_every=_positive(
+            _pick(getattr(args, "snapshot_every", None), "SNAPSHOT_EVERY", 200, int), "snapshot interval"
+        ),
         rate=float(_positive(_pick(getattr(args, "rate", None), "RATE", 2000.0, float), "rate")),
         burst=_positive(_pick(getattr(args, "burst", None), "BURST", 4000, int), "burst"),
         log_level=_pick(getattr(args, "log_level", None), "LOG_LEVEL", "INFO", str).upper(),

@@ -87,8 +87,8 @@ def process(
         return Result(world=replace(world, last_seq=seq), ack=ack, record=True, error=ack["error"])
     except Exception as bug:  # a bug must not wedge the world: refuse, keep the state, go on
         log.exception("the engine failed on %s seq %d", event, seq)
-        error = InternalError(f"the sidecar failed on this message ({type(bug).__name__}); it was refused")
-        ack = refusal(seq, error)
+        failure = InternalError(f"the sidecar failed on this message ({type(bug).__name__}); it was refused")
+        ack = refusal(seq, failure)
         return Result(world=replace(world, last_seq=seq), ack=ack, record=True, error=ack["error"])
     prompts = [p.to_wire() for p in outcome.prompts]
     ack = {

@@ -47,7 +47,7 @@ class Replay:
             except InvalidMessage as error:
                 self.problems.append(f"line {number}: bad session: {error.message}; skipped")
                 return
-            self.world = open_session(self.world, data)
+            self.world = open_session(self.world, data or {})
             return
         if event not in ("hook", "intent"):
             self.problems.append(f"line {number}: unknown event {event!r}; skipped")

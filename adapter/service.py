@@ -89,6 +89,17 @@ class Worlds:
             self._snapshot(result.world)
         return result
 
+    def checkpoint(self, world_id: str | None = None) -> None:
+        """Snapshot the worlds (or one) with messages since their last snapshot: done when a
+        writer leaves and at shutdown, so the next start restores them without replaying."""
+        for wid in [world_id] if world_id is not None else list(self.states):
+            if self._since_snapshot.get(wid, 0) and wid in self.states:
+                try:
+                    self.store.save_snapshot(self.states[wid])
+                    self._since_snapshot[wid] = 0
+                except sqlite3.Error:
+                    log.exception("world %s: the checkpoint snapshot was not written", wid)
+
     def _snapshot(self, world: World) -> None:
         """Every ``snapshot_every`` messages; a snapshot is a cache, so failing to write one
         is logged and the message stays acked (the log alone rebuilds the world)."""

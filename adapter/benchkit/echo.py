@@ -18,9 +18,10 @@ from aiohttp import web
 def create_app() -> web.Application:
     sio = socketio.AsyncServer(async_mode="aiohttp", transports=["websocket"])
 
-    @sio.on("hook")
     async def hook(sid: str, payload: Any = None) -> Any:
         return payload
+
+    sio.on("hook", hook)
 
     app = web.Application()
     sio.attach(app)

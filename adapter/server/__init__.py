@@ -21,11 +21,11 @@ import socketio
 from aiohttp import web
 
 from .. import protocol
-from ..protocol import wirejson
 from ..config import Config
 from ..engine import known_rulesets
 from ..errors import ConnectRefused, InvalidMessage, RateLimited
 from ..pipeline import read_seq, refusal, welcome
+from ..protocol import wirejson
 from ..service import Worlds
 from ..store import Store
 
@@ -74,7 +74,7 @@ class Sidecar:
         self.writers: dict[str, str] = {}  # world -> sid
         self.locks: dict[str, asyncio.Lock] = {}
         self.failures: dict[str, list[float]] = {}
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.tasks: set[asyncio.Future[Any]] = set()
 
     # ---------------------------------------------------------------- connecting
 
@@ -146,6 +146,8 @@ class Sidecar:
         conn = self.connections.pop(sid, None)
         if conn is not None and self.writers.get(conn.world) == sid:
             del self.writers[conn.world]
+            async with self.lock(conn.world):
+                self.worlds.checkpoint(conn.world)
             log.info("disconnected: world %s", conn.world)
 
     # ---------------------------------------------------------------- messages
@@ -192,7 +194,7 @@ class Sidecar:
         return self.locks.setdefault(world_id, asyncio.Lock())
 
     def spawn(self, coro: Awaitable[Any]) -> None:
-        task: asyncio.Task[None] = asyncio.ensure_future(coro)  # type: ignore[arg-type]
+        task: asyncio.Future[Any] = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -213,7 +215,8 @@ def origin_guard(origins: tuple[str, ...]) -> Any:
         if origin is not None and origin not in origins:
             log.warning("refused a request from origin %s (allowed: %s)", origin, ", ".join(origins))
             return web.Response(status=403, text="origin not allowed")
-        return await handler(request)
+        response: web.StreamResponse = await handler(request)
+        return response
 
     return guard
 
@@ -252,6 +255,7 @@ def create_app(config: Config) -> web.Application:
         yield
         for task in list(sidecar.tasks):
             task.cancel()
+        worlds.checkpoint()
         store.close()
 
     app.cleanup_ctx.append(lifespan)

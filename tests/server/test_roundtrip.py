@@ -159,3 +159,21 @@ async def test_intent_for_an_unknown_combat_is_refused(sidecar: Running) -> None
                                        "combat_id": "nope", "combatant_id": "x", "args": {"value": 3}})
     assert ack["error"]["code"] == "unknown_combat" and ack["error"]["path"] == "/combat_id"
     await client.close()
+
+
+async def test_a_leaving_writer_leaves_a_snapshot_so_a_restart_replays_nothing(sidecar: Running) -> None:
+    from adapter.store import Store
+
+    client = await connect(sidecar.url, auth())
+    await client.welcome
+    await client.send("hook", hook(1))
+    await client.send("hook", roll(2, "aaaa000000000001", 12))
+    await client.close()
+    for _ in range(100):
+        store = Store(sidecar.config.db)
+        snap = store.snapshot("world0000000001")
+        store.close()
+        if snap is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert snap is not None and snap.last_seq == 2
