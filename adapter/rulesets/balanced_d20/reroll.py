@@ -42,6 +42,14 @@ def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | N
             members = [c.id for c in combat.combatants.values() if c.group == event.group_id]
         else:
             members = [str(event.combatant_id)]
+        rolled_before = [cid for cid in members if combat.combatants[cid].score is not None]
+        if event.reroll_of is None and rolled_before and not ctx.is_gm():
+            # BI-2: the clever reroll is the only second roll, and its result must stand
+            name = combat.combatants[rolled_before[0]].name or rolled_before[0]
+            raise RuleViolation(
+                f"{name} has rolled initiative already; only the clever reroll (or a GM) may roll again",
+                rule="BI-2", path="/roll",
+            )
         for cid in members:
             combat = scored(update_fighter(combat, cid, natural=natural), cid, total)
         return combat

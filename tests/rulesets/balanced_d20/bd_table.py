@@ -111,11 +111,11 @@ class Table:
         return self.hook("createCombat")
 
     def roll_msg(self, cid: str, natural: int, modifier: int = 0, *, reroll_of: str | None = None,
-                 roll: dict[str, Any] | None = None) -> Callable[[int], Hook]:
+                 roll: dict[str, Any] | None = None, user: str = GM) -> Callable[[int], Hook]:
         payload: dict[str, Any] = {"combatant_id": cid, "roll": roll or d20(natural, modifier)}
         if reroll_of is not None:
             payload["reroll_of"] = reroll_of
-        return self.hook_msg("initiativeRoll", roll=payload)
+        return self.hook_msg("initiativeRoll", roll=payload, user=user)
 
     def roll(self, cid: str, natural: int, modifier: int = 0, **kw: Any) -> Outcome:
         return self.send(self.roll_msg(cid, natural, modifier, **kw))

@@ -298,3 +298,24 @@ def test_a_reroll_arriving_during_its_own_turn_keeps_the_turn_and_skips_nobody()
     t.roll(ORC, 1, 1)  # a GM's late reroll of a turn in progress: it stays
     t.next_turn()
     assert t.plan["current"] == third
+
+
+def test_a_player_cannot_replace_the_stood_reroll_with_a_plain_roll() -> None:
+    t = table(auto_approve_rerolls=True)
+    t.roll(WIZ, 3, 2, user=PLAYER)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=True)
+    t.roll(WIZ, 2, 2, reroll_of=offer, user=PLAYER)
+    before = t.snapshot()
+    error = t.refused("rule_violation", t.roll_msg(WIZ, 20, 2, user=PLAYER))
+    assert error.rule == "BI-2" and error.path == "/roll"
+    assert t.snapshot() == before and t.initiatives()[WIZ] == 4
+
+
+def test_a_player_who_declined_cannot_roll_again_but_a_gm_may() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2, user=PLAYER)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer_of(t), accept=False)
+    t.refused("rule_violation", t.roll_msg(WIZ, 19, 2, user=PLAYER))
+    t.roll(WIZ, 15, 2)  # the GM rolls again: a GM's override, like initiative.set
+    assert t.initiatives()[WIZ] == 17
