@@ -151,7 +151,15 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     if aware is not None:
         ctx.require_gm(f"mark a waiting combatant target-aware ({ids.carry_over})")
     next_round = bool(event.args.get("next_round", False))
+    if who.defeated:
+        raise RuleViolation(f"{_name(who)} is defeated and cannot hold", rule=ids.hold, path="/combatant_id")
     held = holding(who)
+    if (held is not None and held.state == ANY_POINT and next_round and held.since < combat.round
+            and who.id not in combat.passed):
+        # ST-4 "It may do this again": in the round it may act anywhere, it gives that up too
+        again = replace(held, state=GIVING_UP, since=combat.round, gave_up=True,
+                        target_aware=bool(aware) or held.target_aware)
+        return _set(combat, who.id, hold=again)
     if held is not None and held.state != STEPPED_IN:
         if aware is None or next_round:
             what = "its action this round" if held.state == GIVING_UP else "its action"
@@ -201,6 +209,8 @@ def act_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     kind, anchor_id = _point(event.args)
     who = ctx.combatant(combat, event.combatant_id)
     ctx.require_owner(who, "act")
+    if who.defeated:
+        raise RuleViolation(f"{_name(who)} is defeated and cannot act", rule=ids.hold, path="/combatant_id")
     held = holding(who)
     if held is None or held.state not in (HOLDING, ANY_POINT):
         if held is not None and held.state == GIVING_UP:

@@ -77,6 +77,13 @@ class Table:
         self.people.append({"_id": cid, "name": name, "owners": [owner(cid)], "is_npc": False,
                             "stats": {"initiative_mod": mod}})
 
+    def defeat(self, cid: str) -> Outcome:
+        """The GM marks a combatant defeated (an ``updateCombatant`` snapshot)."""
+        for person in self.people:
+            if person["_id"] == cid:
+                person["is_defeated"] = True
+        return self.hook("updateCombatant")
+
     def roll(self, cid: str, die: int, mod: int) -> Outcome:
         return self.hook("initiativeRoll", roll={"combatant_id": cid, "roll": d10(die, mod)})
 

@@ -149,6 +149,36 @@ def test_ST_4_it_may_do_this_again() -> None:
     assert t.plan["round"] == 5 and t.values() == {SANDERS: 12, WASHINGTON: 8}
 
 
+def test_ST_4_it_may_give_up_again_in_the_round_it_could_act_anywhere() -> None:
+    t = Table().setup((SANDERS, 12, 6), (WASHINGTON, 8, 4))
+    t.intent("hold", WASHINGTON, owner(WASHINGTON), next_round=True)
+    t.next_turn()
+    t.next_turn()
+    assert t.plan["round"] == 2 and t.entry(WASHINGTON)["acts"] == "held"
+    t.intent("hold", WASHINGTON, owner(WASHINGTON), next_round=True)
+    assert t.entry(WASHINGTON)["acts"] == "movement_only"  # he may still move this round
+    t.next_turn()
+    assert t.current == WASHINGTON
+    t.next_turn()
+    assert t.plan["round"] == 3 and t.entry(WASHINGTON)["acts"] == "held"
+    t.intent("act", WASHINGTON, owner(WASHINGTON), before=SANDERS)
+    assert t.values() == {WASHINGTON: 13, SANDERS: 12}
+    t.next_turn()
+    t.next_turn()
+    assert t.plan["round"] == 4 and t.values() == {SANDERS: 12, WASHINGTON: 8}
+
+
+def test_a_defeated_combatant_can_neither_hold_nor_step_in() -> None:
+    t = mitch_holds()
+    t.defeat(MITCH)
+    error = t.refused("act", MITCH, owner(MITCH), after=LARRY)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-1"
+    t2 = Table().setup((SANDERS, 12, 6), (WASHINGTON, 8, 4))
+    t2.defeat(WASHINGTON)
+    error = t2.refused("hold", WASHINGTON, owner(WASHINGTON))
+    assert isinstance(error, RuleViolation) and "defeated" in error.message
+
+
 def test_ST_4_stepping_in_the_round_it_gave_up_is_refused() -> None:
     t = Table().setup((SANDERS, 12, 6), (WASHINGTON, 8, 4))
     t.intent("hold", WASHINGTON, next_round=True)
