@@ -9,7 +9,8 @@ from adapter.engine.order import foundry_sort
 from adapter.replay import Replay, replay_lines
 
 HERE = Path(__file__).parent
-SAMPLE = json.loads((HERE.parents[1] / "shared" / "research" / "foundry-sample-payloads.json").read_text())
+# a copy of ../shared/research/foundry-sample-payloads.json, so the repository tests alone
+SAMPLE = json.loads((HERE / "fixtures" / "foundry-sample-payloads.json").read_text())
 RECORDING = HERE / "recordings" / "foundry-core" / "FC-sample-v13.jsonl"
 
 

@@ -14,7 +14,7 @@ import { noticeMessage } from "../scripts/announce.js";
 import { poolFormula } from "../scripts/initiative.js";
 import { assertValid, invalid } from "./helpers/schemas.js";
 
-const SAMPLES = JSON.parse(readFileSync(new URL("../../../shared/research/foundry-sample-payloads.json", import.meta.url), "utf8"));
+const SAMPLES = JSON.parse(readFileSync(new URL("../../tests/fixtures/foundry-sample-payloads.json", import.meta.url), "utf8"));
 const t = (k, d) => `${k}${d ? JSON.stringify(d) : ""}`;
 
 test("a hook payload built from Foundry's real v13 shapes fits the hook schema", () => {

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SAMPLE = HERE.parents[3] / "shared" / "research" / "foundry-sample-payloads.json"
+SAMPLE = HERE.parents[1] / "fixtures" / "foundry-sample-payloads.json"  # copy of ../shared/research/
 sys.path.insert(0, str(HERE.parents[1]))
 
 from foundry import Session, d20_roll  # noqa: E402
