@@ -53,6 +53,8 @@ class Combatant:
     hold: Any = None
     #: The ruleset's own per-combatant state (a frozen dataclass of the ruleset), or None.
     ext: Any = None
+    #: what the last snapshot said of the fields above (to see at once that nothing changed)
+    source: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)

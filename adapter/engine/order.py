@@ -124,17 +124,20 @@ def encode_initiatives(
         previous = floor
 
     values: dict[str, float | None] = {}
+    hints = hints or {}
+    count = len(order)
     i = 0
-    while i < len(order):
+    while i < count:
         run_floor = floors[i]
-        j = i
-        while j < len(order) and floors[j] == run_floor:
+        j = i + 1
+        while j < count and floors[j] == run_floor:
             j += 1
-        run = list(order[i:j])
         if run_floor is None:
-            values.update({cid: None for cid in run})
+            values.update(dict.fromkeys(order[i:j]))
+        elif j == i + 1 and order[i] not in hints:
+            values[order[i]] = float(run_floor)  # alone in its floor: the score itself
         else:
-            values.update(_fractions(run, run_floor, hints or {}))
+            values.update(_fractions(list(order[i:j]), run_floor, hints))
         i = j
     return values
 

@@ -11,9 +11,16 @@ from typing import Any, Mapping
 
 from .model import Combat, Combatant, evolve
 
+#: the snapshot fields the engine reads from a combatant (see the module docstring)
+SOURCE_KEYS = ("name", "owners", "is_npc", "hidden", "is_defeated", "defeated", "group", "actorId",
+               "tokenId", "stats")
+
 
 def read_combatant(data: Mapping[str, Any], known: Combatant | None) -> Combatant:
-    """The combatant as the snapshot shows it; ``known`` itself when nothing changed."""
+    """The combatant as the snapshot shows it; ``known`` itself when nothing it reads changed."""
+    source = tuple(map(data.get, SOURCE_KEYS))
+    if known is not None and known.source == source:
+        return known
     defeated = data.get("is_defeated")
     fields: dict[str, Any] = {
         "name": str(data.get("name") or (known.name if known else "") or ""),
@@ -25,11 +32,10 @@ def read_combatant(data: Mapping[str, Any], known: Combatant | None) -> Combatan
         "actor_id": data.get("actorId"),
         "token_id": data.get("tokenId"),
         "stats": dict(data.get("stats") or {}),
+        "source": source,
     }
     if known is None:
         return Combatant(id=data["_id"], **fields)
-    if all(getattr(known, name) == value for name, value in fields.items()):
-        return known
     return evolve(known, **fields)
 
 

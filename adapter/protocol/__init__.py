@@ -17,13 +17,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import orjson
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from ..errors import InvalidMessage
-from .fast import Check, compile_checks, is_valid
+from .fast import Check, compile_checks, compile_hook_trusting_combatants, is_valid
 
 PROTOCOL_VERSION = 1
 BASE_URI = "https://initiative-sidecar.invalid/schemas/v1/"
@@ -77,6 +78,41 @@ def _schemas() -> dict[str, dict[str, Any]]:
 def fast_check(name: str) -> Check | None:
     """The compiled "is it valid?" check of one schema (see :mod:`.fast`), compiled on first use."""
     return compile_checks(_schemas(), BASE_URI, only=name).get(name)
+
+
+@lru_cache(maxsize=1)
+def _hook_checks() -> tuple[Check, Check] | None:
+    return compile_hook_trusting_combatants(_schemas(), BASE_URI)
+
+
+#: JSON of combatant objects that passed their schema (insertion-ordered: oldest first)
+_CHECKED_COMBATANTS: dict[bytes, None] = {}
+CHECKED_COMBATANTS_KEPT = 4096
+
+
+def _hook_is_valid(instance: Any) -> bool:
+    """The hot path for ``hook``: combatants seen before (byte for byte) are not checked
+    again; the rest of the hook always is. False means "ask jsonschema"."""
+    checks = _hook_checks()
+    combat = instance.get("combat") if type(instance) is dict else None
+    combatants = combat.get("combatants") if type(combat) is dict else None
+    if checks is None or type(combatants) is not list:
+        return is_valid(fast_check("hook"), instance)
+    one, rest = checks
+    fresh = []
+    for combatant in combatants:
+        key = orjson.dumps(combatant)  # check_shape passed: plain JSON values only
+        if key not in _CHECKED_COMBATANTS:
+            if not is_valid(one, combatant):
+                return False
+            fresh.append(key)
+    if not is_valid(rest, instance):
+        return False
+    for key in fresh:
+        _CHECKED_COMBATANTS[key] = None
+    while len(_CHECKED_COMBATANTS) > CHECKED_COMBATANTS_KEPT:
+        del _CHECKED_COMBATANTS[next(iter(_CHECKED_COMBATANTS))]
+    return True
 
 
 def check_schemas() -> list[str]:
@@ -136,18 +172,29 @@ def check_shape(instance: Any, max_depth: int = MAX_DEPTH) -> None:
 
 def _plain(value: Any, depth: int) -> bool:
     """The fast path of :func:`check_shape`: True if nothing in ``value`` is wrong (no paths
-    are built; when this says False, the slow walk finds and names the problem)."""
-    if isinstance(value, dict):
-        if depth <= 0 and value:
+    are built; when this says False, the slow walk finds and names the problem). One loop
+    with exact type tests: it runs on every inbound message."""
+    stack: list[tuple[Any, int]] = [([value], depth + 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        container, room = pop()
+        items = container.values() if type(container) is dict else container
+        if not items:
+            continue
+        if room <= 0:
             return False
-        return all(_plain(v, depth - 1) for v in value.values())
-    if isinstance(value, list):
-        if depth <= 0 and value:
-            return False
-        return all(_plain(v, depth - 1) for v in value)
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return value is None or isinstance(value, (str, int))
+        for item in items:
+            kind = type(item)
+            if kind is str or kind is int or kind is bool or item is None:
+                continue
+            if kind is float:
+                if item - item != 0.0:  # NaN or an infinity
+                    return False
+            elif kind is dict or kind is list:
+                push((item, room - 1))
+            else:
+                return False  # anything else: the slow walk decides and names it
+    return True
 
 
 def validate(name: str, instance: Any) -> None:
@@ -157,7 +204,7 @@ def validate(name: str, instance: Any) -> None:
     judged by jsonschema, which gives the precise error (or accepts it after all).
     """
     check_shape(instance)
-    if is_valid(fast_check(name), instance):
+    if _hook_is_valid(instance) if name == "hook" else is_valid(fast_check(name), instance):
         return
     v = validator(name)
     errors = list(v.iter_errors(instance))

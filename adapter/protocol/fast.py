@@ -90,3 +90,31 @@ def is_valid(check: Check | None, instance: Any) -> bool:
     except fastjsonschema.JsonSchemaException:
         return False
     return True
+
+
+def compile_hook_trusting_combatants(
+    schemas: Mapping[str, Mapping[str, Any]], base_uri: str
+) -> tuple[Check, Check] | None:
+    """Two checks for the hot path of ``hook``: one of a single combatant, and one of a hook
+    whose combatants are taken as already checked (``items`` relaxed to any object).
+
+    A snapshot's combatants rarely change between two hooks, so :mod:`adapter.protocol`
+    remembers the exact combatant objects (their JSON bytes) that passed the first check and
+    validates the rest of the hook with the second. None if the schemas are not shaped as
+    expected (then the plain compiled check is used).
+    """
+    documents = {base_uri + f"{name}.schema.json": s for name, s in schemas.items()}
+    hook_uri, common_uri = base_uri + "hook.schema.json", base_uri + "common.schema.json"
+    try:
+        hook = {"$schema": DRAFT07, **inline(documents[hook_uri], hook_uri, documents)}
+        one = {"$schema": DRAFT07, **inline({"$ref": "#/$defs/combatant"}, common_uri, documents)}
+        combatants = hook["properties"]["combat"]["properties"]["combatants"]
+    except (KeyError, TypeError, Unresolvable):
+        return None
+    if not isinstance(combatants, dict) or "items" not in combatants:
+        return None
+    combatants["items"] = {"type": "object"}
+    return (
+        fastjsonschema.compile(one, use_default=False, use_formats=False),
+        fastjsonschema.compile(hook, use_default=False, use_formats=False),
+    )

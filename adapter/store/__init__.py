@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+import orjson
+
 from ..engine.model import World
 
 #: bump when the engine's state classes change shape: older snapshots are then ignored
@@ -136,7 +138,8 @@ class Store:
         """Store one message that used up its seq; committed when this returns."""
         self.db.execute(
             "INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)",
-            (world, seq, event, _json(payload), _json(error) if error is not None else None),
+            (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
+             _json(error) if error is not None else None),
         )
 
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
@@ -214,6 +217,15 @@ class Store:
             "SELECT data FROM sessions WHERE world = ? ORDER BY id DESC LIMIT 1", (world,)
         ).fetchone()
         return json.loads(row[0]) if row else None
+
+
+def _plain_json(value: Any) -> str:
+    """JSON text of an accepted payload (plain JSON values only: it passed its checks), by
+    orjson on the hot path; the standard library for what orjson will not take."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # e.g. an integer beyond 64 bits
+        return _json(value)
 
 
 def _json(value: Any) -> str:
