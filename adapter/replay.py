@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, TextIO
 
+import orjson
+
 from . import protocol
 from .engine import World
 from .errors import InvalidMessage
@@ -69,7 +71,12 @@ def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator
 
 
 def dumps(item: Any) -> str:
-    return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+    """One output line: compact JSON, UTF-8 as is (orjson; the standard library for what
+    orjson will not take, such as integers beyond 64 bits echoed in a refusal)."""
+    try:
+        return orjson.dumps(item).decode()
+    except TypeError:
+        return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
 
 
 def compare(outputs: Iterable[dict[str, Any]], golden: TextIO) -> str | None:

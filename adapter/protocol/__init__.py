@@ -24,7 +24,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from ..errors import InvalidMessage
-from .fast import Check, compile_checks, compile_hook_trusting_combatants, is_valid
+from .fast import TRUSTED_ITEMS, Check, compile_checks, compile_trusting_items, is_valid
 
 PROTOCOL_VERSION = 1
 BASE_URI = "https://initiative-sidecar.invalid/schemas/v1/"
@@ -80,38 +80,60 @@ def fast_check(name: str) -> Check | None:
     return compile_checks(_schemas(), BASE_URI, only=name).get(name)
 
 
-@lru_cache(maxsize=1)
-def _hook_checks() -> tuple[Check, Check] | None:
-    return compile_hook_trusting_combatants(_schemas(), BASE_URI)
+@lru_cache(maxsize=None)
+def _item_checks(name: str) -> tuple[Check, Check] | None:
+    return compile_trusting_items(_schemas(), BASE_URI, name)
 
 
-#: JSON of combatant objects that passed their schema (insertion-ordered: oldest first)
-_CHECKED_COMBATANTS: dict[bytes, None] = {}
-CHECKED_COMBATANTS_KEPT = 4096
+#: per message name, JSON of the items (combatants, plan entries) that passed their item
+#: schema, oldest first (apart: an object valid as one kind of item says nothing of another)
+_CHECKED_ITEMS: dict[str, dict[bytes, None]] = {name: {} for name in TRUSTED_ITEMS}
+CHECKED_ITEMS_KEPT = 4096
 
 
-def _hook_is_valid(instance: Any) -> bool:
-    """The hot path for ``hook``: combatants seen before (byte for byte) are not checked
-    again; the rest of the hook always is. False means "ask jsonschema"."""
-    checks = _hook_checks()
-    combat = instance.get("combat") if type(instance) is dict else None
-    combatants = combat.get("combatants") if type(combat) is dict else None
-    if checks is None or type(combatants) is not list:
-        return is_valid(fast_check("hook"), instance)
+def _repeated_items(name: str, instance: Any) -> list[Any] | None:
+    """The items of ``instance`` that :data:`fast.TRUSTED_ITEMS` names, or None if its shape
+    is not the expected one (then the whole message is checked the plain way)."""
+    if type(instance) is not dict:
+        return None
+    if name == "hook":
+        combat = instance.get("combat")
+        items = combat.get("combatants") if type(combat) is dict else None
+        return items if type(items) is list else None
+    plans = instance.get("plans")
+    if instance.get("ok") is not True or type(plans) is not list:
+        return None
+    entries: list[Any] = []
+    for plan in plans:
+        order = plan.get("order") if type(plan) is dict else None
+        if type(order) is not list:
+            return None
+        entries.extend(order)
+    return entries
+
+
+def is_valid_fast(name: str, instance: Any) -> bool:
+    """The hot path: repeated items seen before (byte for byte) are not checked again; the
+    rest of the message always is. False means "ask jsonschema" (or, outbound, a bug)."""
+    checks = _item_checks(name) if name in TRUSTED_ITEMS else None
+    items = _repeated_items(name, instance) if checks is not None else None
+    if checks is None or items is None:
+        return is_valid(fast_check(name), instance)
     one, rest = checks
+    known = _CHECKED_ITEMS[name]
     fresh = []
-    for combatant in combatants:
-        key = orjson.dumps(combatant)  # check_shape passed: plain JSON values only
-        if key not in _CHECKED_COMBATANTS:
-            if not is_valid(one, combatant):
+    for item in items:
+        key = orjson.dumps(item)  # plain JSON values only (check_shape passed, or our own)
+        if key not in known:
+            if not is_valid(one, item):
                 return False
             fresh.append(key)
     if not is_valid(rest, instance):
         return False
     for key in fresh:
-        _CHECKED_COMBATANTS[key] = None
-    while len(_CHECKED_COMBATANTS) > CHECKED_COMBATANTS_KEPT:
-        del _CHECKED_COMBATANTS[next(iter(_CHECKED_COMBATANTS))]
+        known[key] = None
+    while len(known) > CHECKED_ITEMS_KEPT:
+        del known[next(iter(known))]
     return True
 
 
@@ -204,7 +226,7 @@ def validate(name: str, instance: Any) -> None:
     judged by jsonschema, which gives the precise error (or accepts it after all).
     """
     check_shape(instance)
-    if _hook_is_valid(instance) if name == "hook" else is_valid(fast_check(name), instance):
+    if is_valid_fast(name, instance):
         return
     v = validator(name)
     errors = list(v.iter_errors(instance))
@@ -248,7 +270,7 @@ def pointer(path: Iterable[Any]) -> str:
 
 def check_outbound(name: str, instance: Any) -> None:
     """An outbound message that fails its schema is a bug in the sidecar."""
-    if is_valid(fast_check(name), instance):
+    if is_valid_fast(name, instance):
         return
     errors = list(validator(name).iter_errors(instance))
     if errors:

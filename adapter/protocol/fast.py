@@ -92,29 +92,38 @@ def is_valid(check: Check | None, instance: Any) -> bool:
     return True
 
 
-def compile_hook_trusting_combatants(
-    schemas: Mapping[str, Mapping[str, Any]], base_uri: str
-) -> tuple[Check, Check] | None:
-    """Two checks for the hot path of ``hook``: one of a single combatant, and one of a hook
-    whose combatants are taken as already checked (``items`` relaxed to any object).
+#: where the repeated items sit, per message: the path (in the inlined draft-07 schema) of
+#: the array whose items are checked one by one and remembered
+TRUSTED_ITEMS: dict[str, tuple[str, ...]] = {
+    "hook": ("properties", "combat", "properties", "combatants"),
+    "ack": ("then", "properties", "plans", "items", "properties", "order"),
+}
 
-    A snapshot's combatants rarely change between two hooks, so :mod:`adapter.protocol`
-    remembers the exact combatant objects (their JSON bytes) that passed the first check and
-    validates the rest of the hook with the second. None if the schemas are not shaped as
-    expected (then the plain compiled check is used).
+
+def compile_trusting_items(
+    schemas: Mapping[str, Mapping[str, Any]], base_uri: str, name: str
+) -> tuple[Check, Check] | None:
+    """Two checks for a message with many repeated items (a hook's combatants, an ack's plan
+    entries): one of a single item, and one of the message with those items taken as
+    already checked (``items`` relaxed to any object).
+
+    The items rarely change between two messages, so :mod:`adapter.protocol` remembers the
+    exact items (their JSON bytes) that passed the first check and checks the rest of the
+    message with the second. None if the schema is not shaped as expected (then the plain
+    compiled check is used).
     """
-    documents = {base_uri + f"{name}.schema.json": s for name, s in schemas.items()}
-    hook_uri, common_uri = base_uri + "hook.schema.json", base_uri + "common.schema.json"
+    documents = {base_uri + f"{n}.schema.json": s for n, s in schemas.items()}
+    uri = base_uri + f"{name}.schema.json"
     try:
-        hook = {"$schema": DRAFT07, **inline(documents[hook_uri], hook_uri, documents)}
-        one = {"$schema": DRAFT07, **inline({"$ref": "#/$defs/combatant"}, common_uri, documents)}
-        combatants = hook["properties"]["combat"]["properties"]["combatants"]
+        whole = {"$schema": DRAFT07, **inline(documents[uri], uri, documents)}
+        array: Any = whole
+        for key in TRUSTED_ITEMS[name]:
+            array = array[key]
+        item = {"$schema": DRAFT07, **array["items"]}
     except (KeyError, TypeError, Unresolvable):
         return None
-    if not isinstance(combatants, dict) or "items" not in combatants:
-        return None
-    combatants["items"] = {"type": "object"}
+    array["items"] = {"type": "object"}
     return (
-        fastjsonschema.compile(one, use_default=False, use_formats=False),
-        fastjsonschema.compile(hook, use_default=False, use_formats=False),
+        fastjsonschema.compile(item, use_default=False, use_formats=False),
+        fastjsonschema.compile(whole, use_default=False, use_formats=False),
     )

@@ -46,13 +46,35 @@ def test_a_refused_hook_teaches_the_cache_nothing() -> None:
         protocol.validate("hook", bad)
     import orjson
 
-    assert orjson.dumps(new_fighter) not in protocol._CHECKED_COMBATANTS
+    assert orjson.dumps(new_fighter) not in protocol._CHECKED_ITEMS["hook"]
 
 
 def test_the_cache_keeps_a_bounded_number_of_combatants() -> None:
-    for n in range(protocol.CHECKED_COMBATANTS_KEPT // 4 + 10):
+    for n in range(protocol.CHECKED_ITEMS_KEPT // 4 + 10):
         h = hook()
         for c in h["combat"]["combatants"]:
             c["name"] = f"{c['name']} {n}"
         protocol.validate("hook", h)
-    assert len(protocol._CHECKED_COMBATANTS) <= protocol.CHECKED_COMBATANTS_KEPT
+    assert len(protocol._CHECKED_ITEMS["hook"]) <= protocol.CHECKED_ITEMS_KEPT
+
+
+def test_an_object_trusted_as_a_plan_entry_is_not_trusted_as_a_combatant() -> None:
+    entry = {"combatant_id": "cacheEntry000001", "initiative": 12.0, "acts": "full", "reaction": None,
+             "tags": [], "detail": {}, "rules": []}
+    ack = {"ok": True, "seq": 1, "plans": [{"combat_id": "c", "revision": 1, "round": 1, "turn": 0,
+           "current": "cacheEntry000001", "next_round": None, "order": [entry]}], "prompts": [], "notices": []}
+    protocol.check_outbound("ack", ack)
+    sneaky = hook()
+    sneaky["combat"]["combatants"].append(dict(entry))  # no _id: not a combatant
+    with pytest.raises(InvalidMessage) as refused:
+        protocol.validate("hook", sneaky)
+    assert refused.value.path == "/combat/combatants/4"
+
+
+def test_a_broken_plan_entry_still_fails_the_outbound_check() -> None:
+    ack = {"ok": True, "seq": 1, "plans": [{"combat_id": "c", "revision": 1, "round": 1, "turn": 0,
+           "current": None, "next_round": None, "order": [{"combatant_id": "x", "initiative": 1.0,
+           "acts": "sprinting", "reaction": None, "tags": [], "detail": {}, "rules": []}]}],
+           "prompts": [], "notices": []}
+    with pytest.raises(AssertionError):
+        protocol.check_outbound("ack", ack)
