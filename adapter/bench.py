@@ -79,7 +79,8 @@ def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def measure(plan: Plan, tmp: Path, progress: Any = None) -> dict[str, Any]:
     say = progress or (lambda text: None)
     result: dict[str, Any] = {"machine": figures.machine(), "rounds": plan.rounds,
-                              "deflate": 0, "client_processes": plan.client_processes,
+                              "deflate": {}, "offered": plan.deflate,
+                              "client_processes": plan.client_processes,
                               "ruleset": "foundry-core"}
     result["scenarios"], startups, result["deflate"] = scenarios(plan, tmp, say)
     say("replay throughput")
@@ -96,13 +97,13 @@ def measure(plan: Plan, tmp: Path, progress: Any = None) -> dict[str, Any]:
     return result
 
 
-def scenarios(plan: Plan, tmp: Path, say: Any) -> tuple[dict[str, Any], dict[str, list[float]], int]:
+def scenarios(plan: Plan, tmp: Path, say: Any) -> tuple[dict[str, Any], dict[str, list[float]], dict[str, int]]:
     """Every scenario against both servers, alternately, for ``plan.rounds`` rounds."""
     rates: dict[tuple[str, str], list[float]] = {}
     lats: dict[tuple[str, str], list[float]] = {}
     errs: dict[tuple[str, str], int] = {}
     startups: dict[str, list[float]] = {"echo": [], "sidecar": []}
-    deflate = 0
+    deflate: dict[str, int] = {"echo": 0, "sidecar": 0}
     for r in range(plan.rounds):
         for kind in ("echo", "sidecar"):
             server = servers.start(kind, tmp / f"sidecar-{r}.db")
@@ -116,7 +117,7 @@ def scenarios(plan: Plan, tmp: Path, say: Any) -> tuple[dict[str, Any], dict[str
                     rates.setdefault((name, kind), []).append(got.per_second)
                     lats.setdefault((name, kind), []).extend(got.latencies)
                     errs[(name, kind)] = errs.get((name, kind), 0) + got.errors
-                    deflate = got.deflate
+                    deflate[kind] = got.deflate
             finally:
                 server.stop()
     out: dict[str, Any] = {}

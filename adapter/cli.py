@@ -38,6 +38,8 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--rate", type=float, help="messages per second per connection")
     serve.add_argument("--burst", type=int, help="burst above the rate")
     serve.add_argument("--log-level", dest="log_level", help="DEBUG, INFO, WARNING...")
+    serve.add_argument("--ws-compression", dest="ws_compression", action="store_const", const=True,
+                       help="accept permessage-deflate (off by default: it costs CPU and memory on loopback)")
 
     rep = sub.add_parser("replay", help="replay a recording headless (no database)")
     rep.add_argument("file", help="recording (JSON Lines); - for standard input")

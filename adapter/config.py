@@ -45,6 +45,8 @@ class Config:
     auth_failures: int = 5
     throttle_seconds: float = 30.0
     check_outbound: bool = True
+    #: accept permessage-deflate on the websocket (off: loopback gains nothing from it)
+    ws_compression: bool = False
     log_level: str = "INFO"
 
     def token_for(self, world: str) -> str:
@@ -98,6 +100,7 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         burst=_positive(_pick(getattr(args, "burst", None), "BURST", 4000, int), "burst"),
         log_level=_pick(getattr(args, "log_level", None), "LOG_LEVEL", "INFO", str).upper(),
         check_outbound=_pick(getattr(args, "check_outbound", None), "CHECK_OUTBOUND", True, _bool),
+        ws_compression=_pick(getattr(args, "ws_compression", None), "WS_COMPRESSION", False, _bool),
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")

@@ -206,6 +206,20 @@ def _remote(environ: dict[str, Any]) -> str:
     return str(environ.get("REMOTE_ADDR", "?"))
 
 
+@web.middleware
+async def no_ws_compression(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Decline permessage-deflate: the sidecar sits on the GM's machine, where compressing a
+    few KB costs CPU on both ends and ~150 KB of zlib state per connection, and saves
+    nothing. aiohttp accepts the extension whenever a client offers it, so the offer is
+    removed from the upgrade request (``--ws-compression`` keeps it)."""
+    if "Sec-WebSocket-Extensions" in request.headers:
+        headers = request.headers.copy()
+        del headers["Sec-WebSocket-Extensions"]
+        request = request.clone(headers=headers)
+    response: web.StreamResponse = await handler(request)
+    return response
+
+
 def origin_guard(origins: tuple[str, ...]) -> Any:
     """Refuse (and log) browser requests from origins other than the configured Foundry ones."""
 
@@ -232,7 +246,10 @@ def create_app(config: Config) -> web.Application:
         logger=False,
         engineio_logger=False,
     )
-    app = web.Application(middlewares=[origin_guard(config.origins)])
+    guards = [origin_guard(config.origins)]
+    if not config.ws_compression:
+        guards.append(no_ws_compression)
+    app = web.Application(middlewares=guards)
     sio.attach(app)
     app[SIO_KEY] = sio
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 from typing import Any
 
 import pytest
@@ -69,7 +68,8 @@ async def test_welcome_then_hook_gets_ack_with_plan(sidecar: Running) -> None:
     (lambda p: p.update(world_time="noon"), "invalid_message", "/world_time"),
     (lambda p: p.pop("current"), "invalid_message", ""),
     (lambda p: p.update(hook="combatExplode"), "invalid_message", "/hook"),
-    (lambda p: p["combat"]["combatants"][0].update(owners="everyone"), "invalid_message", "/combat/combatants/0/owners"),
+    (lambda p: p["combat"]["combatants"][0].update(owners="everyone"), "invalid_message",
+     "/combat/combatants/0/owners"),
     (lambda p: p["combat"]["combatants"][1].pop("_id"), "invalid_message", "/combat/combatants/1"),
     (lambda p: p["combat"].update(padding="x" * 300_000), "too_large", None),
 ])
@@ -129,7 +129,8 @@ async def test_second_connection_for_a_world_supersedes_the_first(sidecar: Runni
         if not first.sio.connected:
             break
         await asyncio.sleep(0.02)
-    assert ("superseded", {"world": "world0000000001", "message": "another connection took over this world"}) in first.events
+    notice = {"world": "world0000000001", "message": "another connection took over this world"}
+    assert ("superseded", notice) in first.events
     assert not first.sio.connected
     assert (await second.send("hook", hook(2, "updateCombat")))["ok"] is True
     await second.close()
