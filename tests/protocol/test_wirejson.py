@@ -1,0 +1,34 @@
+"""socket.io's JSON: orjson where it agrees with the standard library, the library elsewhere."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from adapter.protocol import wirejson
+
+
+def test_plain_values_come_out_compact_and_read_back_the_same() -> None:
+    value = {"ok": True, "seq": 3, "plans": [{"initiative": 12.0, "current": None, "name": "Жмых"}]}
+    text = wirejson.dumps(value)
+    assert " " not in text and "Жмых" in text
+    assert json.loads(text) == value
+
+
+def test_a_nan_anywhere_is_written_as_the_standard_library_does_not_as_null() -> None:
+    value = {"a": [1, {"b": float("nan")}], "c": None}
+    assert wirejson.dumps(value) == json.dumps(value)
+
+
+def test_integers_beyond_64_bits_and_nan_literals_still_pass() -> None:
+    big = {"seq": 2**70}
+    assert json.loads(wirejson.dumps(big)) == big
+    assert math.isnan(wirejson.loads('{"x": NaN}')["x"])
+
+
+def test_nonfinite_search_sees_nested_and_subclassed_floats() -> None:
+    class Score(float):
+        pass
+
+    assert wirejson._has_nonfinite([{"x": (1.0, Score("inf"))}])
+    assert not wirejson._has_nonfinite({"a": [1.5, None, "x", (2.0,)], "b": {"c": -0.0}})
