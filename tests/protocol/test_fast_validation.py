@@ -11,8 +11,8 @@ import pytest
 
 from adapter import protocol
 from adapter.benchkit.payloads import hooks
-from adapter.protocol.fast import is_valid
 from adapter.pipeline import open_session, process
+from adapter.protocol.fast import is_valid
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 ODD_VALUES: list[Any] = [None, True, 0, 1.5, -1, "", "x", [], {}, [None], {"_id": 1}]
