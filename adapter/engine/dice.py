@@ -8,7 +8,10 @@ rerolled?, discarded?, count?, success?, failure?}]}``. A result is *active* unl
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
+
+if TYPE_CHECKING:
+    from .model import Combat
 
 DIE_CLASSES = frozenset({"Die", "DiceTerm", "D20Die", "Coin", "FateDie"})
 
@@ -48,3 +51,18 @@ def active_results(term: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def roll_total(roll: Mapping[str, Any]) -> float:
     total = roll.get("total")
     return float(total) if isinstance(total, (int, float)) and not isinstance(total, bool) else 0.0
+
+
+def scored_by_total(combat: "Combat", roll: Mapping[str, Any], combatant_id: str | None,
+                    group_id: str | None) -> "Combat":
+    """The combat with the roll's total as the score of the combatant that rolled, or of
+    every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""
+    from .model import evolve
+
+    score = roll_total(roll)
+    if group_id is not None:
+        rolled = [c for c in combat.combatants.values() if c.group == group_id]
+    else:
+        rolled = [combat.combatants[str(combatant_id)]]
+    combatants = {**combat.combatants, **{c.id: evolve(c, score=score) for c in rolled}}
+    return evolve(combat, combatants=combatants)
