@@ -1,0 +1,238 @@
+"""Hold and act: the ``hold`` and ``act`` intents (ST-1 … ST-5, DP-5); see the package."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ...errors import InvalidMessage, RuleViolation
+from ..context import Ctx
+from ..events import Declared, Event
+from ..model import Combat, Combatant
+from ..order import rules_sort
+from ..ruleset import Ruleset, get_ruleset
+from ..turns import begin_next_acting, begin_turn, end_turn
+from . import (
+    ANY_POINT,
+    GIVING_UP,
+    HOLDING,
+    STEPPED_IN,
+    Hold,
+    HoldRuleIds,
+    _name,
+    _require_combat,
+    _set,
+    holding,
+    is_waiting,
+    rule_ids,
+)
+
+# ---------------------------------------------------------------- hold
+
+
+def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """ST-1 / ST-4 / ST-5 (DP-5): ``hold {next_round?, target_aware?}``: keep the place."""
+    if not isinstance(event, Declared) or event.kind != "hold":
+        return None
+    combat = _require_combat(combat, event.kind)
+    ids = rule_ids(combat.ruleset)
+    who = ctx.combatant(combat, event.combatant_id)
+    ctx.require_owner(who, "hold")
+    aware = event.args.get("target_aware")
+    if aware is not None:
+        ctx.require_gm(f"mark a waiting combatant target-aware ({ids.carry_over})")
+    next_round = bool(event.args.get("next_round", False))
+    if who.defeated:
+        raise RuleViolation(f"{_name(who)} is defeated and cannot hold", rule=ids.hold, path="/combatant_id")
+    held = holding(who)
+    if (held is not None and held.state == ANY_POINT and next_round and held.since < combat.round
+            and who.id not in combat.passed):
+        # ST-4 "It may do this again": in the round it may act anywhere, it gives that up too
+        again = replace(held, state=GIVING_UP, since=combat.round, gave_up=True,
+                        target_aware=bool(aware) or held.target_aware)
+        return _set(combat, who.id, hold=again)
+    if held is not None and held.state != STEPPED_IN:
+        if aware is None or next_round:
+            what = "its action this round" if held.state == GIVING_UP else "its action"
+            raise RuleViolation(
+                f"{_name(who)} is already holding {what} (an unused hold carries into the next "
+                f"round, {ids.carry_over})",
+                rule=ids.carry_over if held.state == ANY_POINT else ids.hold,
+                path="/combatant_id",
+            )
+        return _set(combat, who.id, hold=replace(held, target_aware=bool(aware)))
+    rule = ids.next_round if next_round else ids.hold
+    if not combat.started:
+        raise RuleViolation(
+            f"the combat has not started: {_name(who)} can hold once its round is under way",
+            rule=rule, path="/combat_id",
+        )
+    if who.id in combat.passed:
+        raise RuleViolation(
+            f"{_name(who)} has already had its turn in round {combat.round}: a hold is declared "
+            "on or before the combatant's turn",
+            rule=rule, path="/combatant_id",
+        )
+    new = Hold(
+        state=GIVING_UP if next_round else HOLDING,
+        since=combat.round,
+        original=held.original if held is not None else None,
+        target_aware=bool(aware),
+        gave_up=next_round,
+    )
+    combat = _set(combat, who.id, hold=new)
+    if combat.current == who.id and new.state == HOLDING:
+        rs = get_ruleset(combat.ruleset)
+        combat = end_turn(ctx, rs, combat, who.id, skipped=True)
+        combat = begin_next_acting(ctx, rs, combat)
+    return combat
+
+
+# ---------------------------------------------------------------- act
+
+
+def act_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """ST-1 / ST-2 / ST-3 (DP-5): ``act {after | before | now}``: a holder steps in."""
+    if not isinstance(event, Declared) or event.kind != "act":
+        return None
+    combat = _require_combat(combat, event.kind)
+    ids = rule_ids(combat.ruleset)
+    kind, anchor_id = _point(event.args)
+    who = ctx.combatant(combat, event.combatant_id)
+    ctx.require_owner(who, "act")
+    if who.defeated:
+        raise RuleViolation(f"{_name(who)} is defeated and cannot act", rule=ids.hold, path="/combatant_id")
+    held = holding(who)
+    if held is None or held.state not in (HOLDING, ANY_POINT):
+        if held is not None and held.state == GIVING_UP:
+            raise RuleViolation(
+                f"{_name(who)} gave up its action in round {held.since}: it may step in from "
+                f"round {held.since + 1}",
+                rule=ids.next_round, path="/combatant_id",
+            )
+        raise RuleViolation(
+            f"{_name(who)} is not holding: declare hold first, then act",
+            rule=ids.hold, path="/combatant_id",
+        )
+    rs = get_ruleset(combat.ruleset)
+    if kind == "now":
+        return _act_now(ctx, rs, combat, who, held)
+    anchor = ctx.combatant(combat, anchor_id, f"/args/{kind}")
+    _check_anchor(combat, who, anchor, kind, ids)
+    assert anchor.score is not None
+    score = anchor.score - 1 if kind == "after" else anchor.score + 1
+    interrupt = kind == "before" and combat.current == anchor.id
+    combat = _step_in(rs, combat, who, held, score, (kind, anchor.id))
+    if interrupt:  # ST-2 ruling: the anchor is interrupted as it begins; its turn follows
+        combat = begin_turn(ctx, rs, combat, who.id)
+    return combat
+
+
+def _point(args: Mapping[str, Any]) -> tuple[str, str | None]:
+    given = [k for k in ("after", "before", "now") if k in args]
+    if len(given) != 1:
+        raise InvalidMessage(
+            "act needs exactly one of after, before or now", path="/args"
+        )
+    kind = given[0]
+    if kind == "now":
+        if args["now"] is not True:
+            raise InvalidMessage("now must be true", path="/args/now")
+        return kind, None
+    if not isinstance(args[kind], str) or not args[kind]:
+        raise InvalidMessage(f"{kind} must be a combatant id", path=f"/args/{kind}")
+    return kind, args[kind]
+
+
+def _check_anchor(
+    combat: Combat, who: Combatant, anchor: Combatant, kind: str, ids: HoldRuleIds
+) -> None:
+    rule = ids.hold if kind == "after" else ids.interrupt
+    path = f"/args/{kind}"
+    if anchor.id == who.id:
+        raise RuleViolation(f"{_name(who)} cannot act {kind} itself", rule=rule, path=path)
+    if combat.current == who.id:
+        raise RuleViolation(
+            f"it is {_name(who)}'s turn: step in with act {{now: true}}", rule=rule, path=path
+        )
+    if is_waiting(anchor):
+        raise RuleViolation(
+            f"{_name(anchor)} is holding too: step in {kind} it once it has acted",
+            rule=rule, path=path,
+        )
+    if anchor.id in combat.passed:
+        hint = "use act {now: true}" if kind == "after" else "an interrupt comes before it ends"
+        raise RuleViolation(
+            f"{_name(anchor)}'s turn in round {combat.round} is over: {hint}",
+            rule=rule, path=path,
+        )
+    if anchor.score is None:
+        raise RuleViolation(
+            f"{_name(anchor)} has no initiative yet", rule=rule, path=path
+        )
+
+
+def _act_now(ctx: Ctx, rs: Ruleset, combat: Combat, who: Combatant, held: Hold) -> Combat:
+    """Right after the turn in progress; with none in progress, at once (end of the order)."""
+    current = combat.current
+    if current == who.id:  # the GM moved back to the holder: it simply acts in its turn
+        return _set(combat, who.id, hold=replace(held, state=STEPPED_IN, point=None))
+    if current is not None:
+        anchor = combat.combatants[current]
+        score = anchor.score - 1 if anchor.score is not None else who.score
+        return _step_in(rs, combat, who, held, score, ("after", current))
+    others = [c for c in combat.order if c != who.id]
+    last = combat.combatants[others[-1]].score if others else None
+    score = last - 1 if last is not None else who.score
+    combat = _step_in(rs, combat, who, held, score, ("after", others[-1]) if others else None)
+    return begin_turn(ctx, rs, combat, who.id)
+
+
+def _step_in(
+    rs: Ruleset,
+    combat: Combat,
+    who: Combatant,
+    held: Hold,
+    score: float | None,
+    point: tuple[str, str] | None,
+) -> Combat:
+    """Give the holder its new score and place, and take it off the turns already over."""
+    stepped = replace(held, state=STEPPED_IN, point=point)
+    combat = _set(combat, who.id, score=score, hold=stepped)
+    order = [c for c in combat.order if c != who.id]
+    at = _position(rs, combat, order, who.id, point) if point is not None else len(order)
+    order.insert(at, who.id)
+    return replace(combat, order=tuple(order), passed=combat.passed - {who.id})
+
+
+def _position(
+    rs: Ruleset, combat: Combat, order: list[str], who: str, point: tuple[str, str]
+) -> int:
+    """Index in ``order`` (without ``who``) for the point; ST-3 among holders at that point."""
+    kind, anchor = point
+
+    def at_point(cid: str) -> bool:
+        held = holding(combat.combatants[cid])
+        return held is not None and held.state == STEPPED_IN and held.point == point
+
+    def started(cid: str) -> bool:
+        return cid in combat.passed or cid == combat.current
+
+    def first(a: str, b: str) -> bool:  # the tie rule (ST-3): the ruleset's own sort
+        return rules_sort(combat, rs.sort_key, (a, b))[0] == a
+
+    if kind == "after":
+        at = order.index(anchor) + 1
+        # past those already there that go first, or whose turn has begun
+        while at < len(order) and at_point(order[at]) and (
+            started(order[at]) or first(order[at], who)
+        ):
+            at += 1
+        return at
+    at = order.index(anchor)
+    # back over those already there that go after it and have not begun
+    while at > 0 and at_point(order[at - 1]) and not started(order[at - 1]) and (
+        first(who, order[at - 1])
+    ):
+        at -= 1
+    return at
