@@ -243,6 +243,7 @@ def create_app(config: Config) -> web.Application:
         max_http_buffer_size=config.buffer_bytes,
         transports=["websocket"],
         json=wirejson,
+        serializer=wirejson.Packet,
         logger=False,
         engineio_logger=False,
     )

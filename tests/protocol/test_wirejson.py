@@ -32,3 +32,10 @@ def test_nonfinite_search_sees_nested_and_subclassed_floats() -> None:
 
     assert wirejson._has_nonfinite([{"x": (1.0, Score("inf"))}])
     assert not wirejson._has_nonfinite({"a": [1.5, None, "x", (2.0,)], "b": {"c": -0.0}})
+
+
+def test_the_packet_still_finds_binary_attachments_anywhere() -> None:
+    assert wirejson.Packet.data_is_binary(["hook", {"a": [1, {"b": b"\x00"}]}])
+    assert wirejson.Packet.data_is_binary([bytearray(b"x")])
+    assert not wirejson.Packet.data_is_binary(["hook", {"a": [1, {"b": "text", "n": None}]}])
+    assert not wirejson.Packet.data_is_binary([{"seq": 2**70}])  # orjson refuses it; no bytes either
