@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..errors import InvalidMessage, RuleViolation, UnknownCombat, UnknownCombatant
+from ..errors import InvalidMessage, NotPermitted, RuleViolation, UnknownCombat, UnknownCombatant
 from .context import Ctx
 from .events import Clock, Declared, Joined, Left, Rolled, ScoreSet
 from .model import Combat, Hook, Intent, Outcome, Session, World, evolve
@@ -121,6 +121,12 @@ def apply_roll(ctx: Ctx, rs: Ruleset, combat: Combat, roll: Any) -> Combat:
     elif target not in combat.combatants:
         raise UnknownCombatant(
             f"combatant {target!r} is not in combat {combat.id!r}", path="/roll/combatant_id"
+        )
+    rollers = [c for c in combat.combatants.values() if c.group == group] if group else [combat.combatants[target]]
+    if not ctx.is_gm() and not all(ctx.user in c.owners for c in rollers):
+        raise NotPermitted(
+            f"user {ctx.user!r} may not roll initiative for {group or target}: only its owners or a GM may",
+            path="/roll/group_id" if group else "/roll/combatant_id",
         )
     event = Rolled(
         combatant_id=target, roll=roll["roll"], reroll_of=roll.get("reroll_of"), group_id=group

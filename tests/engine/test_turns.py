@@ -143,3 +143,16 @@ def test_a_refused_message_leaves_the_world_as_it_was() -> None:
     with pytest.raises(NotPermitted):
         apply(w, Intent(w.last_seq + 1, "player", 0, "initiative.set", "c1", "d", {"value": 30}))
     assert w == snapshot
+
+
+def test_a_player_rolls_initiative_only_for_a_combatant_it_owns() -> None:
+    fighters = [combatant("a", "A", owners=["alice"]), combatant("b", "B", npc=True)]
+    data = combat("c1", fighters)
+    w = World(world="w", ruleset="test-turns", gm_users=frozenset({"gm"}))
+    with pytest.raises(NotPermitted) as refused:
+        apply(w, Hook(1, "alice", 0, "initiativeRoll", data, current(), roll={"combatant_id": "b", "roll": d20_roll(20)}))
+    assert refused.value.path == "/roll/combatant_id"
+    out = apply(w, Hook(1, "alice", 0, "initiativeRoll", data, current(), roll={"combatant_id": "a", "roll": d20_roll(12)}))
+    assert out.plans[0]["order"][0]["combatant_id"] == "a"
+    out = apply(out.world, Hook(2, "gm", 0, "initiativeRoll", data, current(), roll={"combatant_id": "b", "roll": d20_roll(5)}))
+    assert [e["initiative"] for e in out.plans[0]["order"]] == [12.0, 5.0]

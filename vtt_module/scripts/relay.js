@@ -66,12 +66,14 @@ export class Relay {
         return;
       }
       case SOCKET_TYPES.RESULT: {
+        if (!this.env.game.users.get(senderId)?.isGM) return; // only the active GM answers
         const resolve = this.waiting.get(data.ref);
         this.waiting.delete(data.ref);
         resolve?.(data.result);
         return;
       }
       case SOCKET_TYPES.PROMPT:
+        if (!this.env.game.users.get(senderId)?.isGM) return; // prompts come from the GM only
         this.onPrompt(data.prompt);
         return;
       default:
@@ -88,7 +90,11 @@ export class Relay {
     const user = this.env.game.users.get(userId);
     if (data.type === SOCKET_TYPES.ROLL) {
       const combat = this.env.game.combats.get(data.combat_id);
-      if (!combat?.combatants.get(data.combatant_id)) return { ok: false, error: { code: "unknown_combatant", message: "no such combatant" } };
+      const combatant = combat?.combatants.get(data.combatant_id);
+      if (!combatant) return { ok: false, error: { code: "unknown_combatant", message: "no such combatant" } };
+      if (!user?.isGM && !combatant.actor?.testUserPermission?.(user, "OWNER")) {
+        return { ok: false, error: { code: "not_permitted", message: "you do not own this combatant" } };
+      }
       const ack = await s.hook("initiativeRoll", combat, userId, undefined, undefined,
         initiativeRollField(data.combatant_id, data.roll, data.reroll_of));
       return summary(ack);
