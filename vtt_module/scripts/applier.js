@@ -40,6 +40,24 @@ export class PlanApplier {
   }
 
   /**
+   * On `welcome`: the sidecar's own revision of each combat. A plan revision above it is
+   * not ours to keep (a sidecar with a new database numbers plans from 1 again), so what
+   * counts as applied comes down to it, and its next plans are not taken for stale ones.
+   * @param {{combat_id:string, revision:number}[]} combats
+   */
+  align(combats) {
+    const theirs = new Map(combats.map((c) => [c.combat_id, c.revision]));
+    const ids = new Set([...this.applied.keys(), ...Array.from(this.env.game.combats ?? [], (c) => c.id)]);
+    for (const id of ids) {
+      const revision = theirs.get(id) ?? 0;
+      const mine = this.appliedRevision(id);
+      if (mine === undefined || mine > revision) this.applied.set(id, revision);
+      const waiting = this.waiting.get(id);
+      if (waiting && waiting.revision > revision && mine > revision) this.waiting.delete(id);
+    }
+  }
+
+  /**
    * Take a plan (from an ack or a broadcast). Stale ones are ignored.
    * @param {object} plan @returns {Promise<void>} resolves once it (or a newer one) is written
    */

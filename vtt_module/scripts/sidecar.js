@@ -118,6 +118,7 @@ export class Sidecar {
 
   /** `welcome`: align seq numbers; after a lost history resend each active combat. */
   welcome(welcome) {
+    this.handlers.onRevisions?.(welcome.combats ?? []);
     const { lostHistory } = this.outbox.welcome(welcome.last_seq);
     if (!lostHistory) return;
     log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);

@@ -46,6 +46,7 @@ export function wireModule(env) {
     if (isActiveGM(env) && !state.sidecar) {
       state.sidecar = new Sidecar(env, {
         onPlan: (plan) => state.applier.take(plan),
+        onRevisions: (combats) => state.applier.align(combats),
         onPrompt: routePrompt,
         onNotices: (notices, message) => { state.ready.learn(notices); announce(env, notices, message); },
         onRefused: () => {}

@@ -95,3 +95,29 @@ test("foundry-core: the sidecar killed mid-combat restarts on its database and n
   assertClientsFollowPlan(table, combatId);
   s.stop();
 });
+
+test("foundry-core: a sidecar restarted on a new database gets the state again and its plans are followed", async () => {
+  const { table, gm, combatId } = await setup();
+  await table.clients[ALICE].game.combats.get(combatId).rollAll();
+  await table.clients[BOB].game.combats.get(combatId).rollAll();
+  await gm.game.combats.get(combatId).rollAll();
+  await gm.game.combats.get(combatId).startCombat();
+  await settle(table);
+  await endTurn(table, combatId);
+  await endTurn(table, combatId);
+  const before = assertClientsFollowPlan(table, combatId);
+
+  await sidecar.stop();
+  sidecar.db = `${sidecar.db}.new`; // the GM lost (or replaced) the database
+  await sidecar.start();
+  await until(() => gm.notifications.some((n) => n.message.includes("lost its history")),
+    { what: "the GM to be told the sidecar lost its history", timeout: 20000 });
+  await settle(table, { timeout: 20000 });
+  const s = gm.module.state.sidecar;
+  // the new sidecar numbers plans from 1 again: they must not be taken for stale ones
+  await endTurn(table, combatId);
+  const plan = assertClientsFollowPlan(table, combatId);
+  assert.ok(plan.revision < before.revision, `a fresh revision count (${plan.revision} < ${before.revision})`);
+  assert.equal(gm.module.state.applier.appliedRevision(combatId), plan.revision, "the new plan was applied");
+  s.stop();
+});
