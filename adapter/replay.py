@@ -11,7 +11,7 @@ Replay never opens a database.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator, TextIO
 
 import orjson
@@ -19,7 +19,7 @@ import orjson
 from . import protocol
 from .engine import World
 from .errors import InvalidMessage
-from .pipeline import DEFAULT_MAX_BYTES, open_session, process
+from .pipeline import DEFAULT_MAX_BYTES, open_session, process, read_seq
 
 
 @dataclass
@@ -29,6 +29,8 @@ class Replay:
     world: World | None = None
     problems: list[str] = field(default_factory=list)
     max_bytes: int = DEFAULT_MAX_BYTES
+    #: a session line was just read: the next message may skip ahead (recording resumed)
+    resumed: bool = False
 
     def feed(self, number: int, line: str) -> Iterator[dict[str, Any]]:
         """The output lines for one input line (none for a session or a bad line)."""
@@ -50,6 +52,7 @@ class Replay:
                 self.problems.append(f"line {number}: bad session: {error.message}; skipped")
                 return
             self.world = open_session(self.world, data or {})
+            self.resumed = True
             return
         if event not in ("hook", "intent"):
             self.problems.append(f"line {number}: unknown event {event!r}; skipped")
@@ -57,6 +60,15 @@ class Replay:
         if self.world is None:
             self.problems.append(f"line {number}: a {event} before any session line; skipped")
             return
+        seq = read_seq(data)
+        if self.resumed and seq is not None and seq > self.world.last_seq + 1:
+            # the recording began (or resumed) mid-session: what came before is not in it
+            self.problems.append(
+                f"line {number}: the recording resumes at seq {seq} after {self.world.last_seq}; "
+                "the messages between were not recorded"
+            )
+            self.world = replace(self.world, last_seq=seq - 1)
+        self.resumed = False
         result = process(self.world, event, data, max_bytes=self.max_bytes)
         self.world = result.world
         yield {"in": number, "type": "ack", "data": result.ack}

@@ -118,3 +118,29 @@ def test_schemas_check_finds_a_bad_recorded_line(tmp_path: Path) -> None:
     (tmp_path / "bad.jsonl").write_text(s.jsonl())
     code, _, err = call("schemas", "--check", "--recordings", str(tmp_path))
     assert code == 1 and "bad.jsonl:2" in err
+
+
+def test_a_recording_switched_on_mid_session_replays_from_its_first_seq(tmp_path: Path) -> None:
+    s = small_recording()
+    for line in s.lines[1:]:
+        line["data"]["seq"] += 40  # the GM started recording at seq 41
+    s.lines.append(dict(s.lines[0]))  # paused, then resumed: a new session line
+    s.hook("updateCombat", s.lines[1]["data"]["combat"], current())
+    s.lines[-1]["data"]["seq"] = 60
+    path = tmp_path / "r.jsonl"
+    path.write_text(s.jsonl())
+    code, out, err = call("replay", str(path))
+    acks = [json.loads(x)["data"] for x in out.splitlines() if json.loads(x)["type"] == "ack"]
+    assert code == 0 and [a["ok"] for a in acks] == [True, True, True]
+    assert [a["seq"] for a in acks] == [41, 42, 60]
+    assert "resumes at seq 41" in err and "resumes at seq 60" in err
+
+
+def test_a_gap_without_a_session_line_is_still_out_of_order(tmp_path: Path) -> None:
+    s = small_recording()
+    s.lines[2]["data"]["seq"] = 5
+    path = tmp_path / "r.jsonl"
+    path.write_text(s.jsonl())
+    _, out, _ = call("replay", str(path))
+    acks = [json.loads(x)["data"] for x in out.splitlines() if json.loads(x)["type"] == "ack"]
+    assert acks[1]["error"]["code"] == "out_of_order"

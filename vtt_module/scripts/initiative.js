@@ -80,7 +80,9 @@ export async function rollReroll(env, prompt) {
   const roll = new env.Roll(prompt.data.formula, combatant?.actor?.getRollData?.() ?? {});
   await roll.evaluate();
   try {
-    await roll.toMessage?.({ speaker: { actor: combatant?.actorId, token: combatant?.tokenId, alias: combatant?.name }, flavor: `${prompt.rule}: reroll` });
+    // a hidden combatant's roll stays with the GMs, as Foundry's own initiative rolls do
+    await roll.toMessage?.({ speaker: { actor: combatant?.actorId, token: combatant?.tokenId, alias: combatant?.name }, flavor: `${prompt.rule}: reroll` },
+      combatant?.hidden ? { rollMode: "gmroll" } : {});
   } catch (e) { log.warn("could not post the reroll to chat", e); }
   return { rollJSON: roll.toJSON(), rerollOf: prompt.data.reroll_of ?? prompt.data.offer_id ?? prompt.prompt_id };
 }

@@ -139,9 +139,10 @@ export function steerTurn(source, change, opts = {}) {
   const round = source.round ?? 0;
   const newRound = change.round ?? round;
   const newTurn = change.turn ?? source.turn ?? 0;
-  if (round === 0 && newRound <= 1 && change.round !== undefined) {
-    // combat starting: land on the first combatant who acts
-    return firstActing(source, 1, opts);
+  if (round === 0) {
+    // combat starting (the round explicitly set to 1 or more): land on the first who acts;
+    // any other change before the start (v12 writes `turn` after rolls) is not ours to steer
+    return change.round !== undefined && change.round >= 1 ? firstActing(source, 1, opts) : null;
   }
   if (newRound < round || (newRound === round && newTurn <= (source.turn ?? 0))) return null; // backwards: not ours
   const turns = foundrySort(source.combatants ?? []);

@@ -23,15 +23,20 @@ export class Recorder {
   }
 
   /**
-   * Start (or keep) recording a session. A new session line is written when the auth differs
-   * from the recording's first line (a recording holds one session).
+   * Start (or keep) recording a session. A session line is written at the start, when the
+   * auth differs from the last session line (a new ruleset, other GMs), and when recording
+   * resumes after a pause: replay takes a later session line as a reconnection and lets the
+   * message after it skip the seqs that were not recorded.
    * @param {object} auth the connect auth (the token is removed here)
+   * @param {{resumed?: boolean}} [opts]
    */
-  session(auth) {
+  session(auth, { resumed = false } = {}) {
     if (!this.enabled) return;
     const line = JSON.stringify({ event: "session", data: sessionOf(auth) });
-    if (this.lines[0] === line) return;
-    if (this.lines.length === 0) { this.lines.push(line); this.store.save(this.lines); }
+    const last = [...this.lines].reverse().find((l) => l.startsWith('{"event":"session"'));
+    if (last === line && !resumed) return;
+    this.lines.push(line);
+    this.store.save(this.lines);
   }
 
   /**

@@ -1,6 +1,8 @@
 /**
- * The module's settings. The token is client-scoped (it stays on the GM's machine) and only
- * registered as visible for GM users, so players never see it.
+ * The module's settings. The token is client-scoped: it stays in the GM's browser, and a
+ * player's own copy is empty. `game.user` does not exist yet at `init`, so the GM-only
+ * client settings are registered as shown and `hideGMOnlySettings` takes them out of the
+ * settings window for players.
  * @module settings
  */
 
@@ -23,7 +25,6 @@ export const DEFAULT_URL = "http://127.0.0.1:8765";
  */
 export function registerSettings(env, { onChange } = {}) {
   const { game } = env;
-  const isGM = Boolean(game.user?.isGM);
   const changed = (key) => () => onChange?.(key);
   const reg = (key, data) => game.settings.register(MODULE_ID, key, {
     name: `INITIATIVE_SIDECAR.settings.${key}.name`,
@@ -31,8 +32,8 @@ export function registerSettings(env, { onChange } = {}) {
     ...data
   });
   reg(SETTINGS.URL, { scope: "world", config: true, restricted: true, type: String, default: DEFAULT_URL, onChange: changed(SETTINGS.URL) });
-  // Client scope: stored in this browser only. Shown in the settings only to GM users.
-  reg(SETTINGS.TOKEN, { scope: "client", config: isGM, type: String, default: "", onChange: changed(SETTINGS.TOKEN) });
+  // Client scope: stored in this browser only. Taken out of players' settings window.
+  reg(SETTINGS.TOKEN, { scope: "client", config: true, type: String, default: "", onChange: changed(SETTINGS.TOKEN) });
   reg(SETTINGS.RULESET, {
     scope: "world", config: true, restricted: true, type: String, default: "foundry-core",
     choices: Object.fromEntries(RULESETS.map((id) => [id, `INITIATIVE_SIDECAR.rulesets.${id}`])),
@@ -40,12 +41,32 @@ export function registerSettings(env, { onChange } = {}) {
   });
   reg(SETTINGS.AUTO_APPROVE, { scope: "world", config: true, restricted: true, type: Boolean, default: false, onChange: changed(SETTINGS.AUTO_APPROVE) });
   reg(SETTINGS.STAT_PATHS, { scope: "world", config: true, restricted: true, type: String, default: "" });
-  reg(SETTINGS.RECORD, { scope: "client", config: isGM, type: Boolean, default: false, onChange: changed(SETTINGS.RECORD) });
+  reg(SETTINGS.RECORD, { scope: "client", config: true, type: Boolean, default: false, onChange: changed(SETTINGS.RECORD) });
   reg(SETTINGS.ANNOUNCE, { scope: "world", config: true, restricted: true, type: Boolean, default: true });
   // Internal state on the GM's machine (not shown): the outbox with seq, the recording.
   reg(SETTINGS.OUTBOX, { scope: "client", config: false, type: Object, default: {} });
   reg(SETTINGS.RECORDING, { scope: "client", config: false, type: Array, default: [] });
   reg(SETTINGS.READY, { scope: "world", config: false, type: Object, default: {} });
+}
+
+/** Client settings only a GM uses. */
+export const GM_ONLY = Object.freeze([SETTINGS.TOKEN, SETTINGS.RECORD]);
+
+/**
+ * `renderSettingsConfig`: for a player, remove the GM-only client settings from the window.
+ * @param {object} env @param {HTMLElement|{0:HTMLElement}} html (v13 HTMLElement, v12 jQuery)
+ * @returns {number} how many were removed
+ */
+export function hideGMOnlySettings(env, html) {
+  if (env.game.user?.isGM) return 0;
+  const root = html instanceof Object && "querySelector" in html ? html : html?.[0];
+  let removed = 0;
+  for (const key of GM_ONLY) {
+    const input = root?.querySelector?.(`[name="${MODULE_ID}.${key}"]`);
+    const group = input?.closest?.(".form-group") ?? input;
+    if (group) { group.remove(); removed++; }
+  }
+  return removed;
 }
 
 /**

@@ -123,7 +123,11 @@ export class SidecarClient {
         try {
           ack = await this.socket.timeout(this.ackTimeoutMs).emitWithAck(message.event, message.data);
         } catch {
-          break; // no ack (disconnected or slow): the message stays; resent after the next welcome
+          // no ack (disconnected or slow): the message stays. Disconnected: resent after the
+          // next welcome. Still connected: try again shortly (a late first answer makes the
+          // second one a harmless duplicate, which carries the current plans and prompts).
+          if (this.ready) setTimeout(() => this.pump(), this.retryMs ?? 1000);
+          break;
         }
         const verdict = this.outbox.settle(message.data.seq, ack);
         try { this.events.onAck(message, ack); } catch (e) { log.error("handling an ack failed", e); }

@@ -4,7 +4,7 @@
  */
 
 import { MODULE_ID } from "./constants.js";
-import { registerSettings, SETTINGS, getSetting } from "./settings.js";
+import { registerSettings, SETTINGS, getSetting, hideGMOnlySettings } from "./settings.js";
 import { Sidecar } from "./sidecar.js";
 import { registerForwarder } from "./forwarder.js";
 import { wrapInitiativeRoll, registerRollMarking } from "./initiative.js";
@@ -60,7 +60,12 @@ export function wireModule(env) {
 
   const onSettingChange = (key) => {
     if (!state.sidecar) return startOrStop();
-    if (key === SETTINGS.RECORD) { state.sidecar.recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD)); state.sidecar.recorder.session(state.sidecar.auth()); return; }
+    if (key === SETTINGS.RECORD) {
+      const recorder = state.sidecar.recorder;
+      recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD));
+      recorder.session(state.sidecar.auth(), { resumed: true });
+      return;
+    }
     state.sidecar.restart();
   };
 
@@ -79,6 +84,7 @@ export function wireModule(env) {
     env.Hooks.on("renderCombatTracker", (app, html) => onRenderTracker(env, app, html, api));
     env.Hooks.on("getCombatTrackerContextOptions", (_app, items) => state.actions.extendTrackerMenu(items));
     env.Hooks.on("renderTokenHUD", (hud, html) => state.actions.decorateTokenHUD(hud, html));
+    env.Hooks.on("renderSettingsConfig", (_app, html) => hideGMOnlySettings(env, html));
     env.Hooks.on("userConnected", () => startOrStop());
     const api = {
       state,

@@ -162,6 +162,13 @@ test("steering skips none, defend_only and held turns and flips the round onto n
   assert.deepEqual(readPlan(s).order, ["a", "b", "c"]);
 });
 
+test("before the start only an explicit round 1 starts the combat; a turn write does not", () => {
+  const s = { ...source(), round: 0, turn: null };
+  assert.equal(steerTurn(s, { round: 0, turn: 0 }), null, "v12 writes turn after rolling: not a start");
+  assert.equal(steerTurn(s, { turn: 0 }), null);
+  assert.equal(steerTurn(s, { round: 1, turn: 0 }).round, 1, "startCombat");
+});
+
 test("badges show reaction, dash, action limits, hold, hesitation and reroll", () => {
   const keys = (state) => badgesFor(state, t).map((b) => b.key);
   assert.deepEqual(keys({ acts: "full", reaction: { available: true, reason: null }, tags: [] }), ["reaction"]);
@@ -184,6 +191,12 @@ test("the recorder writes a session line without the token, then each seq once",
   assert.deepEqual(lines.map((l) => l.event), ["session", "hook", "intent"]);
   assert.ok(!r.text().includes("s3cret"));
   assertValid("recording-line", lines[0]);
+  // reconnecting with the same auth adds nothing; a new ruleset or a resumed recording does
+  r.session({ token: "s3cret", world: "w", ruleset: "foundry-core", gm_users: ["g"], protocol: 1 });
+  assert.equal(r.lines.length, 3);
+  r.session({ token: "s3cret", world: "w", ruleset: "storyteller", gm_users: ["g"], protocol: 1 });
+  r.session({ token: "s3cret", world: "w", ruleset: "storyteller", gm_users: ["g"], protocol: 1 }, { resumed: true });
+  assert.deepEqual(r.lines.map((l) => JSON.parse(l).event), ["session", "hook", "intent", "session", "session"]);
 });
 
 test("prompts: who sees them, their dialog, and the intent each answer sends", () => {
@@ -213,4 +226,23 @@ test("rulings about hidden combatants are whispered to the GMs only", () => {
   assert.deepEqual(noticeMessage({ kind: "dash", text: "Aria dashes", combatant_id: "aria" }, look).whisper, []);
   assert.deepEqual(noticeMessage({ kind: "ready_to_strike", text: "ready", actor_id: "a" }, look).whisper, ["g", "p"]);
   assert.equal(noticeMessage({ kind: "dice_pool.recount", text: "x" }, look), null);
+});
+
+test("players do not see the GM-only settings (token, record); a GM does", async () => {
+  const { hideGMOnlySettings } = await import("../scripts/settings.js");
+  const make = () => {
+    const groups = new Map();
+    for (const key of ["initiative-sidecar.token", "initiative-sidecar.record", "initiative-sidecar.url"]) {
+      const group = { removed: false, remove() { this.removed = true; } };
+      groups.set(key, { closest: () => group, group });
+    }
+    return { groups, querySelector: (sel) => groups.get(sel.match(/name="([^"]+)"/)[1]) ?? null };
+  };
+  const player = make();
+  assert.equal(hideGMOnlySettings({ game: { user: { isGM: false } } }, player), 2);
+  assert.ok(player.groups.get("initiative-sidecar.token").group.removed);
+  assert.ok(!player.groups.get("initiative-sidecar.url").group.removed);
+  const gm = make();
+  assert.equal(hideGMOnlySettings({ game: { user: { isGM: true } } }, gm), 0);
+  assert.equal(hideGMOnlySettings({ game: { user: { isGM: false } } }, [make()]), 2, "v12 jQuery");
 });
