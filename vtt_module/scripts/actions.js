@@ -6,7 +6,8 @@
  */
 
 import { MODULE_ID, RULESET_ACTIONS } from "./constants.js";
-import { getSetting, SETTINGS } from "./settings.js";
+import { getSetting, SETTINGS, statPaths } from "./settings.js";
+import { readStats } from "./payloads.js";
 import { ownersOf, translator } from "./foundry-data.js";
 
 /**
@@ -98,8 +99,10 @@ export class Actions {
     const DialogV2 = this.env.foundry.applications.api.DialogV2;
     const t = this.t;
     if (action === "dash") {
-      const dex = Number(combatant.actor?.system?.abilities?.dex?.mod ?? 0);
-      const max = Math.max(5 + dex, 0);
+      // BI-4: up to 5 + Dex, Dex read where the stat paths setting says (dnd5e by default)
+      const paths = statPaths(getSetting(this.env, SETTINGS.STAT_PATHS), this.env.game.system?.id);
+      const dex = Number(readStats(combatant.actor, paths).dex ?? 0);
+      const max = Math.max(5 + (Number.isFinite(dex) ? dex : 0), 0);
       const r = await DialogV2.input({
         window: { title: t("INITIATIVE_SIDECAR.dialog.dashTitle") }, rejectClose: false,
         content: `<label>${t("INITIATIVE_SIDECAR.dialog.dashAmount", { max })} <input type="number" name="amount" min="1" max="${max}" value="${max}"></label>`
