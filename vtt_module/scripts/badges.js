@@ -30,6 +30,9 @@ export function badgesFor(state, t) {
     else add("no-reaction", {}, { reason: state.reaction.reason ?? t("INITIATIVE_SIDECAR.reason.unknown") });
   }
   if (tags.includes("dashed")) add("dashed", { amount: detail.dash ?? "" });
+  // placed below a lower score (a dashed turn waiting for the turn in progress): the
+  // tracker's number is just below its predecessor's, the rule's score is this one
+  if (detail.score !== undefined && detail.score !== null) add("score", { score: detail.score });
   const hesitation = Number(detail.turns_lost ?? detail.hesitation ?? 0);
   switch (state.acts) {
     case "movement_or_action": add("movement-or-action"); break;

@@ -176,6 +176,10 @@ test("badges show reaction, dash, action limits, hold, hesitation and reroll", (
   assert.deepEqual(keys({ acts: "none", tags: ["hesitating"], detail: { turns_lost: 2 } }), ["hesitating"]);
   assert.deepEqual(keys({ acts: "held", tags: ["reroll_pending", "readied"] }), ["held", "reroll-pending", "readied"]);
   assert.match(badgesFor({ acts: "full", reaction: { available: false, reason: "before_first_turn" } }, t)[0].tooltip, /before_first_turn/);
+  // a dashed turn waiting behind the turn in progress: its rule score shown beside the number
+  const waiting = badgesFor({ acts: "movement_or_action", tags: ["dashed"], detail: { dash: 5, score: 13 } }, t);
+  assert.deepEqual(waiting.map((b) => b.key), ["dashed", "score", "movement-or-action"]);
+  assert.match(waiting[1].text, /13/);
 });
 
 test("the recorder writes a session line without the token, then each seq once", () => {
