@@ -31,6 +31,8 @@ $(NODE_STAMP): vtt_module/package.json vtt_module/package-lock.json
 	touch $(NODE_STAMP)
 
 test-node: $(STAMP)
+	@command -v chromium >/dev/null 2>&1 || { echo "make test needs Chromium for the tracker badge test:" \
+	  "apt-get install chromium (Debian's package; .ci/run installs it)"; exit 1; }
 	@if [ -f vtt_module/package.json ]; then \
 	  $(MAKE) --no-print-directory $(NODE_STAMP) && \
 	  cd vtt_module && SIDECAR_PYTHON=$(abspath $(PY)) npm test; \
