@@ -9,7 +9,7 @@ from ...errors import InvalidMessage, RuleViolation
 from ..context import Ctx
 from ..events import Declared, Event
 from ..model import Combat, Combatant
-from ..order import rules_sort
+from ..order import place_after, place_before, rules_sort
 from ..ruleset import Ruleset, get_ruleset
 from ..turns import begin_next_acting, begin_turn, end_turn
 from . import (
@@ -199,17 +199,20 @@ def _step_in(
     """Give the holder its new score and place, and take it off the turns already over."""
     stepped = replace(held, state=STEPPED_IN, point=point)
     combat = _set(combat, who.id, score=score, hold=stepped)
-    order = [c for c in combat.order if c != who.id]
-    at = _position(rs, combat, order, who.id, point) if point is not None else len(order)
-    order.insert(at, who.id)
-    return replace(combat, order=tuple(order), passed=combat.passed - {who.id})
+    if point is None:
+        order = tuple(c for c in combat.order if c != who.id) + (who.id,)
+    else:
+        kind, neighbour = _neighbour(rs, combat, who.id, point)
+        place = place_after if kind == "after" else place_before
+        order = place(combat.order, who.id, neighbour)
+    return replace(combat, order=order, passed=combat.passed - {who.id})
 
 
-def _position(
-    rs: Ruleset, combat: Combat, order: list[str], who: str, point: tuple[str, str]
-) -> int:
-    """Index in ``order`` (without ``who``) for the point; ST-3 among holders at that point."""
+def _neighbour(rs: Ruleset, combat: Combat, who: str, point: tuple[str, str]) -> tuple[str, str]:
+    """Whom to go right after (or right before) for the point: the anchor, or, ST-3, the
+    holders already stepped in at that point who go first (or after) by the tie rule."""
     kind, anchor = point
+    order = [c for c in combat.order if c != who]
 
     def at_point(cid: str) -> bool:
         held = holding(combat.combatants[cid])
@@ -228,7 +231,14 @@ def _position(
             started(order[at]) or first(order[at], who)
         ):
             at += 1
-        return at
+        return "after", order[at - 1]
+    at = order.index(anchor)
+    # back over those already there that go after it and have not begun
+    while at > 0 and at_point(order[at - 1]) and not started(order[at - 1]) and (
+        first(who, order[at - 1])
+    ):
+        at -= 1
+    return "before", order[at]
     at = order.index(anchor)
     # back over those already there that go after it and have not begun
     while at > 0 and at_point(order[at - 1]) and not started(order[at - 1]) and (
