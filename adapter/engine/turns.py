@@ -8,6 +8,10 @@ The model. A combat is in one of three phases::
                                                       NEW_ROUND -> IN_TURN | ROUND_OVER
                                                       BACK   -> IN_TURN (GM went back)
     ROUND_OVER     round > 0, current is None         NEW_ROUND, BACK
+    any            Foundry set round 0 again          RESET  -> NOT_STARTED
+
+(BACK may also end in ROUND_OVER when nobody is left in the order.) :func:`follow` checks
+every move against :data:`TRANSITIONS`.
 
 Foundry's snapshot says where its pointer is; the engine follows it, and tells the rules
 about every turn it crosses: when ``current`` moves on within a round, every turn in
@@ -47,8 +51,11 @@ TRANSITIONS: dict[tuple[Phase, str], frozenset[Phase]] = {
     (Phase.IN_TURN, "advance"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
     (Phase.IN_TURN, "new_round"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
     (Phase.ROUND_OVER, "new_round"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
-    (Phase.IN_TURN, "back"): frozenset({Phase.IN_TURN}),
-    (Phase.ROUND_OVER, "back"): frozenset({Phase.IN_TURN}),
+    (Phase.IN_TURN, "back"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
+    (Phase.ROUND_OVER, "back"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
+    (Phase.NOT_STARTED, "reset"): frozenset({Phase.NOT_STARTED}),
+    (Phase.IN_TURN, "reset"): frozenset({Phase.NOT_STARTED}),
+    (Phase.ROUND_OVER, "reset"): frozenset({Phase.NOT_STARTED}),
 }
 
 
@@ -77,28 +84,40 @@ def acts_now(rs: Ruleset, combat: Combat, combatant_id: str) -> bool:
 
 
 def follow(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
-    """Bring the combat to Foundry's ``round`` and pointer, telling the rules each turn."""
+    """Bring the combat to Foundry's ``round`` and pointer, telling the rules each turn.
+
+    Every move is one of :data:`TRANSITIONS`; a move the table does not allow is a bug."""
+    before = phase(combat)
+    action, after = _move(ctx, rs, combat, round_, current)
+    if action is not None and phase(after) not in TRANSITIONS.get((before, action), frozenset()):
+        raise AssertionError(f"turn bookkeeping moved {before.value} -{action}-> {phase(after).value}")
+    return after
+
+
+def _move(
+    ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None
+) -> tuple[str | None, Combat]:
     if round_ <= 0:
         if combat.started:  # Foundry reset the encounter to before its start
             combat = evolve(combat, round=0, current=None, passed=frozenset())
-        return evolve(combat, order=tuple(rules_sort(combat, rs.sort_key)))
+        return "reset", evolve(combat, order=tuple(rules_sort(combat, rs.sort_key)))
     if not combat.started:
         combat = emit(ctx, rs, combat, CombatStarted())
-        return start_round(ctx, rs, combat, 1)
+        return "start", start_round(ctx, rs, combat, 1)
     if round_ > combat.round:
         while combat.round < round_:
             combat = end_round(ctx, rs, combat)
             combat = start_round(ctx, rs, combat, combat.round + 1)
-        return combat
+        return "new_round", combat
     if round_ < combat.round:
-        return go_back(combat, round_, current)
+        return "back", go_back(combat, round_, current)
     if current is None or current == combat.current or current not in combat.order:
-        return combat
+        return None, combat
     here = combat.order.index(combat.current) if combat.current in combat.order else len(combat.order)
     there = combat.order.index(current)
     if there < here:
-        return go_back(combat, round_, current)
-    return advance_to(ctx, rs, combat, current)
+        return "back", go_back(combat, round_, current)
+    return "advance", advance_to(ctx, rs, combat, current)
 
 
 def go_back(combat: Combat, round_: int, current: str | None) -> Combat:
@@ -124,13 +143,6 @@ def advance_to(ctx: Ctx, rs: Ruleset, combat: Combat, target: str) -> Combat:
         if upcoming == target:
             break
         combat = skip_turn(ctx, rs, combat, upcoming)
-    return begin_next_acting(ctx, rs, combat)
-
-
-def pass_turn(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
-    """End the turn in progress and begin the next one that acts (for holds and dashes)."""
-    if combat.current is not None:
-        combat = end_turn(ctx, rs, combat, combat.current, skipped=False)
     return begin_next_acting(ctx, rs, combat)
 
 

@@ -156,3 +156,14 @@ def test_a_player_rolls_initiative_only_for_a_combatant_it_owns() -> None:
     assert out.plans[0]["order"][0]["combatant_id"] == "a"
     out = apply(out.world, Hook(2, "gm", 0, "initiativeRoll", data, current(), roll={"combatant_id": "b", "roll": d20_roll(5)}))
     assert [e["initiative"] for e in out.plans[0]["order"]] == [12.0, 5.0]
+
+
+def test_every_move_is_checked_against_the_transition_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from adapter.engine import turns
+
+    w, data = world_with_rolls()
+    table = dict(turns.TRANSITIONS)
+    del table[(turns.Phase.NOT_STARTED, "start")]
+    monkeypatch.setattr(turns, "TRANSITIONS", table)
+    with pytest.raises(AssertionError, match="not_started -start->"):
+        move(w, data, 1, "a")
