@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping
 if TYPE_CHECKING:
     from .model import Combat
 
-DIE_CLASSES = frozenset({"Die", "DiceTerm", "D20Die", "Coin", "FateDie"})
 
 
 def dice_terms(roll: Mapping[str, Any]) -> list[Mapping[str, Any]]:

@@ -161,7 +161,6 @@ class Intent:
     args: Mapping[str, Any]
 
 
-Message = Hook | Intent
 
 
 @dataclass(frozen=True)

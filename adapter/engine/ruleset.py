@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from .context import Ctx
     from .events import Event
 
-ACTS = ("full", "movement_or_action", "movement_only", "defend_only", "none", "held")
 #: ``acts`` values whose turns the module skips (and the engine passes over).
 SKIPPED_ACTS = frozenset({"none", "defend_only", "held"})
 
@@ -71,7 +70,6 @@ class Ruleset:
     describe: Describe = describe_plain
     #: settings this ruleset reads, with their defaults
     settings: Mapping[str, Any] = field(default_factory=dict)
-    has_reactions: bool = False
     #: where a combatant whose score changes mid-round goes: "next" = among the turns still
     #: to come (it acts after the turn in progress at the latest); "sorted" = where Foundry's
     #: sort puts it (above the turn in progress means its turn this round is over)

@@ -30,9 +30,6 @@ PROTOCOL_VERSION = 1
 BASE_URI = "https://initiative-sidecar.invalid/schemas/v1/"
 MAX_DEPTH = 32
 
-#: messages by the name used on the wire and in file names
-INBOUND = ("hook", "intent")
-OUTBOUND = ("ack", "plan", "prompt", "welcome", "superseded", "connect-error")
 
 
 def schema_dir() -> Path:

@@ -212,11 +212,6 @@ class Store:
                 damaged(self.path, f"{where} of world {world!r} is unreadable: {error}")
             ) from error
 
-    def last_session(self, world: str) -> Any:
-        row = self.db.execute(
-            "SELECT data FROM sessions WHERE world = ? ORDER BY id DESC LIMIT 1", (world,)
-        ).fetchone()
-        return json.loads(row[0]) if row else None
 
 
 def _plain_json(value: Any) -> str:

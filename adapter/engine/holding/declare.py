@@ -239,10 +239,3 @@ def _neighbour(rs: Ruleset, combat: Combat, who: str, point: tuple[str, str]) ->
     ):
         at -= 1
     return "before", order[at]
-    at = order.index(anchor)
-    # back over those already there that go after it and have not begun
-    while at > 0 and at_point(order[at - 1]) and not started(order[at - 1]) and (
-        first(who, order[at - 1])
-    ):
-        at -= 1
-    return at

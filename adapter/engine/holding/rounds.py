@@ -87,9 +87,16 @@ def hold_entry(combat: Combat, combatant: Combatant, entry: Entry) -> Entry:
         if held.point is not None:
             detail["stepped_in"] = {held.point[0]: held.point[1]}
             rules.append(ids.hold if held.point[0] == "after" else ids.interrupt)
+            if any(_at_point(other, held.point) for other in combat.combatants.values() if other.id != combatant.id):
+                rules.append(ids.same_moment)  # ordered among the others there by the tie rule
     if held.target_aware:
         tags.append("target_aware")
     if held.original is not None:
         detail["returns_to"] = held.original
     rules = list(dict.fromkeys(rules))
     return replace(entry, acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules))
+
+
+def _at_point(combatant: Combatant, point: tuple[str, str]) -> bool:
+    held = holding(combatant)
+    return held is not None and held.state == STEPPED_IN and held.point == point

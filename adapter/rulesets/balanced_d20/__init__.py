@@ -42,7 +42,6 @@ RULESET = register(
         sort_key=sort_key,
         describe=describe,
         settings={"auto_approve_rerolls": False},
-        has_reactions=True,
     )
 )
 

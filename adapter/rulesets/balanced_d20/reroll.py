@@ -24,7 +24,7 @@ from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
 from .common import arg, pending_prompt, replace_in_order
 from .natural import natural_d20, reroll_formula
-from .state import Fighter, Reroll, fighter, scored, stat, update_fighter
+from .state import Reroll, fighter, scored, stat, update_fighter
 
 
 def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
@@ -176,7 +176,3 @@ def _approve(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
     if not bool(arg(event.args, "approve")):
         return update_fighter(combat, c.id, reroll=replace(reroll, status="denied"))
     return _ask_for_roll(ctx, combat, c.id, reroll)
-
-
-def reroll_tags(f: Fighter) -> tuple[str, ...]:
-    return ("reroll_pending",) if f.reroll is not None and f.reroll.pending else ()

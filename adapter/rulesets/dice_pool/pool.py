@@ -13,8 +13,6 @@ from typing import Any
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation
 
-REQUIRED = ("reaction", "wits")
-
 
 @dataclass(frozen=True)
 class Dice:

@@ -111,6 +111,8 @@ def test_ST_3_holders_stepping_in_together_are_ordered_by_the_tie_rule() -> None
     assert t.order() == [LARRY, "cmbQuick", "cmbTwin", "cmbSlow"]
     assert {t.combat.combatants[c].score for c in t.order()[1:]} == {5}
     assert t.reproduces()
+    assert all("ST-3" in t.entry(c)["rules"] for c in ("cmbSlow", "cmbQuick", "cmbTwin"))
+    assert "ST-3" not in t.entry(LARRY)["rules"]
 
 
 # ---------------------------------------------------------------- ST-4
