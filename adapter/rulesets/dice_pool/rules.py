@@ -89,8 +89,8 @@ def group_initiative(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | 
 def hesitation(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     """DP-4 "A negative result means the character hesitates and cannot act for as many turns
     as the negative value": each of the combatant's turns that passes (the ones the module
-    skipped included) takes one off; its place in the order is kept. Turns only pass once
-    the fight has begun (the engine's preview of round 1 ends the turns of round 0)."""
+    skipped included) takes one off; its place in the order is kept. No turn passes before
+    the fight has begun."""
     if combat is None or not isinstance(event, TurnEnded) or not combat.started:
         return None
     c = combat.combatants.get(event.combatant_id)
