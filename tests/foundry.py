@@ -92,6 +92,16 @@ def d20_roll(natural: int, modifier: int = 0, *, cls: str = "Roll") -> dict[str,
             "total": natural + modifier, "evaluated": True}
 
 
+def d10_roll(die: int, mod: int) -> dict[str, Any]:
+    """``Roll#toJSON()`` of a Storyteller system's ``1d10 + mod`` (Dexterity + Composure)."""
+    return {"class": "Roll", "options": {}, "dice": [], "formula": f"1d10 + {mod}",
+            "terms": [{"class": "Die", "options": {}, "evaluated": True, "number": 1, "faces": 10,
+                       "modifiers": [], "results": [{"result": die, "active": True}]},
+                      {"class": "OperatorTerm", "options": {}, "evaluated": True, "operator": "+"},
+                      {"class": "NumericTerm", "options": {}, "evaluated": True, "number": mod}],
+            "total": die + mod, "evaluated": True}
+
+
 def total_roll(total: float, formula: str = "1d10 + 5") -> dict[str, Any]:
     """A roll whose dice do not matter to the ruleset (only its total)."""
     return {"class": "Roll", "options": {}, "dice": [], "formula": formula, "terms": [],

@@ -21,7 +21,7 @@ from typing import Any
 
 from adapter.engine import World
 from adapter.pipeline import duplicate_ack, open_session, process
-from tests.foundry import STATS, d20_roll
+from tests.foundry import STATS, d10_roll, d20_roll
 
 GM = "gmUser0000000001"
 RULESETS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
@@ -46,16 +46,6 @@ def pool_roll(dice: list[int]) -> dict[str, Any]:
             "terms": [{"class": "Die", "options": {}, "evaluated": True, "number": len(dice),
                        "faces": 6, "modifiers": ["cs>=4", "df=1"], "results": results}],
             "total": sum(r["count"] for r in results), "evaluated": True}
-
-
-def total_roll(die: int, mod: int) -> dict[str, Any]:
-    """``1d10 + mod``: storyteller reads only the total."""
-    return {"class": "Roll", "options": {}, "dice": [], "formula": f"1d10 + {mod}",
-            "terms": [{"class": "Die", "options": {}, "evaluated": True, "number": 1, "faces": 10,
-                       "modifiers": [], "results": [{"result": die, "active": True}]},
-                      {"class": "OperatorTerm", "options": {}, "evaluated": True, "operator": "+"},
-                      {"class": "NumericTerm", "options": {}, "evaluated": True, "number": mod}],
-            "total": die + mod, "evaluated": True}
 
 
 @dataclass
@@ -163,7 +153,7 @@ class Table:
             size = stats["reaction"] + stats["wits"] - stats.get("size", 0)
             roll = pool_roll([self.rng.randint(1, 6) for _ in range(size)])
         elif self.ruleset == "storyteller":
-            roll = total_roll(self.rng.randint(1, 10), stats["initiative_mod"])
+            roll = d10_roll(self.rng.randint(1, 10), stats["initiative_mod"])
         else:
             roll = d20_roll(self.rng.randint(1, 20), stats.get("dex", 0))
         body: dict[str, Any] = {"combatant_id": cid, "roll": roll}

@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from foundry import d10_roll  # noqa: E402  (tests/foundry.py, shared with the other tests)
+
 GM = "gmStoryteller001"
 COMBAT = "stCombat00000001"
 STATS = {"coreVersion": "13.350", "systemId": "worldofdarkness", "systemVersion": "4.2.0",
@@ -32,16 +37,6 @@ def combatant(cid: str, name: str, owner: str, mod: int) -> dict[str, Any]:
             "initiative": None, "hidden": False, "defeated": False, "group": None, "flags": {},
             "_stats": dict(STATS), "name": name, "owners": [owner], "is_npc": False,
             "is_defeated": False, "stats": {"initiative_mod": mod, "speed": 9}}
-
-
-def d10_roll(die: int, mod: int) -> dict[str, Any]:
-    """``Roll#toJSON()`` of ``1d10 + mod`` (Dexterity + Composure)."""
-    return {"class": "Roll", "options": {}, "dice": [], "formula": f"1d10 + {mod}",
-            "terms": [{"class": "Die", "options": {}, "evaluated": True, "number": 1, "faces": 10,
-                       "modifiers": [], "results": [{"result": die, "active": True}]},
-                      {"class": "OperatorTerm", "options": {}, "evaluated": True, "operator": "+"},
-                      {"class": "NumericTerm", "options": {}, "evaluated": True, "number": mod}],
-            "total": die + mod, "evaluated": True}
 
 
 class Table:
