@@ -8,12 +8,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8765
 DB ?= ./initiative-sidecar.db
 
-.PHONY: run test test-python test-node bench venv clean
+.PHONY: run test test-python test-node check bench venv clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[test,dev]"
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -37,6 +37,11 @@ test-node: $(STAMP)
 	  $(MAKE) --no-print-directory $(NODE_STAMP) && \
 	  cd vtt_module && SIDECAR_PYTHON=$(abspath $(PY)) npm test; \
 	else echo "no module tests yet"; fi
+
+# ruff (pinned, explicit rule set) over the package and the tests; mypy --strict over the package.
+check: $(STAMP)
+	$(VENV)/bin/ruff check adapter tests
+	$(VENV)/bin/mypy
 
 bench: $(STAMP)
 	$(PY) -m adapter bench

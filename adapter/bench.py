@@ -43,12 +43,12 @@ class Plan:
     deflate: bool = True
 
     @classmethod
-    def full(cls) -> "Plan":
+    def full(cls) -> Plan:
         return cls(scenarios=(("1x2000", 1, 2000), ("50x200", 50, 200), ("200x50", 200, 50)),
                    rounds=3, replay_messages=20_000, memory_worlds=1000)
 
     @classmethod
-    def quick(cls) -> "Plan":
+    def quick(cls) -> Plan:
         return cls(scenarios=(("1x200", 1, 200), ("10x20", 10, 20), ("20x10", 20, 10)),
                    rounds=1, replay_messages=1000, memory_worlds=50)
 

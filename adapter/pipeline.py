@@ -10,8 +10,9 @@ duplicate, a gap or an unreadable ``seq`` is not stored and changes nothing.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 import orjson
 

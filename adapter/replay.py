@@ -11,8 +11,9 @@ Replay never opens a database.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any, TextIO
 
 import orjson
 

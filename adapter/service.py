@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from .engine import World
 from .pipeline import DEFAULT_MAX_BYTES, Result, open_session, process

@@ -7,7 +7,8 @@ own fields (``_stats``, ``flags``, ``system``, ``img``...) plus what the module 
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 STATS = {
     "coreVersion": "13.350",

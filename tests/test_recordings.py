@@ -7,7 +7,6 @@ must be what Foundry's own sort makes of the plan's initiative numbers.
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 
 import pytest

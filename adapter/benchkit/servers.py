@@ -72,7 +72,7 @@ def start(kind: str, db: Path | None = None, timeout: float = 30.0) -> Server:
         except OSError:
             if time.perf_counter() > deadline:
                 server.stop()
-                raise RuntimeError(f"the {kind} server did not accept connections in {timeout}s")
+                raise RuntimeError(f"the {kind} server did not accept connections in {timeout}s") from None
             time.sleep(0.002)
     server.startup_s = time.perf_counter() - began
     return server

@@ -9,7 +9,8 @@ the messages so far, so a replay gives the same ids.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import NotPermitted, UnknownCombatant, UnknownPrompt
 from .model import Combat, Combatant, Notice, Prompt, World

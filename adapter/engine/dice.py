@@ -8,7 +8,8 @@ rerolled?, discarded?, count?, success?, failure?}]}``. A result is *active* unl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .model import Combat
@@ -52,8 +53,8 @@ def roll_total(roll: Mapping[str, Any]) -> float:
     return float(total) if isinstance(total, (int, float)) and not isinstance(total, bool) else 0.0
 
 
-def scored_by_total(combat: "Combat", roll: Mapping[str, Any], combatant_id: str | None,
-                    group_id: str | None) -> "Combat":
+def scored_by_total(combat: Combat, roll: Mapping[str, Any], combatant_id: str | None,
+                    group_id: str | None) -> Combat:
     """The combat with the roll's total as the score of the combatant that rolled, or of
     every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""
     from .model import evolve

@@ -15,7 +15,7 @@ make Foundry's own sort reproduce that order exactly:
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .model import Combat, Combatant
 

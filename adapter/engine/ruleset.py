@@ -12,8 +12,9 @@ Foundry's ``_id`` as the last tie-break) and how a combatant looks in the plan (
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .model import Combat, Combatant
 
@@ -28,7 +29,7 @@ SKIPPED_ACTS = frozenset({"none", "defend_only", "held"})
 class Rule(Protocol):
     __name__: str
 
-    def __call__(self, ctx: "Ctx", combat: Combat | None, event: "Event") -> Combat | None: ...
+    def __call__(self, ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None: ...
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ scores come only from ``initiativeRoll`` hooks and the GM's ``initiative.set`` i
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .model import Combat, Combatant, evolve
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
+from collections.abc import Iterable, Iterator
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import orjson
 from jsonschema import Draft202012Validator
@@ -60,7 +61,7 @@ def registry() -> Registry:
     return Registry().with_resources(resources)
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> Draft202012Validator:
     schema = registry().contents(BASE_URI + f"{name}.schema.json")
     return Draft202012Validator(schema, registry=registry())
@@ -71,13 +72,13 @@ def _schemas() -> dict[str, dict[str, Any]]:
     return load_schemas()
 
 
-@lru_cache(maxsize=None)
+@cache
 def fast_check(name: str) -> Check | None:
     """The compiled "is it valid?" check of one schema (see :mod:`.fast`), compiled on first use."""
     return compile_checks(_schemas(), BASE_URI, only=name).get(name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _item_checks(name: str) -> tuple[Check, Check] | None:
     return compile_trusting_items(_schemas(), BASE_URI, name)
 

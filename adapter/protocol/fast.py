@@ -14,7 +14,8 @@ message it refuses goes through jsonschema, which alone decides and gives the pr
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import urldefrag, urljoin
 
 import fastjsonschema

@@ -14,8 +14,9 @@ import asyncio
 import hmac
 import logging
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import socketio
 from aiohttp import web
@@ -84,7 +85,7 @@ class Sidecar:
             auth = self.check_auth(remote, auth)
         except ConnectRefused as refused:
             log.warning("connection from %s refused: %s", remote, refused.code)
-            raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire())
+            raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
         world_id = str(auth["world"])
         async with self.lock(world_id):
             previous = self.writers.get(world_id)

@@ -7,8 +7,9 @@ these tests pin the mechanics themselves; the storyteller tests pin the ST rules
 from __future__ import annotations
 
 import pickle
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 
@@ -358,7 +359,7 @@ def test_refusals_change_nothing(
     err = t.refused(kind, cid, user, **args)
     assert type(err) is error
     if path is not None:
-        assert getattr(err, "path") == path
+        assert err.path == path
 
 
 def test_after_or_before_a_combatant_whose_turn_is_over_is_refused() -> None:

@@ -294,7 +294,7 @@ def _deep_nesting(draw: Draw, base: Base, event: str, payload: Any, seq: int) ->
     extra = draw.integer(MAX_DEPTH + 1 - len(spot), MAX_DEPTH + 400)
     keys: list[Any] = []
     inner: Any = 0
-    for i in range(extra - 1):  # the chain goes extra levels below spot
+    for _ in range(extra - 1):  # the chain goes extra levels below spot
         if draw.integer(0, 1):
             inner = [inner]
             keys.append(0)

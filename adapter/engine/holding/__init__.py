@@ -88,7 +88,7 @@ class HoldRuleIds:
     carry_over: str  # ST-5: waiting across rounds
 
     @classmethod
-    def single(cls, rule: str) -> "HoldRuleIds":
+    def single(cls, rule: str) -> HoldRuleIds:
         return cls(rule, rule, rule, rule, rule)
 
 

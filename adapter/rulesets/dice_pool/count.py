@@ -7,8 +7,9 @@ results with the ruleset's settings, so a mistyped formula cannot change the ord
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ...engine.dice import active_results, dice_terms
 from ...errors import RuleViolation

@@ -10,8 +10,9 @@ The order itself comes from :func:`order_key` (DP-2) through the engine's sort.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 from ...engine.context import Ctx
 from ...engine.events import Event, Joined, Rolled, TurnEnded

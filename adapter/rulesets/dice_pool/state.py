@@ -14,8 +14,8 @@ Frozen, module-level dataclasses (so a world pickles and compares by value). Inv
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ class Table:
     def roll(self, cid: str, die: int, mod: int) -> Outcome:
         return self.hook("initiativeRoll", roll={"combatant_id": cid, "roll": d10(die, mod)})
 
-    def setup(self, *people: tuple[str, int, int]) -> "Table":
+    def setup(self, *people: tuple[str, int, int]) -> Table:
         """``(id, total, initiative_mod)`` each: join, roll ``total - mod`` + mod, start."""
         for cid, _, mod in people:
             self.add(cid, cid.title(), mod)
