@@ -170,6 +170,18 @@ def test_BI_3_in_round_1_the_turns_foundry_shows_as_over_count() -> None:
     assert entries(ack["plans"][0])[B]["reaction"]["reason"] == "before_first_turn"
 
 
+def test_BI_3_a_ready_to_strike_declared_before_applies_when_the_combat_is_first_met() -> None:
+    rows = fighters((A, 14.0), (B, 9.0), stats={"dex": 2, "int": 1})
+    doc = combat("cmbtReadyMet0001", rows, round_=1, turn=1)  # surprise matters in round 1
+    t = Contact("balanced-d20")
+    t.send("intent", {"kind": "ready.start", "args": {
+        "actor_id": rows[0]["actorId"], "token_id": rows[0]["tokenId"], "owners": [PLAYER],
+        "watching": [rows[1]["tokenId"]], "sees": True, "weapon_ready": True}})
+    t.send("intent", {"kind": "ready.confirm", "args": {"actor_id": rows[0]["actorId"]}})
+    plan = t.meet(doc, B).ack["plans"][0]
+    assert "surprise_immune" in entries(plan)[A]["tags"]
+
+
 # ---------------------------------------------------------------- dice-pool
 
 FIVE_DICE = {"reaction": 3, "wits": 2, "size": 0}
