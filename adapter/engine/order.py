@@ -123,36 +123,22 @@ def encode_initiatives(
     whose own value it is go above it, those placed after it just below (see
     :func:`_spread`). Only a tie Foundry itself stores (all stored, in ``_id`` order) stays.
     """
-    hints = hints or {}
-    stored = stored or {}
-    wanted: list[float | None] = []
-    previous = math.inf
-    for cid in order:
-        own = _own_value(scores[cid], hints.get(cid), stored.get(cid))
-        if own is None:
-            wanted.append(None)
-            continue
-        previous = min(own, previous)  # placed below a lower value: just below its predecessor
-        wanted.append(previous)
+    runs = _runs(order, scores, hints or {}, stored or {})
     values: dict[str, float | None] = {}
-    runs = _runs(order, wanted)
     above = math.inf  # the lowest value given so far
-    for k, (value, run) in enumerate(runs):
+    for k, (value, run, owners) in enumerate(runs):
         if value is None:
             values.update(dict.fromkeys(run))
-            continue
-        below = runs[k + 1][0] if k + 1 < len(runs) else None
-        owners = [
-            i for i, cid in enumerate(run)
-            if _own_value(scores[cid], hints.get(cid), stored.get(cid)) == value
-        ]
-        foundrys_tie = len(owners) == len(run) and all(cid in stored for cid in run)
-        if len(run) == 1 or (foundrys_tie and list(run) == sorted(run)):
-            spread = dict.fromkeys(run, value)  # alone, or a tie Foundry stores in its own order
+        elif len(run) == 1:
+            values[run[0]] = above = value
         else:
-            spread = _spread(run, value, owners[-1], above, below)
-        values.update(spread)
-        above = min(spread.values())
+            if len(owners) == len(run) and stored and all(c in stored for c in run) and run == sorted(run):
+                spread = dict.fromkeys(run, value)  # a tie Foundry stores, in its own order
+            else:
+                below = runs[k + 1][0] if k + 1 < len(runs) else None
+                spread = _spread(run, value, owners[-1], above, below)
+            values.update(spread)
+            above = min(spread.values())
     return values
 
 
@@ -166,13 +152,28 @@ def _own_value(score: float | None, hint: float | None, stored: float | None) ->
     return float(score)
 
 
-def _runs(order: Sequence[str], wanted: list[float | None]) -> list[tuple[float | None, list[str]]]:
-    runs: list[tuple[float | None, list[str]]] = []
-    for cid, value in zip(order, wanted):
-        if runs and runs[-1][0] == value:
-            runs[-1][1].append(cid)
-        else:
-            runs.append((value, [cid]))
+Run = tuple[float | None, list[str], list[int]]
+
+
+def _runs(
+    order: Sequence[str], scores: Mapping[str, float | None], hints: Mapping[str, float],
+    stored: Mapping[str, float],
+) -> list[Run]:
+    """Consecutive entries wanted at one value (an entry placed below a lower value is wanted
+    at its predecessor's), with the places in the run of those whose own value it is."""
+    runs: list[Run] = []
+    previous = math.inf
+    for cid in order:
+        mine = _own_value(scores[cid], hints.get(cid), stored.get(cid))
+        wanted = None if mine is None else min(mine, previous)
+        if wanted is not None:
+            previous = wanted
+        if not runs or runs[-1][0] != wanted:
+            runs.append((wanted, [], []))
+        _, run, owners = runs[-1]
+        if mine is not None and mine == wanted:
+            owners.append(len(run))
+        run.append(cid)
     return runs
 
 
@@ -198,5 +199,10 @@ def _spread(run: list[str], value: float, anchor: int, above: float, below: floa
 
 def _decimals(value: float) -> int:
     """How many decimals ``value`` is written with (24.18 → 2; 10.0 → 0), at most 10."""
-    exponent = decimal.Decimal(repr(value)).as_tuple().exponent
-    return min(10, -exponent) if isinstance(exponent, int) and exponent < 0 else 0
+    if value.is_integer():
+        return 0
+    text = repr(value)
+    if "e" in text or "E" in text:
+        exponent = decimal.Decimal(text).as_tuple().exponent
+        return min(10, -exponent) if isinstance(exponent, int) and exponent < 0 else 0
+    return min(10, len(text) - text.index(".") - 1)
