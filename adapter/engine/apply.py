@@ -17,8 +17,9 @@ from typing import Any
 from ..errors import InvalidMessage, NotPermitted, RuleViolation, UnknownCombat, UnknownCombatant
 from .adopt import adopt_combat
 from .context import Ctx
+from .dice import roll_total
 from .events import Clock, Declared, Joined, Left, Rolled, ScoreSet
-from .model import Combat, Hook, Intent, Outcome, Session, World, evolve
+from .model import Combat, Combatant, Hook, Intent, Outcome, Session, World, evolve
 from .order import place_by_rules, place_sorted
 from .plan import plan_body
 from .ruleset import Ruleset, get_ruleset
@@ -154,10 +155,21 @@ def apply_roll(ctx: Ctx, rs: Ruleset, combat: Combat, roll: Any) -> Combat:
             f"user {ctx.user!r} may not roll initiative for {group or target}: only its owners or a GM may",
             path="/roll/group_id" if group else "/roll/combatant_id",
         )
+    if roll.get("reroll_of") is None and behind_adopted_values(rollers, roll["roll"]):
+        return combat
     event = Rolled(
         combatant_id=target, roll=roll["roll"], reroll_of=roll.get("reroll_of"), group_id=group
     )
     return rescore(ctx, rs, combat, event)
+
+
+def behind_adopted_values(rollers: list[Combatant], roll: Any) -> bool:
+    """The roll whose total is the value every roller was adopted with at first contact,
+    unmoved since: the roll behind that value (a module resending its last rolls after the
+    sidecar lost its history), not a new one. It changes nothing, as the sidecar never saw
+    it made (docs/protocol.md, first contact)."""
+    total = roll_total(roll)
+    return all(c.adopted is not None and c.adopted[0] == c.score and total in c.adopted for c in rollers)
 
 
 def rescore(ctx: Ctx, rs: Ruleset, combat: Combat, event: Rolled | ScoreSet) -> Combat:

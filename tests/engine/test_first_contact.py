@@ -123,6 +123,20 @@ def test_an_initiative_roll_as_first_contact_is_given_to_the_rules() -> None:
     assert entries(ack["plans"][0])[A]["initiative"] == 17.0
 
 
+def test_a_roll_resent_behind_an_adopted_value_changes_nothing() -> None:
+    # after the sidecar lost its history, the module resends each combatant's last roll
+    doc = combat("cmbtResent000001", fighters((A, 17.0), (B, 9.0), stats={"int": 4}), round_=1, turn=0)
+    t = Contact("balanced-d20")
+    before = t.meet(doc, A).ack["plans"][0]
+    roll = {"hook": "initiativeRoll", "user": PLAYER, "combat": doc,
+            "current": {"round": 1, "turn": 0, "combatantId": A, "tokenId": None}}
+    ack = t.send("hook", {**roll, "roll": {"combatant_id": A, "roll": d20_roll(3, 14)}}).ack
+    assert ack["ok"] and ack["plans"] == [] and ack["prompts"] == []  # no BI-2 offer either
+    assert t.plan(doc["_id"])["order"] == before["order"]
+    ack = t.send("hook", {**roll, "roll": {"combatant_id": A, "roll": d20_roll(3, 10)}}).ack
+    assert not ack["ok"] and ack["error"]["rule"] == "BI-2"  # 13: a new roll, refused
+
+
 def test_after_first_contact_snapshots_no_longer_set_scores() -> None:
     doc = combat("cmbtLater0000001", fighters((A, 14.0), (B, 9.0)), round_=1, turn=0)
     t = Contact("foundry-core")
@@ -223,6 +237,17 @@ def test_DP_4_with_roundJoined_the_lost_turn_is_this_rounds() -> None:
     _, plan = dice_pool(-0.95, 2, 2)  # joined (and rolled) in round 2: loses this turn
     b = entries(plan)[B]
     assert b["acts"] == "defend_only" and "hesitating" in b["tags"]
+
+
+def test_DP_a_pool_roll_resent_behind_an_adopted_value_changes_nothing() -> None:
+    t, before = dice_pool(2.0, None, 1)
+    doc = combat("cmbtDicePool0001", fighters((A, 4.07), (B, 2.0), stats=FIVE_DICE), round_=1, turn=0)
+    resent = pool_roll([6, 5, 4, 1, 2])  # net 2
+    ack = t.send("hook", {"hook": "initiativeRoll", "combat": doc,
+                          "current": {"round": 1, "turn": 0, "combatantId": A, "tokenId": None},
+                          "roll": {"combatant_id": B, "roll": resent}}).ack
+    assert ack["ok"] and ack["plans"] == []
+    assert t.plan(doc["_id"])["order"] == before["order"]
 
 
 def test_DP_5_a_combatant_with_a_stored_value_does_not_roll_again() -> None:
