@@ -145,3 +145,16 @@ def test_distinct_scores_in_sorted_order_keep_their_exact_values(scores: list[fl
     order = [f"c{i:02d}" for i in range(len(scores))]
     by_id = dict(zip(order, sorted(scores, reverse=True)))
     assert encode_initiatives(order, dict(by_id)) == by_id
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(ids, st.one_of(st.none(), scores_st)), min_size=1, max_size=25,
+                unique_by=lambda t: t[0]))
+def test_values_adopted_in_foundrys_own_order_are_written_back_as_stored(
+    entries: list[tuple[str, float | None]],
+) -> None:
+    # first contact under foundry-core: the order is core's sort of the stored values
+    values = {cid: v for cid, v in entries}
+    order = foundry_sort(values)
+    stored = {cid: v for cid, v in values.items() if v is not None}
+    assert encode_initiatives(order, values, stored=stored) == values
