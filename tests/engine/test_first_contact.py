@@ -146,6 +146,18 @@ def test_after_first_contact_snapshots_no_longer_set_scores() -> None:
     assert entries(t.plan(doc["_id"]))[B]["initiative"] == 9.0
 
 
+@pytest.mark.parametrize("bad", [-1, "2", 1.5])
+def test_a_round_joined_that_is_not_a_round_is_refused_and_changes_nothing(bad: Any) -> None:
+    rows = fighters((A, 14.0))
+    rows[0]["roundJoined"] = bad
+    t = Contact("foundry-core")
+    before = t.world
+    ack = t.meet(combat("cmbtBadJoined001", rows, round_=2, turn=0), A).ack
+    assert not ack["ok"] and ack["error"]["code"] == "invalid_message"
+    assert ack["error"]["path"] == "/combat/combatants/0/roundJoined"
+    assert t.world.combats == before.combats
+
+
 # ---------------------------------------------------------------- balanced-d20
 
 
