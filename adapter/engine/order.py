@@ -193,8 +193,12 @@ def _spread(run: list[str], value: float, anchor: int, above: float, below: floa
         room = (value - below) / 2 if below is not None else math.inf
         if top < above and (downs == 0 or value - bottom <= room) and len(set(spread.values())) == len(run):
             return spread
-    span = (above - value) if above < math.inf else 1.0
-    return {cid: value + (anchor - i) * span / (2 * len(run)) for i, cid in enumerate(run)}
+    # no decimal step fits (values a float's width apart): spread the run evenly between its
+    # neighbours, the anchor included
+    top = above if above < math.inf else value + 1
+    bottom = below if below is not None else value - 1
+    gap = (top - bottom) / (len(run) + 1)
+    return {cid: top - (i + 1) * gap for i, cid in enumerate(run)}
 
 
 def _decimals(value: float) -> int:

@@ -63,6 +63,13 @@ def test_a_new_score_joining_a_stored_tie_breaks_it() -> None:
     assert len(set(values.values())) == 3 and foundry_sort(values) == ["a", "b", "c"]
 
 
+def test_values_a_float_apart_still_get_room_for_an_entry_placed_between() -> None:
+    # -3 + 0.28 is -2.7199999999999998, the next float above -2.72: no decimal step fits
+    scores = {"a": -3 + 0.28, "b": 5.0, "c": -2.72}
+    values = encode_initiatives(["a", "b", "c"], scores)
+    assert foundry_sort(values) == ["a", "b", "c"] and len(set(values.values())) == 3
+
+
 def test_spreading_below_leaves_room_for_a_close_next_value() -> None:
     values = encode_initiatives(["a", "b", "c", "d"], {"a": 5, "b": 5, "c": 9, "d": 4.99})
     assert values == {"a": 5.001, "b": 5.0, "c": 4.999, "d": 4.99}
