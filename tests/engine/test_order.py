@@ -165,3 +165,21 @@ def test_values_adopted_in_foundrys_own_order_are_written_back_as_stored(
     order = foundry_sort(values)
     stored = {cid: v for cid, v in values.items() if v is not None}
     assert encode_initiatives(order, values, stored=stored) == values
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(ids, scores_st, st.one_of(st.none(), st.integers(0, 99)), st.booleans()),
+                min_size=1, max_size=15, unique_by=lambda t: t[0]),
+       st.randoms(use_true_random=False))
+def test_any_order_with_hints_and_stored_values_reproduces_and_ties_only_where_foundry_has_them(
+    entries: list[tuple[str, float, int | None, bool]], rnd: random.Random,
+) -> None:
+    order = [cid for cid, *_ in entries]
+    rnd.shuffle(order)
+    scores: dict[str, float | None] = {cid: s for cid, s, _, _ in entries}
+    hints = {cid: h / 100 for cid, _, h, _ in entries if h is not None}
+    stored = {cid: s for cid, s, _, kept in entries if kept}
+    values = encode_initiatives(order, scores, hints, stored)
+    assert foundry_sort(values) == order
+    for a, b in zip(order, order[1:]):
+        assert values[a] != values[b] or (a in stored and b in stored and a < b)
