@@ -46,20 +46,23 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     if who.defeated:
         raise RuleViolation(f"{_name(who)} is defeated and cannot hold", rule=ids.hold, path="/combatant_id")
     held = holding(who)
-    if (held is not None and held.state == ANY_POINT and next_round and held.since < combat.round
-            and who.id not in combat.passed):
-        # ST-4 "It may do this again": in the round it may act anywhere, it gives that up too
-        again = replace(held, state=GIVING_UP, since=combat.round, gave_up=True,
-                        target_aware=bool(aware) or held.target_aware)
-        return _set(combat, who.id, hold=again)
+    if aware is not None and (held is None or held.state == STEPPED_IN):
+        # ST-5: "if the target knows of the sniper": it qualifies a character who waits
+        raise RuleViolation(
+            f"{_name(who)} is not waiting with a held action: target_aware marks a holder "
+            f"({ids.carry_over}); declare hold first",
+            rule=ids.carry_over, path="/args/target_aware",
+        )
     if held is not None and held.state != STEPPED_IN:
-        if aware is None or next_round:
+        if next_round:
+            return _carry_into_next_round(ctx, combat, who, held, aware, ids)
+        if aware is None:
+            rule = ids.carry_over if held.state == ANY_POINT else ids.hold
             what = "its action this round" if held.state == GIVING_UP else "its action"
             raise RuleViolation(
-                f"{_name(who)} is already holding {what} (an unused hold carries into the next "
-                f"round, {ids.carry_over})",
-                rule=ids.carry_over if held.state == ANY_POINT else ids.hold,
-                path="/combatant_id",
+                f"{_name(who)} is already holding {what} ({rule}): step in with act, or carry "
+                "it into the next round with hold {next_round: true}",
+                rule=rule, path="/combatant_id",
             )
         return _set(combat, who.id, hold=replace(held, target_aware=bool(aware)))
     rule = ids.next_round if next_round else ids.hold
@@ -67,6 +70,12 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
         raise RuleViolation(
             f"the combat has not started: {_name(who)} can hold once its round is under way",
             rule=rule, path="/combat_id",
+        )
+    if held is not None and next_round:  # STEPPED_IN: its held action is used
+        raise RuleViolation(
+            f"{_name(who)} has stepped in and acted in round {combat.round}: it has no action "
+            "left to give up this round",
+            rule=rule, path="/args/next_round",
         )
     if who.id in combat.passed:
         raise RuleViolation(
@@ -87,6 +96,33 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
         combat = end_turn(ctx, rs, combat, who.id, skipped=True)
         combat = begin_next_acting(ctx, rs, combat)
     return combat
+
+
+def _carry_into_next_round(
+    ctx: Ctx, combat: Combat, who: Combatant, held: Hold, aware: Any, ids: HoldRuleIds
+) -> Combat:
+    """ST-4 from a hold: a holder (this round's, or carried over, ST-5) gives up this round's
+    action and may act at any point of the next (it "may do this again"). It keeps the
+    movement the text grants: if its place is already behind, its movement comes right after
+    the turn in progress (at once when no turn is in progress)."""
+    if held.state == GIVING_UP:
+        raise RuleViolation(
+            f"{_name(who)} already gave up its action in round {combat.round} ({ids.next_round})",
+            rule=ids.next_round, path="/args/next_round",
+        )
+    marked = bool(aware) if aware is not None else held.target_aware
+    giving_up = replace(held, state=GIVING_UP, since=combat.round, gave_up=True,
+                        target_aware=marked, point=None)
+    combat = _set(combat, who.id, hold=giving_up)
+    if who.id not in combat.passed or combat.current == who.id:
+        return combat
+    rs = get_ruleset(combat.ruleset)
+    if combat.current is not None:
+        order = place_after(combat.order, who.id, combat.current)
+        return replace(combat, order=order, passed=combat.passed - {who.id})
+    order = tuple(c for c in combat.order if c != who.id) + (who.id,)
+    combat = replace(combat, order=order, passed=combat.passed - {who.id})
+    return begin_turn(ctx, rs, combat, who.id)
 
 
 # ---------------------------------------------------------------- act

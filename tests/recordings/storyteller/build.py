@@ -176,7 +176,30 @@ def st_e3() -> None:
     t.save("ST-E3-hold-into-next-round")
 
 
+def st_4_holder_carries_over() -> None:
+    """ST-4 from a hold (issue 11): Mitch (10) holds on his turn; the GM's target_aware for
+    Larry, who is not holding, is refused (ST-5); while Larry acts Mitch carries his held
+    action into round 2 (movement only, right after Larry); in round 2 he interrupts Larry at
+    7; in round 3 he is back at 10."""
+    t = mitch_and_larry()
+    t.intent("hold", LARRY, GM, target_aware=True)  # refused: Larry is not waiting
+    t.intent("hold", MITCH, P_MITCH, next_round=True)
+    t.write_initiative(MITCH, 6)  # his movement turn, right after Larry's
+    t.move_pointer(MITCH, "combatTurn")  # Larry's turn ends: Mitch moves
+    t.next_round(LARRY)  # Mitch's held turn is passed over
+    t.write_initiative(MITCH, 10)
+    t.intent("act", MITCH, P_MITCH, before=LARRY)
+    t.move_pointer(MITCH)
+    t.write_initiative(MITCH, 7)
+    t.move_pointer(LARRY, "combatTurn")
+    t.next_round(MITCH)
+    t.write_initiative(MITCH, 10)
+    t.move_pointer(LARRY, "combatTurn")
+    t.save("ST-4-holder-carries-over")
+
+
 if __name__ == "__main__":
     st_e1()
     st_e2()
     st_e3()
+    st_4_holder_carries_over()
