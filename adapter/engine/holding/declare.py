@@ -193,8 +193,11 @@ def _check_anchor(
             f"it is {_name(who)}'s turn: step in with act {{now: true}}", rule=rule, path=path
         )
     if is_waiting(anchor):
+        when = ("once it has acted" if kind == "after"
+                else "once it has stepped in, until its turn ends")
         raise RuleViolation(
-            f"{_name(anchor)} is holding too: step in {kind} it once it has acted",
+            f"{_name(anchor)} is holding too and has no place to step in {kind} yet: step in "
+            f"{kind} it {when}",
             rule=rule, path=path,
         )
     if anchor.id in combat.passed:

@@ -118,6 +118,28 @@ def test_DP_4_a_lost_turn_keeps_the_hesitation_until_its_round_ends() -> None:
     assert upcoming == {ANN: "full", BOB: "full", CID: "none"}
 
 
+def test_DP_4_the_refusal_counts_this_rounds_lost_turn_as_this_rounds() -> None:
+    t = Table()
+    t.create()
+    t.add(ANN, "Ann", HUMAN)
+    t.add(BOB, "Bob", HUMAN)
+    t.add(CID, "Cid", HUMAN)
+    t.roll(ANN, [6, 6, 2, 2, 2])  # 2
+    t.roll(BOB, [4, 3, 1, 2, 1])  # −1: loses round 1's active phase, nothing after
+    t.roll(CID, [3, 2, 3, 1, 1])  # −2, critical: loses rounds 1 and 2
+    t.start()
+    bob = refused(t, "hold", BOB, {}, user=PLAYER)
+    assert "its turn in round 1" in bob.message and "more" not in bob.message
+    cid = refused(t, "hold", CID, {}, user=PLAYER)
+    assert "its turn in round 1 and 1 more after it" in cid.message
+    t.next_turn()  # Bob's and Cid's round-1 turns pass
+    t.next_turn()
+    assert t.plan()["round"] == 2
+    cid = refused(t, "hold", CID, {}, user=PLAYER)
+    assert "its turn in round 2" in cid.message and "more" not in cid.message
+    assert all(e.rule == "DP-4" and e.path == "/combatant_id" for e in (bob, cid))
+
+
 def test_DP_5_refusals_name_DP_5_and_change_nothing() -> None:
     t = fight()
     error = refused(t, "act", BOB, {"after": CID}, user=PLAYER)

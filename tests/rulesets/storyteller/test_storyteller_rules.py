@@ -333,3 +333,18 @@ def test_a_second_plain_hold_is_refused_under_the_rule_its_message_cites() -> No
     t.next_turn()  # carried over: waiting across rounds
     error = t.refused("hold", MITCH, owner(MITCH))
     assert isinstance(error, RuleViolation) and error.rule == "ST-5"
+
+
+def test_ST_2_before_a_holder_advises_what_is_possible() -> None:
+    t = Table().setup((MITCH, 10, 5), (ZED, 8, 1), (LARRY, 6, 3))
+    t.intent("hold", MITCH)
+    t.intent("hold", ZED)
+    error = t.refused("act", MITCH, owner(MITCH), before=ZED)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-2"
+    assert error.path == "/args/before" and "once it has acted" not in error.message
+    assert "once it has stepped in" in error.message
+    error = t.refused("act", MITCH, owner(MITCH), after=ZED)
+    assert error.rule == "ST-1" and "once it has acted" in error.message
+    t.intent("act", ZED, owner(ZED), after=LARRY)  # as advised: Zed has a place now
+    t.intent("act", MITCH, owner(MITCH), before=ZED)
+    assert t.order() == [LARRY, MITCH, ZED]
