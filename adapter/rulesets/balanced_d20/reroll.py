@@ -1,6 +1,6 @@
 """BI-1 Initiative roll and BI-2 Clever reroll.
 
-Flow of a clever reroll (one per combatant per combat)::
+Flow of a clever reroll (one made, or declined, per combatant per combat)::
 
     initiativeRoll, natural d20 <= Int mod    -> prompt ``reroll`` to the owners (NPC: "gm")
     reroll.decide {prompt_id, accept}          owner or GM; declined: the first roll stands
@@ -25,6 +25,10 @@ from ...errors import RuleViolation, UnknownPrompt
 from .common import arg, pending_prompt, replace_in_order
 from .natural import natural_d20, reroll_formula
 from .state import Reroll, fighter, scored, stat, update_fighter
+
+#: BI-2 "may reroll the d20 once": only a reroll made, or a decline, uses the right up; an
+#: offer withdrawn by a new roll, or denied by the GM, leaves it for the next qualifying roll
+USED_UP = ("declined", "rerolled")
 
 
 def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
@@ -84,10 +88,11 @@ def clever_reroll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | Non
 def _rolled(ctx: Ctx, combat: Combat, c: Combatant, event: Rolled) -> Combat:
     f = fighter(c)
     if f.reroll is not None:
+        if f.reroll.status in USED_UP:
+            return combat  # BI-2: "once": no second offer for this combatant
         if f.reroll.pending:  # a plain roll replaced the initiative: the offer lapses
             _close(ctx, f.reroll)
             combat = update_fighter(combat, c.id, reroll=replace(f.reroll, status="superseded"))
-        return combat  # no second offer for this combatant (BI-2: "once")
     natural, intelligence = f.natural, stat(c, "int")
     if natural is None or intelligence <= 0 or natural > intelligence:
         return combat

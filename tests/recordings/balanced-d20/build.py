@@ -185,6 +185,27 @@ def bi_e1() -> None:
     t.save("BI-E1-wizard-reroll")
 
 
+def bi_2_offer_withdrawn() -> None:
+    """BI-2 (issue 11): the wizard (Int +4) rolls a natural 3 and is offered a reroll; before
+    anyone answers, the GM rolls its initiative again: a natural 2. The first offer is
+    withdrawn (answering it is refused) and a new one comes: a withdrawn offer does not use up
+    the "once". The wizard takes it; the reroll shows 1, and it stands."""
+    wizard, orc = "cmbWizard0000001", "cmbOrc0000000001"
+    t = Table([combatant(wizard, "Wizard", dex=2, int_=4, owner=P_WIZARD),
+               combatant(orc, "Orc", dex=1)], settings={"auto_approve_rerolls": True})
+    t.hook("createCombat")
+    t.roll(orc, 10, 1)  # 11
+    t.roll(wizard, 3, 2)  # 5: natural 3 <= Int 4
+    first = t.prompt("reroll")["prompt_id"]
+    t.roll(wizard, 2, 2)  # the GM rolls again: 4, natural 2 <= 4
+    offer = t.prompt("reroll")["prompt_id"]
+    t.intent("reroll.decide", None, P_WIZARD, prompt_id=first, accept=True)  # unknown_prompt
+    t.intent("reroll.decide", None, P_WIZARD, prompt_id=offer, accept=True)
+    t.roll(wizard, 1, 2, reroll_of=offer)  # 3 stands
+    t.start()
+    t.save("BI-2-offer-withdrawn-by-a-new-roll")
+
+
 def patrol(time: float) -> tuple[Table, str, str, str]:
     rogue, orc1, orc2 = "cmbRogue00000001", "cmbOrc0000000001", "cmbOrc0000000002"
     barbarian = "cmbBarbarian0001"
@@ -316,6 +337,7 @@ def bi_e6() -> None:
 
 if __name__ == "__main__":
     bi_e1()
+    bi_2_offer_withdrawn()
     bi_e2()
     bi_e3()
     bi_e4()

@@ -258,15 +258,67 @@ def test_a_reroll_of_an_unknown_offer_is_an_unknown_prompt() -> None:
     t.refused("unknown_prompt", t.roll_msg(WIZ, 17, 2, reroll_of="prompt-99.1"))
 
 
-def test_a_new_plain_roll_withdraws_the_offer_and_makes_none() -> None:
+def test_BI_2_a_withdrawn_offer_does_not_use_up_the_reroll() -> None:
+    """Issue 11: the GM rolls again before anyone answers; the new natural 2 <= 4 brings a
+    new offer: only a reroll made (or a decline) uses up the "once"."""
+    t = table()
+    t.roll(WIZ, 3, 2)
+    first = offer_of(t)
+    t.roll(WIZ, 2, 2)
+    [again] = t.prompts("reroll")
+    assert again["prompt_id"] != first and again["data"]["natural"] == 2
+    assert set(t.world.prompts) == {again["prompt_id"]}
+    assert t.entry(WIZ)["initiative"] == 4 and "reroll_pending" in t.entry(WIZ)["tags"]
+    t.refused("unknown_prompt", t.intent_msg("reroll.decide", WIZ, user=PLAYER,
+                                             prompt_id=first, accept=True))
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=again["prompt_id"], accept=True)
+    t.intent("reroll.approve", WIZ, prompt_id=t.prompts()[0]["prompt_id"], approve=True)
+    t.roll(WIZ, 1, 2, reroll_of=again["prompt_id"])
+    assert t.prompts() == [] and t.entry(WIZ)["initiative"] == 3
+
+
+def test_BI_2_a_new_roll_that_does_not_qualify_withdraws_the_offer_and_keeps_the_right() -> None:
     t = table()
     t.roll(WIZ, 3, 2)
     offer = offer_of(t)
-    t.roll(WIZ, 1, 2)
+    t.roll(WIZ, 15, 2)
     assert t.prompts() == [] and t.world.prompts == {}
-    assert t.entry(WIZ)["initiative"] == 3 and t.entry(WIZ)["tags"] == []
+    assert t.entry(WIZ)["initiative"] == 17 and t.entry(WIZ)["tags"] == []
     t.refused("unknown_prompt", t.intent_msg("reroll.decide", WIZ, user=PLAYER,
                                              prompt_id=offer, accept=True))
+    t.roll(WIZ, 1, 2)
+    assert len(t.prompts("reroll")) == 1
+
+
+def test_BI_2_a_roll_replacing_an_approved_reroll_brings_a_new_offer() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer_of(t), accept=True)
+    t.intent("reroll.approve", WIZ, prompt_id=t.prompts()[0]["prompt_id"], approve=True)
+    t.roll(WIZ, 4, 2)  # the GM's plain roll before the reroll came
+    assert [p["kind"] for p in t.prompts()] == ["reroll"] and len(t.world.prompts) == 1
+
+
+def test_BI_2_a_gm_denial_does_not_use_up_the_reroll() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer_of(t), accept=True)
+    t.intent("reroll.approve", WIZ, prompt_id=t.prompts()[0]["prompt_id"], approve=False)
+    t.roll(WIZ, 2, 2)
+    assert len(t.prompts("reroll")) == 1
+
+
+@pytest.mark.parametrize("accept", [False, True])
+def test_BI_2_a_decline_or_a_reroll_made_uses_it_up(accept: bool) -> None:
+    t = table(auto_approve_rerolls=True)
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=accept)
+    if accept:
+        t.roll(WIZ, 9, 2, reroll_of=offer)
+    t.roll(WIZ, 1, 2)  # the GM rolls again: a qualifying natural, but the right is used
+    assert t.prompts() == [] and t.world.prompts == {}
+    assert t.entry(WIZ)["initiative"] == 3
 
 
 def test_initiative_set_by_the_gm_replaces_the_value() -> None:
