@@ -77,7 +77,8 @@ class Fighter:
     #: why the reaction is spent (``used``, ``readied``, ``preemptive``), None if it is not
     reaction_spent: str | None = None
     ready_to_strike: bool = False
-    #: the watched combatants when Ready to strike applied at the combat's start (BI-3)
+    #: the watched creatures among the combatants when Ready to strike applied at the
+    #: combat's start (BI-3); empty when none of them is in the fight
     watched: tuple[str, ...] = ()
     readied: Readied | None = None
 

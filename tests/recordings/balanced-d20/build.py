@@ -259,6 +259,25 @@ def bi_e3() -> None:
     t.save("BI-E3-whisper-breaks-ready")
 
 
+def bi_3_unwatched_foe() -> None:
+    """BI-3 (issue 11): the rogue watched the orc patrol 10 s, daggers drawn: ready. A wolf
+    none of them watched attacks instead. The rogue rolls 14 and still has its reaction before
+    its first turn (initiative >= 10 does not depend on who is watched); it is not
+    ``surprise_immune`` (that is limited to the watched creatures)."""
+    rogue, wolf = "cmbRogue00000001", "cmbWolf000000001"
+    t = Table([combatant(rogue, "Rogue", dex=4, owner=P_ROGUE), combatant(wolf, "Wolf", dex=2)],
+              time=3600)
+    watch(t, rogue, ["cmbOrc0000000001", "cmbOrc0000000002"])
+    t.time += 10
+    t.hook("createCombat")
+    t.roll(wolf, 15, 2)  # 17
+    t.roll(rogue, 10, 4)  # 14
+    t.start()
+    t.intent("reaction.use", rogue, P_ROGUE, reason="opportunity attack")
+    t.next_turn()  # the rogue's turn: its reaction is back
+    t.save("BI-3-ready-against-an-unwatched-foe")
+
+
 def bi_e4() -> None:
     """BI-E4: the cleric acts at 8 with Dex +3 (may add up to +8); the fighter at 5 has failed
     two death saves. The cleric dashes +5, acts at 13, before the ghoul, with its action only,
@@ -340,6 +359,7 @@ if __name__ == "__main__":
     bi_2_offer_withdrawn()
     bi_e2()
     bi_e3()
+    bi_3_unwatched_foe()
     bi_e4()
     bi_e5()
     bi_e6()
