@@ -121,6 +121,12 @@ class Table:
             roll["reroll_of"] = reroll_of
         self.hook("initiativeRoll", roll=roll)
 
+    def roll_group(self, gid: str, natural: int, mod: int, reroll_of: str | None = None) -> None:
+        roll: dict[str, Any] = {"group_id": gid, "roll": d20_roll(natural, mod)}
+        if reroll_of is not None:
+            roll["reroll_of"] = reroll_of
+        self.hook("initiativeRoll", roll=roll)
+
     def prompt(self, kind: str) -> dict[str, Any]:
         return next(p for p in self.ack["prompts"] if p["kind"] == kind)
 
@@ -204,6 +210,30 @@ def bi_2_offer_withdrawn() -> None:
     t.roll(wizard, 1, 2, reroll_of=offer)  # 3 stands
     t.start()
     t.save("BI-2-offer-withdrawn-by-a-new-roll")
+
+
+def bi_2_group_reroll() -> None:
+    """BI-2 for a group roll (issue 11): a goblin pack (Int +3 and +1) rolls one initiative,
+    a natural 1: every member would qualify on its own (ruling: the lowest Int decides), so
+    the GM is offered the reroll for the pack, takes it, and the 12 goes to both goblins."""
+    gob_a, gob_b, fighter = "cmbGoblinA000001", "cmbGoblinB000001", "cmbFighter000001"
+    pack = "grpGoblins000001"
+    a, b = combatant(gob_a, "Goblin", dex=2, int_=3), combatant(gob_b, "Goblin", dex=2, int_=1)
+    a["group"] = b["group"] = pack
+    t = Table([a, b, combatant(fighter, "Fighter", dex=1, owner=P_FIGHTER)])
+    t.combat["groups"] = [{"_id": pack, "type": "base", "system": {}, "name": "Goblins",
+                           "img": None, "initiative": None, "ownership": {"default": 0},
+                           "flags": {}, "_stats": dict(STATS)}]
+    t.hook("createCombat")
+    t.roll(fighter, 9, 1)  # 10
+    t.roll_group(pack, 1, 2)  # 3: natural 1 <= +1
+    offer = t.prompt("reroll")["prompt_id"]
+    t.intent("reroll.decide", None, GM, prompt_id=offer, accept=True)
+    approval = t.prompt("reroll.approval")["prompt_id"]
+    t.intent("reroll.approve", None, GM, prompt_id=approval, approve=True)
+    t.roll_group(pack, 10, 2, reroll_of=offer)  # 12 for both
+    t.start()
+    t.save("BI-2-group-reroll")
 
 
 def patrol(time: float) -> tuple[Table, str, str, str]:
@@ -357,6 +387,7 @@ def bi_e6() -> None:
 if __name__ == "__main__":
     bi_e1()
     bi_2_offer_withdrawn()
+    bi_2_group_reroll()
     bi_e2()
     bi_e3()
     bi_3_unwatched_foe()
