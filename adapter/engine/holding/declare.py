@@ -158,11 +158,33 @@ def act_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     _check_anchor(combat, who, anchor, kind, ids)
     assert anchor.score is not None
     score = anchor.score - 1 if kind == "after" else anchor.score + 1
+    sharing = combat.current if kind == "before" and _moment_open(combat, anchor.id) else None
     interrupt = kind == "before" and combat.current == anchor.id
     combat = _step_in(rs, combat, who, held, score, (kind, anchor.id))
+    if sharing is not None and combat.order.index(who.id) < combat.order.index(sharing):
+        # ST-3: it shares the open moment and goes first by the tie rule: the first
+        # interrupter's turn, not yet over, waits right after it
+        combat = _set(combat, sharing, hold=replace(holding(combat.combatants[sharing]) or held,
+                                                    interrupting=False))
+        interrupt = True
     if interrupt:  # ST-2 ruling: the anchor is interrupted as it begins; its turn follows
+        combat = _set(combat, who.id, hold=replace(holding(combat.combatants[who.id]) or held,
+                                                   interrupting=True))
         combat = begin_turn(ctx, rs, combat, who.id)
     return combat
+
+
+def _moment_open(combat: Combat, anchor: str) -> bool:
+    """ST-3 **ruling**: the moment before ``anchor`` acts, opened by an interrupt while its
+    turn was beginning, stays open while the turn pointer is still on that interrupter (the
+    pointer moving on closes it); everyone who interrupts ``anchor`` meanwhile shares it."""
+    return combat.current is not None and _interrupting(combat, combat.current, anchor)
+
+
+def _interrupting(combat: Combat, cid: str, anchor: str | None = None) -> bool:
+    held = holding(combat.combatants[cid])
+    return (held is not None and held.state == STEPPED_IN and held.interrupting
+            and (anchor is None or held.point == ("before", anchor)))
 
 
 def _point(args: Mapping[str, Any]) -> tuple[str, str | None]:
@@ -258,8 +280,8 @@ def _neighbour(rs: Ruleset, combat: Combat, who: str, point: tuple[str, str]) ->
         held = holding(combat.combatants[cid])
         return held is not None and held.state == STEPPED_IN and held.point == point
 
-    def started(cid: str) -> bool:
-        return cid in combat.passed or cid == combat.current
+    def started(cid: str) -> bool:  # an interrupter in an open moment has not begun (ST-3)
+        return cid in combat.passed or (cid == combat.current and not _interrupting(combat, cid))
 
     def first(a: str, b: str) -> bool:  # the tie rule (ST-3): the ruleset's own sort
         return rules_sort(combat, rs.sort_key, (a, b))[0] == a

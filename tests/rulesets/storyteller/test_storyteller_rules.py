@@ -348,3 +348,50 @@ def test_ST_2_before_a_holder_advises_what_is_possible() -> None:
     t.intent("act", ZED, owner(ZED), after=LARRY)  # as advised: Zed has a place now
     t.intent("act", MITCH, owner(MITCH), before=ZED)
     assert t.order() == [LARRY, MITCH, ZED]
+
+
+# ---------------------------------------------------------------- issue 11: ST-3 same moment
+
+NINA = "cmbNina000000004"
+
+
+def larry_begins() -> Table:
+    """Mitch (10, modifier 5) and Nina (8, modifier 3) hold; Larry's (6) turn begins."""
+    t = Table().setup((MITCH, 10, 5), (NINA, 8, 3), (LARRY, 6, 3))
+    t.intent("hold", MITCH, owner(MITCH))
+    t.intent("hold", NINA, owner(NINA))
+    assert t.current == LARRY
+    return t
+
+
+def test_ST_3_interrupts_sharing_the_moment_follow_the_tie_rule_not_arrival() -> None:
+    t = larry_begins()
+    t.intent("act", NINA, owner(NINA), before=LARRY)
+    assert t.current == NINA
+    t.intent("act", MITCH, owner(MITCH), before=LARRY)  # the moment is still open
+    assert t.order() == [MITCH, NINA, LARRY] and t.current == MITCH
+    assert {c: t.combat.combatants[c].score for c in (MITCH, NINA)} == {MITCH: 7, NINA: 7}
+    assert t.reproduces()
+    assert all("ST-3" in t.entry(c)["rules"] for c in (MITCH, NINA))
+    t.next_turn()
+    assert t.current == NINA
+    t.next_turn()
+    assert t.current == LARRY
+
+
+def test_ST_3_a_later_interrupter_lower_in_the_tie_waits_after_the_first() -> None:
+    t = larry_begins()
+    t.intent("act", MITCH, owner(MITCH), before=LARRY)
+    t.intent("act", NINA, owner(NINA), before=LARRY)
+    assert t.order() == [MITCH, NINA, LARRY] and t.current == MITCH
+
+
+def test_ST_3_the_moment_closes_when_the_first_interrupters_turn_ends() -> None:
+    t = larry_begins()
+    t.intent("act", NINA, owner(NINA), before=LARRY)
+    t.next_turn()  # Nina has acted: the GM ends her turn, Larry begins again
+    assert t.current == LARRY
+    t.intent("act", MITCH, owner(MITCH), before=LARRY)  # a new moment: after Nina
+    assert t.order() == [NINA, MITCH, LARRY] and t.current == MITCH and t.reproduces()
+    t.next_turn()
+    assert t.current == LARRY
