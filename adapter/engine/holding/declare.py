@@ -41,7 +41,7 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     ctx.require_owner(who, "hold")
     aware = event.args.get("target_aware")
     if aware is not None:
-        ctx.require_gm(f"mark a waiting combatant target-aware ({ids.carry_over})")
+        ctx.require_gm("mark a waiting combatant target-aware")
     next_round = bool(event.args.get("next_round", False))
     if who.defeated:
         raise RuleViolation(f"{_name(who)} is defeated and cannot hold", rule=ids.hold, path="/combatant_id")
