@@ -81,3 +81,17 @@ def rule_violation_sites(*files: Path) -> set[tuple[str, int]]:
                     and isinstance(node.exc.func, ast.Name) and node.exc.func.id == "RuleViolation"):
                 sites.add((str(path.resolve()), node.lineno))
     return sites
+
+
+def expect(info: pytest.ExceptionInfo[SidecarError], sent: Any, ruleset: str, code: str,
+           rule: str | None, path: str | None) -> None:
+    """The refusal is the one the table expects, and it agrees with itself."""
+    error = info.value
+    assert (error.code, error.rule, error.path) == (code, rule, path), error.message
+    agrees(error, sent, ruleset)
+
+
+def assert_reaches(hit: set[tuple[str, int]], *files: Path) -> None:
+    """Every ``raise RuleViolation`` in ``files`` was reached by the table."""
+    missing = rule_violation_sites(*files) - hit
+    assert not missing, sorted(missing)

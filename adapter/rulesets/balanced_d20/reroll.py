@@ -217,8 +217,8 @@ def _decide(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
         return _ask_for_roll(ctx, combat, c.id, reroll)
     approval = ctx.open_prompt(
         "reroll.approval", rule="BI-2", to="gm", combat_id=combat.id, combatant_id=c.id,
-        data={"offer_id": reroll.offer_id, "natural": reroll.natural,
-              "name": combat.groups.get(reroll.group or "") or c.name,
+        data={"offer_id": reroll.offer_id,
+              "name": combat.groups.get(reroll.group or "") or c.name, "natural": reroll.natural,
               "int": _lowest_int(combat, party), "formula": reroll.formula},
     )
     return _set_reroll(combat, party,

@@ -10,7 +10,7 @@ import pytest
 from dp_table import PLAYER, SETTINGS, Table, pool_roll
 
 from adapter.errors import SidecarError
-from tests.rulesets.refusals import ADAPTER, agrees, raise_site, rule_violation_sites
+from tests.rulesets.refusals import ADAPTER, assert_reaches, expect, raise_site
 
 ANN, BOB, CID = "cmbAnn0000000001", "cmbBob0000000001", "cmbCid0000000001"
 PACK = "grpPack000000001"
@@ -98,12 +98,9 @@ def test_a_refusal_names_its_rule_and_path_and_they_agree_with_the_message(
     setup: Callable[[], Table], step: Step, rule: str, path: str | None,
 ) -> None:
     info, sent = refuse(setup(), step)
-    error = info.value
-    assert (error.code, error.rule, error.path) == ("rule_violation", rule, path), error.message
-    agrees(error, sent, "dice-pool")
+    expect(info, sent, "dice-pool", "rule_violation", rule, path)
 
 
 def test_the_table_reaches_every_rule_violation_of_the_ruleset() -> None:
     hit = {raise_site(refuse(setup(), step)[0]) for _, setup, step, *_ in CASES}
-    missing = rule_violation_sites(*(ADAPTER / "rulesets" / "dice_pool").glob("*.py")) - hit
-    assert not missing, sorted(missing)
+    assert_reaches(hit, *(ADAPTER / "rulesets" / "dice_pool").glob("*.py"))

@@ -12,7 +12,7 @@ from st_table import GM, Table, owner
 from adapter.engine import apply
 from adapter.engine.model import Intent
 from adapter.errors import SidecarError
-from tests.rulesets.refusals import ADAPTER, agrees, raise_site, rule_violation_sites
+from tests.rulesets.refusals import ADAPTER, assert_reaches, expect, raise_site
 
 MITCH, LARRY, ZED = "cmbMitch00000001", "cmbLarry00000002", "cmbZed0000000003"
 Setup = Callable[[], Table]
@@ -120,14 +120,11 @@ def test_a_refusal_names_its_rule_and_path_and_they_agree_with_the_message(
     path: str | None,
 ) -> None:
     info, message = refuse(setup(), *sent)
-    error = info.value
-    assert (error.code, error.rule, error.path) == (code, rule, path), error.message
-    agrees(error, message, "storyteller")
+    expect(info, message, "storyteller", code, rule, path)
 
 
 def test_the_table_reaches_every_rule_violation_of_the_hold_mechanics() -> None:
     hit = {raise_site(refuse(setup(), *sent)[0]) for _, setup, sent, *_ in CASES}
     files = [*(ADAPTER / "engine" / "holding").glob("*.py"), ADAPTER / "engine" / "apply.py",
              *(ADAPTER / "rulesets" / "storyteller").glob("*.py")]
-    missing = rule_violation_sites(*files) - hit
-    assert not missing, sorted(missing)
+    assert_reaches(hit, *files)
