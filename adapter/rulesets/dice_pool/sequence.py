@@ -73,9 +73,10 @@ def position(combat: Combat, c: Combatant, seen: frozenset[str] = frozenset()) -
 
 def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
     place, own = position(combat, c), own_place(combat, c)
-    return (place.score, place.base, -float(unit_rank(combat, place.unit)),
-            *(float(step) for step in place.path), 0.0,
-            own.score, own.base, -float(unit_rank(combat, own.unit)))
+    own_rank = -float(unit_rank(combat, own.unit))
+    root_rank = own_rank if place.unit == own.unit else -float(unit_rank(combat, place.unit))
+    return (place.score, place.base, root_rank, *(float(step) for step in place.path), 0.0,
+            own.score, own.base, own_rank)
 
 
 def kept_sequence(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
