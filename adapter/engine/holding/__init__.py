@@ -17,9 +17,12 @@ Intents (by the combatant's owner or a GM; ``combat_id`` and ``combatant_id`` re
   (``acts: held``); if it was current, the turn passes to the next who acts, or, with nobody
   left, the round is over (``current`` None).
 - ``hold {next_round: true}``: gives up this round's action, movement only
-  (``acts: movement_only``); next round it may step in at any point (ST-4).
+  (``acts: movement_only``); next round it may step in at any point (ST-4). Also from a
+  holder (HOLDING, or ANY_POINT carried over) that has not stepped in this round; if its
+  place is behind, its movement turn comes right after the turn in progress.
 - ``hold {target_aware: bool}``: GM only; tags a holder ``target_aware`` (ST-5: the target
-  knows, the shot loses surprise). On a combatant already holding it only changes the tag.
+  knows, the shot loses surprise). On a combatant already holding it only changes the tag;
+  on one that is not holding (or has stepped in) it is refused (ST-5).
 - ``act {after: id}``: score ``id``'s − 1, placed right after it (ST-1); refused once that
   turn is over (use ``now``). ``act {before: id}``: score + 1, placed right before it (ST-2),
   allowed until that turn ends; if ``id`` is current, the holder interrupts and becomes
