@@ -191,8 +191,9 @@ def _plan(tl: Timeline, number: int, plan: Mapping[str, Any]) -> None:
         for row in rows:
             if row["acts"] in ("none", "defend_only"):
                 lost = row["detail"].get("turns_lost")
+                why = ", ".join(row["tags"]) or row["acts"]
                 tl.add(cid, Step(number, "lost", f"{row['name']} loses this round's turn"
-                                 + (f" ({lost} turn(s) lost)" if lost else "") + f": {row['acts']}",
+                                 + (f" ({lost} turn(s) lost)" if lost else "") + f": {row['acts']} [{why}]",
                                  rules=list(row["rules"])))
     if plan["current"] != tl.current_of.get(cid) or new_round:
         tl.current_of[cid] = plan["current"]

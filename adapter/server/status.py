@@ -31,6 +31,7 @@ from aiohttp import web
 
 from .. import protocol
 from ..config import Config
+from ..engine import plan_of
 from ..html import environment, source
 from ..texts import TEXTS, language
 from ..version import __version__
@@ -46,7 +47,7 @@ HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "Cache-Control": "no-store",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # "no-referrer" makes Chromium send "Origin: null" with the form
     "X-Content-Type-Options": "nosniff",
 }
 
@@ -74,7 +75,7 @@ class Session:
     expires: float
 
 
-@dataclass
+@dataclass(eq=False)
 class Subscriber:
     scope: Scope
     changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -189,7 +190,7 @@ class StatusBoard:
 
 
 def _combat(combat: Any, names: Mapping[str, str]) -> dict[str, Any]:
-    plan = combat.last_plan
+    plan = plan_of(combat)
     rows = []
     for entry in plan["order"]:
         cid = entry["combatant_id"]
