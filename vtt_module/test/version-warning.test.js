@@ -20,6 +20,7 @@ async function connectAs(version, id) {
   gm.module.state.sidecar.restart();
   await until(() => gm.module.state.sidecar?.status === "connected", { what: "the GM to reconnect" });
   await new Promise((r) => setTimeout(r, 200));
+  gm.module.state.sidecar.stop();
   return gm.notifications.filter((n) => n.level === "warn");
 }
 
