@@ -195,7 +195,8 @@ def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         stderr.write(f"initiative-sidecar: {error}\n")
         return 3
     try:
-        total = store.db.execute("SELECT COUNT(*) FROM messages WHERE world = ?", (args.world,)).fetchone()[0]
+        total = sum(store.db.execute(f"SELECT COUNT(*) FROM {table} WHERE world = ?", (args.world,)).fetchone()[0]
+                    for table in ("messages", "sessions"))  # what history() yields, for the progress bar
         entries = list(tracked(store.history(args.world), total, "exporting", stdout, stderr))
     finally:
         store.close()

@@ -40,3 +40,21 @@ def test_a_terminal_for_errors_but_a_pipe_for_output_is_not_a_terminal() -> None
     assert not on_terminal(io.StringIO(), Terminal())
     assert not on_terminal(Terminal(), io.StringIO())
     assert on_terminal(Terminal(), Terminal())
+
+
+def test_export_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    from adapter.store import Store
+
+    store = Store(tmp_path / "s.db")
+    store.add_session("w", 0, {"world": "w", "ruleset": "foundry-core", "gm_users": []})
+    for seq in range(1, 4):
+        store.append("w", seq, "hook", {"seq": seq})
+    store.close()
+    args = parser().parse_args(["export", "--world", "w", "--db", str(tmp_path / "s.db")])
+    piped_out, piped_err = io.StringIO(), io.StringIO()
+    assert run(args, piped_out, piped_err) == 0
+    assert piped_err.getvalue() == "" and len(piped_out.getvalue().splitlines()) == 4
+    tty_out, tty_err = Terminal(), Terminal()
+    assert run(args, tty_out, tty_err) == 0
+    assert "exporting" in tty_err.getvalue() and "4/4" in tty_err.getvalue()
+    assert len(tty_out.getvalue().splitlines()) == 4
