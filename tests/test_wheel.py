@@ -43,6 +43,12 @@ async def test_the_wheel_installed_outside_the_checkout_runs_every_command(
     elsewhere.mkdir()
     run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", tmp_path / "wheel", ROOT, cwd=elsewhere)
     [wheel] = (tmp_path / "wheel").glob("initiative_sidecar-*.whl")
+    inside = zipfile.ZipFile(wheel).namelist()
+    prefix = "adapter/vtt_module/"
+    assert sorted(n.removeprefix(prefix) for n in inside if n.startswith(prefix)) == module_files()
+    schemas = sorted(p.relative_to(ROOT / "schemas").as_posix() for p in (ROOT / "schemas").rglob("*.json"))
+    prefix = "adapter/protocol/schemas/"
+    assert sorted(n.removeprefix(prefix) for n in inside if n.startswith(prefix)) == schemas
     bin_ = tmp_path / "venv" / "bin"
     if full:
         run(sys.executable, "-m", "venv", tmp_path / "venv", cwd=elsewhere)
