@@ -191,19 +191,27 @@ def _plan(tl: Timeline, number: int, plan: Mapping[str, Any]) -> None:
         for row in rows:
             if row["acts"] in ("none", "defend_only"):
                 lost = row["detail"].get("turns_lost")
+                what = "loses this round's turn" if row["acts"] == "none" else "may only defend this round"
                 why = ", ".join(row["tags"]) or row["acts"]
-                tl.add(cid, Step(number, "lost", f"{row['name']} loses this round's turn"
-                                 + (f" ({lost} turn(s) lost)" if lost else "") + f": {row['acts']} [{why}]",
+                tl.add(cid, Step(number, "lost", f"{row['name']} {what}"
+                                 + (f" ({lost} turn(s) lost)" if lost else "") + f" [{why}]",
                                  rules=list(row["rules"])))
     if plan["current"] != tl.current_of.get(cid) or new_round:
         tl.current_of[cid] = plan["current"]
         found = [r for r in rows if r["current"]]
         if found:
             row = found[0]
-            score = row["detail"].get("score", row["initiative"])
             tags = f" [{', '.join(row['tags'])}]" if row["tags"] else ""
-            tl.add(cid, Step(number, "turn", f"{row['name']}'s turn at {score:g}: {row['acts']}{tags}",
+            tl.add(cid, Step(number, "turn", f"{row['name']}'s turn at {_score(row)}: {row['acts']}{tags}",
                              rules=list(row["rules"]), detail=TURN_CLASS.get(row["acts"], "")))
+
+
+def _score(row: Mapping[str, Any]) -> str:
+    """The initiative the tracker shows, and the rule's score when the number could not be it."""
+    shown = "–" if row["initiative"] is None else f"{row['initiative']:g}"
+    if "score" in row["detail"]:
+        return f"score {row['detail']['score']:g} (initiative {shown})"
+    return f"initiative {shown}"
 
 
 def _prompt(tl: Timeline, number: int, prompt: Mapping[str, Any]) -> None:

@@ -22,18 +22,19 @@ RECORDINGS = Path(__file__).parent / "recordings"
 EXAMPLES = {
     "balanced-d20": ("BI-E4-cleric-dashes-to-13", [
         ("intent", "Cleric dashes (+5)"), ("refusal", "refused rule_violation at /args/amount"),
-        ("turn", "Cleric's turn at 13: movement_or_action"), ("notice", "Cleric dashes +5"),
+        ("turn", "Cleric's turn at initiative 13: movement_or_action"), ("notice", "Cleric dashes +5"),
     ]),
     "dice-pool": ("DP-E2-hesitation", [
         ("lost", "Baker loses this round's turn (2 turn(s) lost)"), ("roll", "Abel rolls -1"),
+        ("lost", "Abel may only defend this round (1 turn(s) lost) [hesitating]"),
         ("turn", "Charlie's turn"),
     ]),
     "storyteller": ("ST-E2-interrupt-before-larry", [
         ("intent", "Mitch holds"), ("intent", "Mitch interrupts: acts before Larry"),
-        ("turn", "Mitch's turn at 7: full [stepped_in]"),
+        ("turn", "Mitch's turn at initiative 7: full [stepped_in]"),
     ]),
     "foundry-core": ("FC-sample-v13", [
-        ("roll", "Aria Windrunner rolls 19"), ("turn", "Aria Windrunner's turn at 19: full"),
+        ("roll", "Aria Windrunner rolls 19"), ("turn", "Aria Windrunner's turn at initiative 19: full"),
     ]),
 }
 
