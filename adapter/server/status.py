@@ -137,6 +137,8 @@ class StatusBoard:
 
     def throttled(self, remote: str) -> bool:
         now = time.monotonic()
+        if len(self.failures) > MAX_SESSIONS * 16:  # many addresses guessing: forget the stale ones
+            self.failures = {r: t for r, t in self.failures.items() if t and now - t[-1] < self.config.throttle_seconds}
         recent = [t for t in self.failures.get(remote, []) if now - t < self.config.throttle_seconds]
         self.failures[remote] = recent
         return len(recent) >= self.config.auth_failures
