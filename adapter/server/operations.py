@@ -15,7 +15,8 @@ from ..version import __version__
 from .metrics import Metrics, add_metrics_routes, store_writable
 from .module_files import add_module_routes
 from .observe import OBSERVERS_KEY, Observers
-from .status import StatusBoard, add_status_routes
+from .status import StatusBoard
+from .status_http import add_status_routes
 
 METRICS_KEY = web.AppKey("metrics", Metrics)
 STATUS_KEY = web.AppKey("status", StatusBoard)
