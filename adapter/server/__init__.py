@@ -278,7 +278,7 @@ def create_app(config: Config) -> web.Application:
         sidecar = Sidecar(config, worlds, sio)
         app[SIDECAR_KEY] = sidecar
         observers = app[OBSERVERS_KEY]  # metrics and the status page hear of every ack
-        sio.on("connect", sidecar.connect)
+        sio.on("connect", observers.wrap_connect(sidecar.connect))
         sio.on("disconnect", sidecar.disconnect)
         sio.on("hook", observers.wrap(sidecar, "hook", sidecar.handler("hook")))
         sio.on("intent", observers.wrap(sidecar, "intent", sidecar.handler("intent")))

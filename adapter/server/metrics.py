@@ -9,6 +9,8 @@ takes a write transaction and the stored worlds are loaded, else 503 with the re
   ``hook``, ``intent`` or ``other``, ``result`` ``ok``, ``duplicate`` or ``refused``;
 - ``initiative_sidecar_refusals_total{code}``: refusals by error code;
 - ``initiative_sidecar_ack_seconds{event}``: from receiving a message to its ack (histogram);
+- ``initiative_sidecar_connects_total{result}``: connection attempts, ``accepted`` or the
+  refusal code (``auth_failed``, ``throttled``...);
 - ``initiative_sidecar_connected_worlds``, ``initiative_sidecar_loaded_worlds``;
 - ``initiative_sidecar_store_commit_seconds``: one message's insert and commit (histogram);
 - the process collector's ``process_*`` (memory, CPU, open files).
@@ -52,6 +54,10 @@ class Metrics:
             "initiative_sidecar_store_commit_seconds", "Time to store and commit one message",
             buckets=COMMIT_BUCKETS, registry=self.registry,
         )
+        self.connects = Counter(
+            "initiative_sidecar_connects", "Connection attempts: accepted, or the refusal code",
+            ["result"], registry=self.registry,
+        )
         self.connected = Gauge(
             "initiative_sidecar_connected_worlds", "Worlds with a connected writer", registry=self.registry
         )
@@ -66,6 +72,9 @@ class Metrics:
             result = "duplicate" if ack.get("duplicate") else "ok"
         self.messages.labels(event=answered.event, result=result).inc()
         self.ack_seconds.labels(event=answered.event).observe(answered.seconds)
+
+    def connect(self, result: str) -> None:
+        self.connects.labels(result=result).inc()
 
     def attach(self, writers: dict[str, str], states: dict[str, Any], store: Any) -> None:
         """Read the gauges from the running sidecar; time the store's appends."""

@@ -1,8 +1,10 @@
-"""Who hears of each answered message: the metrics and the status page.
+"""Who hears of each answered message (the metrics and the status page) and of each
+connection attempt (the metrics).
 
 The socket.io handlers are wrapped where they are registered (``create_app``); each ack, its
-event, its world and how long it took go to every listener. A listener must be quick and
-must not raise (a failing one is logged and the ack still goes out).
+event, its world and how long it took go to every listener; each connect, accepted or the
+code it was refused with. A listener must be quick and must not raise (a failing one is
+logged and the ack still goes out).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import socketio
 from aiohttp import web
 
 log = logging.getLogger("initiative_sidecar.server")
@@ -37,12 +40,16 @@ class Answered:
 
 
 Listener = Callable[[Answered], None]
+#: told "accepted", or the code a connection was refused with
+ConnectListener = Callable[[str], None]
 Handler = Callable[..., Awaitable[dict[str, Any]]]
+Connect = Callable[[str, dict[str, Any], Any], Awaitable[None]]
 
 
 class Observers:
     def __init__(self) -> None:
         self.listeners: list[Listener] = []
+        self.connect_listeners: list[ConnectListener] = []
 
     def tell(self, answered: Answered) -> None:
         for listener in self.listeners:
@@ -50,6 +57,27 @@ class Observers:
                 listener(answered)
             except Exception:  # a display or a counter must never cost an ack
                 log.exception("a listener failed on a %s ack", answered.event)
+
+    def wrap_connect(self, connect: Connect) -> Connect:
+        """The connect handler, told whether each attempt was accepted or its refusal code."""
+
+        async def observed(sid: str, environ: dict[str, Any], auth: Any) -> None:
+            try:
+                await connect(sid, environ, auth)
+            except socketio.exceptions.ConnectionRefusedError as refused:
+                data = refused.error_args.get("data") if isinstance(refused.error_args, dict) else None
+                self._connected(str(data.get("code", "refused")) if isinstance(data, dict) else "refused")
+                raise
+            self._connected("accepted")
+
+        return observed
+
+    def _connected(self, result: str) -> None:
+        for listener in self.connect_listeners:
+            try:
+                listener(result)
+            except Exception:
+                log.exception("a listener failed on a connect")
 
     def wrap(self, sidecar: HasConnections, event: str, handle: Handler) -> Handler:
         """``handle(sid, *args)``, timed and told."""

@@ -27,6 +27,7 @@ def add_operations(app: web.Application, config: Config) -> None:
     metrics = Metrics()
     board = StatusBoard(config)
     observers.listeners += [metrics.observe, board.observe]
+    observers.connect_listeners.append(metrics.connect)
     app[OBSERVERS_KEY] = observers
     app[METRICS_KEY] = metrics
     app[STATUS_KEY] = board

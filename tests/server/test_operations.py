@@ -16,7 +16,7 @@ from adapter.config import Config
 from adapter.server import WORLDS_KEY
 from adapter.server.metrics import operator_only
 from adapter.version import __version__
-from tests.server.conftest import Running, auth, connect
+from tests.server.conftest import Running, auth, connect, refused
 from tests.server.test_roundtrip import hook, roll
 
 
@@ -74,6 +74,18 @@ async def test_metrics_count_messages_refusals_latency_worlds_and_commits(sideca
     await client.close()
     await asyncio.sleep(0.1)
     assert samples((await get(f"{sidecar.url}/metrics"))[1])[("initiative_sidecar_connected_worlds", ())] == 0
+
+
+async def test_metrics_count_connections_accepted_and_refused_by_code(sidecar: Running) -> None:
+    client = await connect(sidecar.url, auth())
+    await asyncio.wait_for(client.welcome, 5)
+    await client.close()
+    assert (await refused(sidecar.url, auth(token="wrong-token")))["code"] == "auth_failed"
+    assert (await refused(sidecar.url, auth(protocol=2)))["code"] == "protocol_mismatch"
+    got = samples((await get(f"{sidecar.url}/metrics"))[1])
+    assert got[("initiative_sidecar_connects_total", (("result", "accepted"),))] == 1
+    assert got[("initiative_sidecar_connects_total", (("result", "auth_failed"),))] == 1
+    assert got[("initiative_sidecar_connects_total", (("result", "protocol_mismatch"),))] == 1
 
 
 def request_from(address: str) -> Any:
