@@ -106,10 +106,7 @@ class Sidecar:
         )
         if previous is not None and previous != sid:
             self.spawn(self.supersede(previous, world_id))
-        warnings = version_warnings(auth)
-        for warning in warnings:
-            log.warning("world %s: %s", world_id, warning["message"])
-        self.spawn(self.sio.emit("welcome", welcome(state) | ({"warnings": warnings} if warnings else {}), to=sid))
+        self.spawn(self.sio.emit("welcome", welcome(state) | version_warnings(auth), to=sid))
 
     def check_auth(self, remote: str, auth: Any) -> dict[str, Any]:
         """The connect auth, or :class:`ConnectRefused` with its reason code."""

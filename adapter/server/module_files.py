@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import zipfile
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,7 @@ from aiohttp import web
 from .. import protocol
 from ..version import __version__
 
+log = logging.getLogger("initiative_sidecar.server")
 MODULE_ID = "initiative-sidecar"
 ZIP_NAME = f"{MODULE_ID}.zip"
 #: first path parts never shipped: the node tests, npm's files, dotfiles
@@ -125,17 +127,17 @@ def add_module_routes(app: web.Application) -> None:
     app.router.add_get(f"/module/{ZIP_NAME}", get_zip)
 
 
-def version_warnings(auth: dict[str, Any]) -> list[dict[str, Any]]:
-    """What the welcome warns of: a module whose version is not the sidecar's. (A module of
-    another protocol is refused at connect, ``protocol_mismatch``.)"""
+def version_warnings(auth: dict[str, Any]) -> dict[str, Any]:
+    """What the welcome adds to warn of a module whose version is not the sidecar's:
+    ``{"warnings": [...]}``, logged; or nothing. (A module of another protocol is refused at
+    connect, ``protocol_mismatch``.)"""
     module = auth.get("module_version")
     if not isinstance(module, str) or module in ("", __version__):
-        return []
-    return [{
-        "code": "version_mismatch",
-        "message": (
-            f"the module is version {module}, the sidecar {__version__}: install the module the "
-            "sidecar serves at /module/module.json, or the sidecar that matches the module"
-        ),
-        "data": {"module": module, "sidecar": __version__},
-    }]
+        return {}
+    message = (
+        f"the module is version {module}, the sidecar {__version__}: install the module the "
+        "sidecar serves at /module/module.json, or the sidecar that matches the module"
+    )
+    log.warning("world %s: %s", auth.get("world"), message)
+    return {"warnings": [{"code": "version_mismatch", "message": message,
+                          "data": {"module": module, "sidecar": __version__}}]}
