@@ -1,0 +1,189 @@
+"""Snapshots as data: a world's state written as tagged JSON, read back by a decoder that
+builds nothing but the engine's own state classes.
+
+Why not pickle: a snapshot lives in a file the GM may have been handed (a "backup", a shared
+world folder), and unpickling one can call any callable it can name (issue 15 planted one
+that reached ``eval``). Here the bytes go through ``orjson.loads`` (JSON values only), then a
+walk that turns a few tagged objects back into Python values:
+
+    {"$": "Combatant", "id": ..., ...}   an instance of a class in STATE_CLASSES, by its
+                                         name; its fields must be the class's own fields
+    {"$tuple": [...]}, {"$frozenset": [...]}, {"$set": [...]}
+    {"$map": [[key, value], ...]}        a dict whose keys are not all plain strings
+    {"$float": "nan" | "inf" | "-inf"}, {"$int": "-0x1f..."}   (an int beyond 64 bits, in hex)
+
+A tag names a class only through the explicit table below: nothing is imported, looked up
+by attribute, or called but the dataclass's generated ``__init__``. Anything else (an
+unknown tag, a field a class does not have, bytes that are not this format) raises
+:class:`SnapshotUnreadable`; the store then names the snapshot and rebuilds the world from
+its log. The limit: a decoder that builds only state classes still builds whatever values
+the file holds, so a tampered snapshot can give a wrong state, as a tampered message log
+can; it cannot run code.
+
+Encoding walks the state once (frozen dataclasses, never mutated, so a thread may encode a
+world while the event loop moves on to the next one) and compresses the JSON with zlib.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+import orjson
+
+from ..engine.holding import Hold
+from ..engine.model import Combat, Combatant, Prompt, World
+from ..rulesets.balanced_d20.state import Fighter, Readied, Reroll, Watch, WorldState
+from ..rulesets.dice_pool.state import DicePoolCombat, DicePoolState, PoolRoll
+
+#: the first bytes of a snapshot in this format (a pickle starts with b"\x80")
+MAGIC = b"ISJ1"
+
+#: every class a snapshot may hold: the engine's state and each ruleset's own state
+STATE_CLASSES: tuple[type, ...] = (
+    World, Combat, Combatant, Prompt, Hold,
+    Fighter, Reroll, Readied, Watch, WorldState,
+    PoolRoll, DicePoolState, DicePoolCombat,
+)
+_BY_NAME: dict[str, type] = {cls.__name__: cls for cls in STATE_CLASSES}
+_FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in STATE_CLASSES}
+assert len(_BY_NAME) == len(STATE_CLASSES), "two state classes share a name"
+
+_INT64 = 2**63
+
+
+class SnapshotUnreadable(Exception):
+    """The bytes are not a snapshot this decoder reads (another format, damaged, tampered)."""
+
+
+class SnapshotUnwritable(Exception):
+    """The state holds a value the format has no tag for (a class missing from STATE_CLASSES)."""
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def encode(world: World) -> bytes:
+    """The snapshot bytes of a world: MAGIC + zlib(JSON)."""
+    tree = _out(world)
+    try:
+        text = orjson.dumps(tree)
+    except TypeError:  # a lone surrogate in a string: the standard library escapes it
+        text = json.dumps(tree, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
+    return MAGIC + zlib.compress(text, 1)
+
+
+def _out(value: Any) -> Any:
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        return value if -_INT64 <= value < _INT64 else {"$int": hex(value)}
+    if kind is float:
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if kind is tuple:
+        return {"$tuple": [_out(v) for v in value]}
+    if kind is list:
+        return [_out(v) for v in value]
+    if kind is dict:
+        if all(type(k) is str and not k.startswith("$") for k in value):
+            return {k: _out(v) for k, v in value.items()}
+        return {"$map": [[_out(k), _out(v)] for k, v in value.items()]}
+    if kind is frozenset:
+        return {"$frozenset": [_out(v) for v in value]}
+    if kind is set:
+        return {"$set": [_out(v) for v in value]}
+    names = _FIELDS.get(kind)
+    if names is None:
+        what = "a dataclass" if is_dataclass(value) else "a value"
+        raise SnapshotUnwritable(f"{what} of type {kind.__module__}.{kind.__qualname__} has no snapshot tag")
+    attrs = value.__dict__
+    out = {"$": kind.__name__}
+    for name in names:
+        out[name] = _out(attrs[name])
+    return out
+
+
+# ---------------------------------------------------------------- decoding
+
+
+def decode(blob: bytes) -> World:
+    """The world in snapshot bytes; :class:`SnapshotUnreadable` for anything else."""
+    if not isinstance(blob, bytes) or not blob.startswith(MAGIC):
+        start = blob[:1] if isinstance(blob, bytes) else b""
+        hint = " (a pickle, the format of older versions, no longer read)" if start == b"\x80" else ""
+        raise SnapshotUnreadable(f"not in the snapshot format{hint}")
+    try:
+        text = zlib.decompress(blob[len(MAGIC):])
+    except zlib.error as error:
+        raise SnapshotUnreadable(f"damaged: {error}") from error
+    try:
+        tree = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        try:  # written by the standard library (lone surrogates escaped)
+            tree = json.loads(text)
+        except ValueError as error:
+            raise SnapshotUnreadable(f"not JSON: {error}") from error
+    world = _in(tree, 0)
+    if not isinstance(world, World):
+        raise SnapshotUnreadable(f"holds a {type(world).__name__}, not a World")
+    return world
+
+
+#: deeper than any state the engine builds (a world's values nest a dozen levels or so)
+MAX_DEPTH = 200
+
+
+def _in(value: Any, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise SnapshotUnreadable(f"nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, list):
+        return [_in(v, depth + 1) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$" in value:
+        return _instance(value, depth)
+    if len(value) == 1:
+        ((tag, inner),) = value.items()
+        if tag.startswith("$"):
+            return _tagged(tag, inner, depth)
+    return {k: _in(v, depth + 1) for k, v in value.items()}
+
+
+def _instance(value: dict[str, Any], depth: int) -> Any:
+    name = value["$"]
+    cls = _BY_NAME.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise SnapshotUnreadable(f"names {name!r}, which is not a state class")
+    names = _FIELDS[cls]
+    extra = [k for k in value if k != "$" and k not in names]
+    if extra:
+        raise SnapshotUnreadable(f"gives {name} fields it does not have: {', '.join(extra[:5])}")
+    try:
+        return cls(**{k: _in(v, depth + 1) for k, v in value.items() if k != "$"})
+    except TypeError as error:  # a required field is missing
+        raise SnapshotUnreadable(f"{name}: {error}") from error
+
+
+def _tagged(tag: str, inner: Any, depth: int) -> Any:
+    if tag in ("$tuple", "$frozenset", "$set", "$map") and not isinstance(inner, list):
+        raise SnapshotUnreadable(f"{tag} of a {type(inner).__name__}, not a list")
+    try:
+        if tag == "$tuple":
+            return tuple(_in(v, depth + 1) for v in inner)
+        if tag == "$frozenset":
+            return frozenset(_in(v, depth + 1) for v in inner)
+        if tag == "$set":
+            return {_in(v, depth + 1) for v in inner}
+        if tag == "$map":
+            return {_in(k, depth + 1): _in(v, depth + 1) for k, v in inner}
+        if tag == "$float" and inner in ("nan", "inf", "-inf"):
+            return float(inner)
+        if tag == "$int" and isinstance(inner, str) and inner.lstrip("-").startswith("0x"):
+            return int(inner, 16)  # no digit limit for hex
+    except (TypeError, ValueError) as error:  # an unhashable key or member, a bad pair
+        raise SnapshotUnreadable(f"{tag}: {error}") from error
+    raise SnapshotUnreadable(f"unknown tag {tag} (or a bad value for it)")
