@@ -34,7 +34,7 @@ import orjson
 from ..engine.model import World
 from ..errors import StoreUnavailable
 from . import snapshots
-from .guard import DatabaseLock, FileIdentity, StoreInUse, StoreReadOnly, StoreUnusable, why_unwritable
+from .guard import DatabaseLock, FileIdentity, StoreInUse, StoreReadOnly, StoreUnusable, read_only, why_unwritable
 
 __all__ = ["LogEntry", "Store", "StoreCorrupt", "StoreInUse", "StoreReadOnly", "StoreUnusable", "damaged"]
 
@@ -75,16 +75,6 @@ class StoreCorrupt(StoreUnusable):
     """The database file cannot be trusted; the sidecar must not start on it."""
 
 
-def read_only(path: Path, why: str) -> str:
-    """The message for a database the sidecar cannot write: what is read-only, what to do."""
-    return (
-        f"the database {path} cannot be written: {why}. It is not damaged; the sidecar stores "
-        "every message before acking it, so it does not start on a database it cannot write. "
-        f"Make {path} and its folder writable for this user (or remount the filesystem "
-        "read-write), or start with --db on a writable path."
-    )
-
-
 def damaged(path: Path, what: str) -> str:
     """The message for a database the sidecar will not start on: which file, and what to do."""
     return (
@@ -121,9 +111,11 @@ class Store:
 
     def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0) -> None:
         self.path = Path(path)
+        if serving and (why := why_unwritable(self.path)):
+            raise StoreReadOnly(read_only(self.path, why))
         self.lock = DatabaseLock(self.path) if serving else None
         try:
-            self._open(serving)
+            self._open()
         except BaseException:
             if self.lock is not None:
                 self.lock.release()
@@ -137,10 +129,8 @@ class Store:
         if serving:
             threading.Thread(target=self._watch, args=(watch_every,), name="store-watch", daemon=True).start()
 
-    def _open(self, serving: bool) -> None:
+    def _open(self) -> None:
         _refuse_emptied(self.path)
-        if serving and (why := why_unwritable(self.path)):
-            raise StoreReadOnly(read_only(self.path, why))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")

@@ -35,6 +35,16 @@ class StoreReadOnly(StoreUnusable):
     """The database (or its folder) cannot be written."""
 
 
+def read_only(path: Path, why: str) -> str:
+    """The message for a database the sidecar cannot write: what is read-only, what to do."""
+    return (
+        f"the database {path} is read-only: {why}. It is not damaged; the sidecar stores "
+        "every message before acking it, so it does not start on a database it cannot write. "
+        f"Make {path} and its folder writable for this user (or remount the filesystem "
+        "read-write), or start with --db on a writable path."
+    )
+
+
 def lock_file(db: Path) -> Path:
     return db.with_name(db.name + ".lock")
 
@@ -44,7 +54,10 @@ class DatabaseLock:
 
     def __init__(self, db: Path) -> None:
         self.path = lock_file(db)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as error:
+            raise StoreReadOnly(read_only(db, f"its lock file {self.path} cannot be made ({_reason(error)})")) from error
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -80,13 +93,14 @@ def why_unwritable(db: Path) -> str | None:
         try:
             os.close(os.open(path, os.O_RDWR))
         except OSError as error:
-            return f"{path.name} cannot be opened for writing: {_reason(error)}"
+            return f"{path.name} cannot be opened for writing ({_reason(error)})"
     try:
         fd, name = tempfile.mkstemp(prefix=f".{db.name}.", suffix=".probe", dir=folder)
         os.close(fd)
         os.unlink(name)
     except OSError as error:
-        return f"no file can be created in its folder {folder} (SQLite needs its -wal and -shm there): {_reason(error)}"
+        return (f"no file can be created in its folder {folder}, where SQLite keeps its -wal and -shm "
+                f"files ({_reason(error)})")
     return None
 
 

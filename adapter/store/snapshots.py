@@ -92,10 +92,8 @@ def _out(value: Any) -> Any:
         if all(type(k) is str and not k.startswith("$") for k in value):
             return {k: _out(v) for k, v in value.items()}
         return {"$map": [[_out(k), _out(v)] for k, v in value.items()]}
-    if kind is frozenset:
-        return {"$frozenset": [_out(v) for v in value]}
-    if kind is set:
-        return {"$set": [_out(v) for v in value]}
+    if kind is frozenset or kind is set:
+        return {"$frozenset" if kind is frozenset else "$set": [_out(v) for v in _in_order(value)]}
     names = _FIELDS.get(kind)
     if names is None:
         what = "a dataclass" if is_dataclass(value) else "a value"
@@ -105,6 +103,14 @@ def _out(value: Any) -> Any:
     for name in names:
         out[name] = _out(attrs[name])
     return out
+
+
+def _in_order(members: frozenset[Any] | set[Any]) -> list[Any]:
+    """A set's members sorted when they can be (the same state gives the same bytes)."""
+    try:
+        return sorted(members)
+    except TypeError:
+        return list(members)
 
 
 # ---------------------------------------------------------------- decoding
