@@ -34,11 +34,14 @@ def serve_config_only(argv: list[str]) -> tuple[int, str]:
     return code, err.getvalue()
 
 
-def tokens_file(tmp_path: Path, mode: int) -> Path:
-    path = tmp_path / "worlds.json"
-    path.write_text(json.dumps({"worldA": "token-of-a"}))
+def written(path: Path, text: str, mode: int) -> Path:
+    path.write_text(text)
     path.chmod(mode)
     return path
+
+
+def tokens_file(tmp_path: Path, mode: int) -> Path:
+    return written(tmp_path / "worlds.json", json.dumps({"worldA": "token-of-a"}), mode)
 
 
 @pytest.mark.parametrize("mode", OPEN, ids=[f"{m:04o}" for m in OPEN])
@@ -53,8 +56,7 @@ def test_a_tokens_file_open_to_others_is_refused_with_its_mode_and_the_fix(tmp_p
 @pytest.mark.parametrize("mode", OPEN, ids=[f"{m:04o}" for m in OPEN])
 def test_a_stored_token_file_open_to_others_is_refused_and_its_token_not_shown(tmp_path: Path, mode: int) -> None:
     db = tmp_path / "game.db"
-    token_file(db).write_text("stored-secret-token\n")
-    token_file(db).chmod(mode)
+    written(token_file(db), "stored-secret-token\n", mode)
     code, err = serve_config_only(["--db", str(db)])
     assert code == 2
     assert f"the token file {token_file(db)} is open to others (mode {mode:04o})" in err, err
@@ -65,8 +67,6 @@ def test_a_stored_token_file_open_to_others_is_refused_and_its_token_not_shown(t
 def test_private_token_files_are_accepted(tmp_path: Path, mode: int) -> None:
     """The opposite case: the refusal is about the mode (these start, up to the taken port)."""
     db = tmp_path / "game.db"
-    token_file(db).write_text("stored-secret-token\n")
-    token_file(db).chmod(mode)
-    path = tokens_file(tmp_path, mode)
-    code, err = serve_config_only(["--db", str(db), "--tokens-file", str(path)])
+    written(token_file(db), "stored-secret-token\n", mode)
+    code, err = serve_config_only(["--db", str(db), "--tokens-file", str(tokens_file(tmp_path, mode))])
     assert code == 4 and "open to others" not in err, err
