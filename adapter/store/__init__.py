@@ -123,6 +123,7 @@ class Store:
         #: serializes the connection between the event loop and the snapshot thread
         self._mutex = threading.Lock()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
+        self._encoder = snapshots.Encoder()  # keeps unchanged combats' frames between snapshots
         self.files = FileIdentity(self.path)
         self.gone: str | None = None  # why the store refuses to write (once set, for good)
         self._stop = threading.Event()
@@ -214,7 +215,7 @@ class Store:
 
     def save_snapshot(self, state: World) -> None:
         """Write the world's snapshot now (encoded on the caller's thread)."""
-        self._write_snapshot(state.world, state.last_seq, snapshots.encode(state))
+        self._write_snapshot(state.world, state.last_seq, self._encoder.encode(state))
 
     def save_snapshot_soon(self, state: World) -> Future[None]:
         """Encode and write the snapshot in the snapshot thread; the state is immutable, so the

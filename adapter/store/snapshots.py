@@ -20,16 +20,27 @@ its log. The limit: a decoder that builds only state classes still builds whatev
 the file holds, so a tampered snapshot can give a wrong state, as a tampered message log
 can; it cannot run code.
 
-Encoding walks the state once (frozen dataclasses, never mutated, so a thread may encode a
-world while the event loop moves on to the next one) and compresses the JSON with zlib.
+The bytes: ``MAGIC``, then frames, each a 4-byte length and zlib-compressed JSON: first the
+world without its combats, then one frame per combat (``[combat key, combat]``). A combat is
+encoded once and its frame reused by later snapshots for as long as the world holds the same
+(immutable) combat object, so a snapshot after a message re-encodes the combats that
+message changed, not all of them. The state is never mutated, so the snapshot thread can
+encode a world while the event loop moves on; per-combat frames also keep each step short
+(the thread gives the loop the interpreter back between them, and the garbage collector
+never sees one huge temporary tree).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import math
+import struct
+import threading
 import zlib
-from dataclasses import fields, is_dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 import orjson
@@ -66,14 +77,56 @@ class SnapshotUnwritable(Exception):
 # ---------------------------------------------------------------- encoding
 
 
+class Encoder:
+    """Encodes worlds, keeping each combat's frame while the world holds that same combat."""
+
+    def __init__(self) -> None:
+        self._frames: dict[tuple[str, str], tuple[Combat, bytes]] = {}
+        self._lock = threading.Lock()
+
+    def encode(self, world: World) -> bytes:
+        """The snapshot bytes of a world."""
+        with self._lock, _heap_frozen():
+            parts = [MAGIC, _frame(_out(replace(world, combats={})))]
+            for key, combat in world.combats.items():
+                cached = self._frames.get((world.world, key))
+                if cached is None or cached[0] is not combat:
+                    cached = (combat, _frame([key, _out(combat)]))
+                    self._frames[(world.world, key)] = cached
+                parts.append(cached[1])
+            for gone in [k for k in self._frames if k[0] == world.world and k[1] not in world.combats]:
+                del self._frames[gone]
+            return b"".join(parts)
+
+
+@contextmanager
+def _heap_frozen() -> Iterator[None]:
+    """While encoding, the garbage collector leaves the objects that existed before alone.
+
+    Encoding allocates many short-lived objects; each full collection they trigger walks the
+    whole heap (a second and a half for 100,000 combatants), holding the interpreter, so the
+    event loop stalls however the work is threaded. ``gc.freeze`` sets the existing objects
+    aside (in O(1)) and ``gc.unfreeze`` gives them back: nothing is leaked, and garbage made
+    meanwhile is still collected."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def encode(world: World) -> bytes:
-    """The snapshot bytes of a world: MAGIC + zlib(JSON)."""
-    tree = _out(world)
+    """The snapshot bytes of a world, encoded from scratch."""
+    return Encoder().encode(world)
+
+
+def _frame(tree: Any) -> bytes:
     try:
         text = orjson.dumps(tree)
     except TypeError:  # a lone surrogate in a string: the standard library escapes it
         text = json.dumps(tree, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
-    return MAGIC + zlib.compress(text, 1)
+    packed = zlib.compress(text, 1)
+    return struct.pack(">I", len(packed)) + packed
 
 
 def _out(value: Any) -> Any:
@@ -116,27 +169,60 @@ def _in_order(members: frozenset[Any] | set[Any]) -> list[Any]:
 # ---------------------------------------------------------------- decoding
 
 
+#: the most one frame may inflate to (a tampered snapshot must not exhaust memory)
+MAX_FRAME = 512 * 1024 * 1024
+
+
 def decode(blob: bytes) -> World:
     """The world in snapshot bytes; :class:`SnapshotUnreadable` for anything else."""
     if not isinstance(blob, bytes) or not blob.startswith(MAGIC):
         start = blob[:1] if isinstance(blob, bytes) else b""
         hint = " (a pickle, the format of older versions, no longer read)" if start == b"\x80" else ""
         raise SnapshotUnreadable(f"not in the snapshot format{hint}")
+    frames = _frames(blob)
+    world = _in(next(frames, None), 0)
+    if not isinstance(world, World) or world.combats:
+        raise SnapshotUnreadable(f"starts with a {type(world).__name__}, not a World without its combats")
+    combats: dict[str, Combat] = {}
+    for tree in frames:
+        if not (isinstance(tree, list) and len(tree) == 2 and isinstance(tree[0], str)):
+            raise SnapshotUnreadable("a combat frame is not [key, combat]")
+        combat = _in(tree[1], 0)
+        if not isinstance(combat, Combat):
+            raise SnapshotUnreadable(f"a combat frame holds a {type(combat).__name__}")
+        combats[tree[0]] = combat
+    return replace(world, combats=combats)
+
+
+def _frames(blob: bytes) -> Iterator[Any]:
+    """The JSON value of each frame after MAGIC."""
+    at = len(MAGIC)
+    while at < len(blob):
+        if at + 4 > len(blob):
+            raise SnapshotUnreadable("damaged: cut in a frame's length")
+        (size,) = struct.unpack_from(">I", blob, at)
+        packed = blob[at + 4:at + 4 + size]
+        if len(packed) != size:
+            raise SnapshotUnreadable("damaged: cut in a frame")
+        at += 4 + size
+        inflate = zlib.decompressobj()
+        try:
+            text = inflate.decompress(packed, MAX_FRAME)
+        except zlib.error as error:
+            raise SnapshotUnreadable(f"damaged: {error}") from error
+        if inflate.unconsumed_tail or not inflate.eof:
+            raise SnapshotUnreadable(f"damaged, or a frame larger than {MAX_FRAME} bytes")
+        yield _json(text)
+
+
+def _json(text: bytes) -> Any:
     try:
-        text = zlib.decompress(blob[len(MAGIC):])
-    except zlib.error as error:
-        raise SnapshotUnreadable(f"damaged: {error}") from error
-    try:
-        tree = orjson.loads(text)
+        return orjson.loads(text)
     except orjson.JSONDecodeError:
-        try:  # written by the standard library (lone surrogates escaped)
-            tree = json.loads(text)
-        except ValueError as error:
+        try:  # written by the standard library (lone surrogates escaped), or too deep for orjson
+            return json.loads(text)
+        except (ValueError, RecursionError) as error:
             raise SnapshotUnreadable(f"not JSON: {error}") from error
-    world = _in(tree, 0)
-    if not isinstance(world, World):
-        raise SnapshotUnreadable(f"holds a {type(world).__name__}, not a World")
-    return world
 
 
 #: deeper than any state the engine builds (a world's values nest a dozen levels or so)

@@ -13,6 +13,7 @@ import math
 import pickle
 import re
 import sqlite3
+import struct
 import sys
 import zlib
 from collections.abc import Iterator
@@ -155,8 +156,13 @@ def test_values_json_has_no_plain_form_for_come_back_as_they_were() -> None:
     assert math.isnan(nan)
 
 
-def _blob(tree: Any) -> bytes:
-    return snapshots.MAGIC + zlib.compress(orjson.dumps(tree))
+def _frame(text: bytes) -> bytes:
+    packed = zlib.compress(text)
+    return struct.pack(">I", len(packed)) + packed
+
+
+def _blob(tree: Any, *combats: Any) -> bytes:
+    return snapshots.MAGIC + b"".join(_frame(orjson.dumps(t)) for t in (tree, *combats))
 
 
 WORLD = {"$": "World", "world": "w"}
@@ -166,25 +172,40 @@ WORLD = {"$": "World", "world": "w"}
     (pickle.dumps(World(world="w")), "a pickle"),
     (b"", "not in the snapshot format"),
     (snapshots.MAGIC + b"not zlib", "damaged"),
-    (snapshots.MAGIC + zlib.compress(b"{not json"), "not JSON"),
+    (snapshots.MAGIC + struct.pack(">I", 8) + b"not zlib", "damaged"),
+    (snapshots.MAGIC + _frame(b"{not json"), "not JSON"),
     (_blob({"$": "Ruleset", "id": "x"}), "not a state class"),
     (_blob({"$": "os.system", "command": "touch /tmp/x"}), "not a state class"),
     (_blob({**WORLD, "__class__": "x"}), "fields it does not have"),
     (_blob({"$": "World"}), "World:"),
     (_blob({"$": "Combatant", "id": "c"}), "not a World"),
+    (_blob({**WORLD, "combats": {"c": {"$": "Combat", "id": "c", "ruleset": "x"}}}), "not a World without"),
+    (_blob(WORLD, ["c", {"$": "Prompt"}]), "Prompt:"),
+    (_blob(WORLD, ["c", WORLD]), "holds a World"),
+    (_blob(WORLD, {"c": 1}), "not [key, combat]"),
     (_blob({**WORLD, "settings": {"$eval": "1+1"}}), "unknown tag $eval"),
     (_blob({**WORLD, "settings": {"$map": [[[1], 2]]}}), "$map"),
     (_blob({**WORLD, "settings": {"$tuple": "abc"}}), "not a list"),
     (_blob({**WORLD, "settings": {"$int": "1e9"}}), "unknown tag $int"),
-    (snapshots.MAGIC + zlib.compress(b'{"$":"World","world":"w","settings":{"x":' + b"[" * 300 + b"]" * 300 + b"}}"),
+    (snapshots.MAGIC + _frame(b'{"$":"World","world":"w","settings":{"x":' + b"[" * 300 + b"]" * 300 + b"}}"),
      "nested deeper"),
-], ids=["old-pickle", "empty", "not-zlib", "not-json", "a-class-not-in-the-table", "a-dotted-name",
-        "a-field-the-class-lacks", "a-field-missing", "not-a-world", "an-unknown-tag", "an-unhashable-key",
-        "a-tuple-of-a-string", "an-int-not-in-hex", "nested-300-deep"])
+    (snapshots.MAGIC + _frame(b"[" * 100_000 + b"]" * 100_000), "not JSON"),
+], ids=["old-pickle", "empty", "cut-short", "not-zlib", "not-json", "a-class-not-in-the-table", "a-dotted-name",
+        "a-field-the-class-lacks", "a-field-missing", "not-a-world", "combats-in-the-head",
+        "a-prompt-for-a-combat", "a-world-for-a-combat", "a-frame-not-a-pair", "an-unknown-tag", "an-unhashable-key",
+        "a-tuple-of-a-string", "an-int-not-in-hex", "nested-300-deep", "nested-100000-deep"])
 def test_the_decoder_refuses_what_it_cannot_read_and_says_what(blob: bytes, says: str) -> None:
     with watching() as seen, pytest.raises(snapshots.SnapshotUnreadable, match=re.escape(says)):
         snapshots.decode(blob)
     assert seen == []
+
+
+def test_a_frame_inflating_past_the_limit_is_refused_before_it_fills_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(snapshots, "MAX_FRAME", 10_000)
+    bomb = _blob({**WORLD, "settings": {"x": " " * 20_000}})
+    assert len(bomb) < 200
+    with pytest.raises(snapshots.SnapshotUnreadable, match="larger than 10000 bytes"):
+        snapshots.decode(bomb)
 
 
 def test_a_value_without_a_tag_is_not_written_and_the_message_stays_acked(
