@@ -72,7 +72,10 @@ class Worlds:
         data = {k: v for k, v in auth.items() if k != "token"}
         world_id = str(data["world"])
         state = open_session(self.states.get(world_id), data)
-        self.store.add_session(world_id, state.last_seq, data)
+        try:
+            self.store.add_session(world_id, state.last_seq, data)
+        except StoreUnavailable:
+            pass  # admitted all the same: each message is then refused store_unavailable, not lost
         self.states[world_id] = state
         return state
 

@@ -34,7 +34,16 @@ import orjson
 from ..engine.model import World
 from ..errors import StoreUnavailable
 from . import snapshots
-from .guard import DatabaseLock, FileIdentity, StoreInUse, StoreReadOnly, StoreUnusable, read_only, why_unwritable
+from .guard import (
+    DatabaseLock,
+    FileIdentity,
+    StoreInUse,
+    StoreReadOnly,
+    StoreUnusable,
+    identity,
+    read_only,
+    why_unwritable,
+)
 
 __all__ = ["LogEntry", "Store", "StoreCorrupt", "StoreInUse", "StoreReadOnly", "StoreUnusable", "damaged"]
 
@@ -125,6 +134,7 @@ class Store:
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
         self._encoder = snapshots.Encoder()  # keeps unchanged combats' frames between snapshots
         self.files = FileIdentity(self.path)
+        self._checking = threading.Lock()
         self.gone: str | None = None  # why the store refuses to write (once set, for good)
         self._stop = threading.Event()
         if serving:
@@ -160,22 +170,26 @@ class Store:
     def check(self) -> None:
         """Refuse (:class:`StoreUnavailable`) once the database or its -wal is gone: a commit
         into a deleted file is lost at the next start, so it must not be acked."""
-        if self.gone is None and (what := self.files.changed()):
-            self.gone = what
-            log.error(
-                "%s while the sidecar was serving: no message is acked from now on "
-                "(they would be lost at the next start). %s Stop the sidecar, put the database "
-                "back (or start with a new --db), and start it again.", what, self._rescue(),
-            )
+        with self._checking:  # the watcher thread and the event loop: say it once
+            if self.gone is None and (what := self.files.changed()):
+                self.gone = what
+                self._say_gone(what)
         if self.gone is not None:
             raise StoreUnavailable(
                 f"the sidecar's database is unavailable ({self.gone}); the message was not "
                 "stored. Resend it after the sidecar is restarted."
             )
 
+    def _say_gone(self, what: str) -> None:
+        log.error(
+            "%s while the sidecar was serving: no message is acked from now on "
+            "(they would be lost at the next start). %s Stop the sidecar, put the database "
+            "back (or start with a new --db), and start it again.", what, self._rescue(),
+        )
+
     def _rescue(self) -> str:
         """Save what can be saved: a deleted -wal still open here is copied into the database."""
-        if not self.path.exists():
+        if identity(self.path) != self.files.expected[self.path]:
             return ("Messages acked until now are only in the deleted file, still open in this "
                     "process: they are lost when it stops.")
         try:

@@ -182,6 +182,10 @@ async def test_deleting_the_database_or_its_wal_while_serving_stops_the_acks_and
     after = [(await send(link, story, range(11, 12)))[0] for _ in range(3)]  # the outbox resends it
     assert [(a["ok"], a["seq"], a["error"]["code"]) for a in after] == [(False, 11, "store_unavailable")] * 3
     await link.close()
+    link, last = await connected(serve, story)  # a reconnect is answered too (not left hanging)
+    assert last == 10
+    assert (await send(link, story, range(11, 12)))[0]["error"]["code"] == "store_unavailable"
+    await link.close()
     log = serve.log.read_text()
     assert f"{serve.db}{victim} was deleted while the sidecar was serving" in log, log
     assert log.count("was deleted while") == 1
