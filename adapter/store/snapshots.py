@@ -53,7 +53,9 @@ from ..rulesets.dice_pool.state import DicePoolCombat, DicePoolState, PoolRoll
 #: the first bytes of a snapshot in this format (a pickle starts with b"\x80")
 MAGIC = b"ISJ1"
 
-#: every class a snapshot may hold: the engine's state and each ruleset's own state
+#: every class a snapshot may hold: the engine's state and each ruleset's own state. A ruleset
+#: with a new state class adds it here (until then its worlds' snapshots fail, logged, and
+#: the world comes back from its log; test_snapshots.py round-trips every ruleset's worlds)
 STATE_CLASSES: tuple[type, ...] = (
     World, Combat, Combatant, Prompt, Hold,
     Fighter, Reroll, Readied, Watch, WorldState,
