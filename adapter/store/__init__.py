@@ -211,13 +211,17 @@ class Store:
     # ---------------------------------------------------------------- writing
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
-        """Store one message that used up its seq; committed when this returns."""
+        """Store one message that used up its seq; committed when this returns.
+
+        Raises :class:`StoreUnavailable` when the files are gone: checked before the commit
+        (nothing is written into a deleted file) and after it (a deletion during the commit
+        refuses this message too); each check is two ``stat`` calls."""
         self.check()
         row = (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
                _json(error) if error is not None else None)
         with self._mutex:
             self.db.execute("INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)", row)
-        self.check()  # deleted while the commit ran: that commit is not acked either
+        self.check()
 
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
         self.check()
