@@ -83,10 +83,12 @@ class DatabaseLock:
 
 
 def why_unwritable(db: Path) -> str | None:
-    """Why the sidecar could not write ``db`` and its ``-wal``/``-shm`` files, or None."""
+    """Why the sidecar could not write ``db`` and its ``-wal``/``-shm`` files, or None
+    (:class:`StoreUnusable` if its folder does not even exist)."""
     folder = db.parent
     if not folder.is_dir():
-        return f"its folder {folder} does not exist"
+        raise StoreUnusable(f"the folder {folder} of the database {db.name} does not exist: create it, "
+                            "or start with another --db")
     for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
         if not path.exists():
             continue

@@ -16,6 +16,7 @@ write, and the same files until it stops.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import shutil
@@ -27,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from adapter.cli import parser, run
 from adapter.store import Store
 from tests.reliability.harness import Link, Serve, auth_for, open_link
 from tests.reliability.table import Reference, build
@@ -211,3 +213,12 @@ def test_a_deleted_database_is_noticed_between_messages_too(tmp_path: Path, capl
         assert any("was deleted while the sidecar was serving" in r.getMessage() for r in caplog.records)
     finally:
         store.close()
+
+
+def test_a_database_in_a_folder_that_does_not_exist_is_named_so(tmp_path: Path) -> None:
+    err = io.StringIO()
+    args = parser().parse_args(["serve", "--db", str(tmp_path / "nowhere" / "game.db"), "--token", "t",
+                                "--port", str(free_port())])
+    assert run(args, io.StringIO(), err) == 3
+    assert f"the folder {tmp_path / 'nowhere'} of the database game.db does not exist" in err.getvalue()
+    assert "damaged" not in err.getvalue() and "read-only" not in err.getvalue()
