@@ -101,6 +101,16 @@ def _works(*command: str) -> bool:
     return subprocess.run(command, capture_output=True).returncode == 0
 
 
+def as_a_user() -> list[str]:
+    """The prefix that makes file modes apply: root without the capabilities that let it
+    ignore them (``setpriv``); nothing for a user, whom modes bind already."""
+    if os.geteuid() != 0:
+        return []
+    if not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv (util-linux): file modes cannot be made to apply")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
+
+
 @pytest.fixture
 def stored(tmp_path: Path, story: Reference) -> Path:
     """A database holding a session, closed cleanly (no -wal left)."""
@@ -119,11 +129,9 @@ def read_only(request: pytest.FixtureRequest, stored: Path) -> Iterator[tuple[li
     the refusal must say."""
     how = request.param
     if how == "permissions":
-        if not shutil.which("setpriv"):
-            pytest.skip("setpriv (util-linux) is not installed")
+        prefix = as_a_user()
         os.chmod(stored, 0o444)
-        # root without CAP_DAC_OVERRIDE/CAP_FOWNER obeys file modes like any user
-        yield ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"], "permissions do not let"
+        yield prefix, "permissions do not let"
         os.chmod(stored, 0o644)
     elif how == "immutable-file":
         if not _works("chattr", "+i", str(stored)):
@@ -161,9 +169,8 @@ async def test_the_same_database_made_writable_again_starts(
     tmp_path: Path, stored: Path,
 ) -> None:
     """The opposite case, so the refusals above are not a sidecar that refuses everything:
-    the same setpriv prefix on a writable database serves."""
-    serve = Wrapped(stored, free_port(), tmp_path / "rw.log",
-                    prefix=["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"])
+    run the same way, a writable database serves."""
+    serve = Wrapped(stored, free_port(), tmp_path / "rw.log", prefix=as_a_user())
     await serve.start()
     await serve.stop()
 
