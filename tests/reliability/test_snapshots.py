@@ -26,6 +26,7 @@ import pytest
 
 from adapter import store as store_module
 from adapter.engine import World
+from adapter.replay import Replay
 from adapter.store import Store, snapshots
 from tests.reliability.gadget import gadget
 from tests.reliability.table import Reference, build, build_all, state_of
@@ -141,6 +142,29 @@ def test_every_world_of_every_ruleset_comes_back_equal_and_with_the_same_types(
     kinds = {type(c.ext).__name__ for ref in every_ruleset.values() for w in ref.worlds
              for combat in w.combats.values() for c in combat.combatants.values()}
     assert {"Fighter", "DicePoolState"} <= kinds, kinds  # the rulesets' own state was in there
+    assert checked > 100
+
+
+def test_every_world_of_every_recording_comes_back_equal(root: Path) -> None:
+    """The golden recordings reach state the seeded sessions do not (Ready to strike watches,
+    readied actions, holds carried over, group rolls): after every line, the world survives."""
+    checked, kinds = 0, set()
+    for recording in sorted((root / "tests" / "recordings").rglob("*.jsonl")):
+        if recording.name.endswith(".golden.jsonl"):
+            continue
+        replay = Replay()
+        for number, line in enumerate(recording.read_text(encoding="utf-8").splitlines(), start=1):
+            list(replay.feed(number, line))
+            if replay.world is None:
+                continue
+            blob = snapshots.encode(replay.world)
+            assert snapshots.decode(blob) == replay.world, f"{recording.name}:{number}"
+            assert snapshots.encode(snapshots.decode(blob)) == blob, f"{recording.name}:{number}"
+            checked += 1
+            kinds |= {type(v).__name__ for v in replay.world.ext.values()}
+            kinds |= {type(c.ext).__name__ for c in replay.world.combats.values()}
+            kinds |= {type(x.hold).__name__ for c in replay.world.combats.values() for x in c.combatants.values()}
+    assert {"WorldState", "DicePoolCombat", "Hold"} <= kinds, kinds
     assert checked > 100
 
 
