@@ -285,7 +285,7 @@ def _instance(value: dict[str, Any], depth: int) -> Any:
         for field_name in names:
             if field_name not in attrs:
                 attrs[field_name] = _default(cls, field_name)
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     obj.__dict__.update(attrs)
     return obj
 
