@@ -26,13 +26,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from adapter.cli import parser, run
 from adapter.store import Store
 from tests.reliability.harness import Link, Serve, auth_for, open_link
 from tests.reliability.table import Reference, build
-from tests.server.conftest import free_port
+from tests.server.conftest import Running, free_port
 
 
 @pytest.fixture(scope="module")
@@ -229,3 +230,18 @@ def test_a_database_in_a_folder_that_does_not_exist_is_named_so(tmp_path: Path) 
     assert run(args, io.StringIO(), err) == 3
     assert f"the folder {tmp_path / 'nowhere'} of the database game.db does not exist" in err.getvalue()
     assert "damaged" not in err.getvalue() and "read-only" not in err.getvalue()
+
+
+async def test_healthz_says_so_too_once_the_database_is_deleted(sidecar: Running) -> None:
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{sidecar.url}/healthz") as response:
+            assert response.status == 200
+        os.unlink(sidecar.config.db)
+        deadline = time.monotonic() + 10  # the watcher looks every 2 s
+        while time.monotonic() < deadline:
+            async with http.get(f"{sidecar.url}/healthz") as response:
+                status, body = response.status, await response.text()
+            if status != 200:
+                break
+            await asyncio.sleep(0.1)
+    assert status == 503 and f"{sidecar.config.db} was deleted" in body, body
