@@ -107,7 +107,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .config import ConfigError, from_args
     from .server.run import CannotListen, serve_forever
-    from .store import StoreCorrupt
+    from .store import StoreUnusable
 
     try:
         config = from_args(args, announce=lambda text: print(text, file=stdout, flush=True))
@@ -121,7 +121,7 @@ def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     )
     try:
         serve_forever(config, stdout)
-    except StoreCorrupt as error:
+    except StoreUnusable as error:  # damaged, read-only, or in use by another sidecar
         stderr.write(f"initiative-sidecar: {error}\n")
         return 3
     except CannotListen as error:
@@ -184,14 +184,14 @@ def _parsed_inputs(lines: Sequence[str]) -> dict[int, Any]:
 
 
 def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from .store import Store, StoreCorrupt
+    from .store import Store, StoreUnusable
 
     if not Path(args.db).exists():
         stderr.write(f"initiative-sidecar: no database at {args.db}\n")
         return 2
     try:
         store = Store(args.db)
-    except StoreCorrupt as error:
+    except StoreUnusable as error:
         stderr.write(f"initiative-sidecar: {error}\n")
         return 3
     try:

@@ -4,6 +4,9 @@ environment variables, then defaults. A bad value fails loudly at start.
 The token: ``--token`` or ``INITIATIVE_SIDECAR_TOKEN``; without one, a token is generated on
 first start, stored beside the database (``<db stem>.token``, mode 0600) and printed once,
 so the GM can paste it into the module settings. It is never logged.
+
+A token file or ``--tokens-file`` that others may read or write is refused, as ssh refuses
+such a private key: anyone who can read it can act as the GM's module in its worlds.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import ipaddress
 import json
 import os
 import secrets
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,12 +138,23 @@ def _read_tokens_file(path: str | None) -> dict[str, str]:
     if not path:
         return {}
     try:
+        _refuse_open_to_others(Path(path), "tokens file")
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise ConfigError(f"tokens file {path}: {error}") from error
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in data.items()):
         raise ConfigError(f"tokens file {path} must be a JSON object of world id -> non-empty token")
     return data
+
+
+def _refuse_open_to_others(path: Path, what: str) -> None:
+    """A secrets file must be the owner's alone (no group or other bits; POSIX only)."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if os.name == "posix" and mode & 0o077:
+        raise ConfigError(
+            f"the {what} {path} is open to others (mode {mode:04o}): whoever can read it can "
+            f"connect as the GM's module. Make it private with `chmod 600 {path}`, then start again."
+        )
 
 
 def token_file(db: Path) -> Path:
@@ -149,6 +164,7 @@ def token_file(db: Path) -> Path:
 def _with_stored_token(config: Config, announce: Callable[[str], None]) -> Config:
     path = token_file(config.db)
     if path.exists():
+        _refuse_open_to_others(path, "token file")
         token = path.read_text(encoding="utf-8").strip()
         if not token:
             raise ConfigError(f"the token file {path} is empty; delete it to make a new token")

@@ -263,7 +263,7 @@ def create_app(config: Config) -> web.Application:
     app[SIO_KEY] = sio
 
     async def lifespan(app: web.Application) -> AsyncIterator[None]:
-        store = Store(config.db)
+        store = Store(config.db, serving=True)
         worlds = Worlds(
             store,
             max_bytes=config.max_bytes,

@@ -37,7 +37,8 @@ def add_operations(app: web.Application, config: Config) -> None:
         worlds = running.get("worlds")
         if worlds is None:
             return False, {"ok": False, "problem": "the worlds are not loaded yet"}
-        problem = store_writable(worlds.store.db)
+        gone = worlds.store.gone  # the database or its -wal deleted while serving
+        problem = f"the store cannot be written: {gone}" if gone else store_writable(worlds.store.db)
         body = {
             "ok": problem is None,
             "store": problem or "writable",

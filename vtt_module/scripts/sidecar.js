@@ -4,7 +4,7 @@
  * @module sidecar
  */
 
-import { MODULE_ID } from "./constants.js";
+import { MODULE_ID, RESEND_CODES } from "./constants.js";
 import { Outbox } from "./outbox.js";
 import { Recorder } from "./recorder.js";
 import { SidecarClient } from "./sidecar-client.js";
@@ -194,11 +194,11 @@ export class Sidecar {
       for (const plan of ack.plans ?? []) this.handlers.onPlan(plan);
       for (const prompt of ack.prompts ?? []) this.handlers.onPrompt(prompt);
       if (ack.notices?.length) this.handlers.onNotices(ack.notices, message);
-    } else if (ack.error && !["out_of_order", "rate_limited"].includes(ack.error.code)) {
+    } else if (ack.error && !RESEND_CODES.includes(ack.error.code)) {
       log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
       this.handlers.onRefused(message, ack.error);
     }
-    if (!ack.ok && ["out_of_order", "rate_limited"].includes(ack.error?.code)) return;
+    if (!ack.ok && RESEND_CODES.includes(ack.error?.code)) return;
     const waiter = this.waiters.get(message.data.seq);
     this.waiters.delete(message.data.seq);
     waiter?.(ack);
