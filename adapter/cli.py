@@ -44,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
                        help="accept permessage-deflate (off by default: it costs CPU and memory on loopback)")
     serve.add_argument("--metrics-from", dest="metrics_from",
                        help="comma-separated networks besides loopback that may read /healthz and /metrics")
+    serve.add_argument("--store", help="hosted mode: a postgresql:// URL shared by sidecar processes "
+                       "(default: the SQLite file --db); see docs/hosting.md")
+    serve.add_argument("--redis", help="hosted mode: a redis:// URL carrying broadcasts between processes")
 
     rep = sub.add_parser("replay", help="replay a recording headless (no database)")
     rep.add_argument("file", help="recording (JSON Lines); - for standard input")

@@ -56,6 +56,9 @@ class Config:
     log_level: str = "INFO"
     #: networks besides loopback that may read /healthz and /metrics
     metrics_from: tuple[str, ...] = ()
+    #: hosted mode: a postgresql:// URL (else the SQLite file ``db``), a redis:// URL for rooms
+    store: str = ""
+    redis: str = ""
 
     def token_for(self, world: str) -> str:
         return self.world_tokens.get(world, self.token)
@@ -110,6 +113,8 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         check_outbound=_pick(getattr(args, "check_outbound", None), "CHECK_OUTBOUND", True, _bool),
         ws_compression=_pick(getattr(args, "ws_compression", None), "WS_COMPRESSION", False, _bool),
         metrics_from=_networks(_pick(getattr(args, "metrics_from", None), "METRICS_FROM", "", str)),
+        store=_pick(getattr(args, "store", None), "STORE", "", str),
+        redis=_pick(getattr(args, "redis", None), "REDIS", "", str),
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")

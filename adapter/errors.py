@@ -14,9 +14,11 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     ├── NotPermitted                  not_permitted
     ├── RuleViolation                 rule_violation    (``rule`` = the rule id)
     ├── StoreUnavailable              store_unavailable (the database went away; not stored)
+    │   └── ServedElsewhere           served_elsewhere  (another process owns the world; hosted)
     └── InternalError                 internal_error    (a bug; the message is refused)
 
-    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, bad_auth, throttled)
+    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, bad_auth, throttled,
+    served_elsewhere)
     is raised while a connection is being accepted; it never becomes an ack.
 
 Errors become acks in one place (:func:`SidecarError.to_wire`); a traceback never reaches a
@@ -108,6 +110,14 @@ class StoreUnavailable(SidecarError):
     until the sidecar restarts; the message uses up no seq."""
 
     code = "store_unavailable"
+
+
+class ServedElsewhere(StoreUnavailable):
+    """Hosted mode: another sidecar process holds the world's lease (and may have stored this
+    seq); nothing was stored here. At connect it refuses the connection with the same code:
+    the module retries, and reaches the owner (or this process once the owner is gone)."""
+
+    code = "served_elsewhere"
 
 
 class InternalError(SidecarError):

@@ -24,11 +24,11 @@ from aiohttp import web
 from .. import protocol
 from ..config import Config
 from ..engine import known_rulesets
-from ..errors import ConnectRefused, InvalidMessage, RateLimited
+from ..errors import ConnectRefused, InvalidMessage, RateLimited, ServedElsewhere
 from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..service import Worlds
-from ..store import Store
+from ..store.opening import open_store
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
 from .operations import add_operations
@@ -92,6 +92,10 @@ class Sidecar:
             raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
         world_id = str(auth["world"])
         async with self.lock(world_id):
+            if not self.worlds.claim(world_id):  # hosted: another process holds the world's lease
+                elsewhere = ServedElsewhere(f"world {world_id} is served by another sidecar process; retry")
+                log.info("connection for world %s refused: %s", world_id, elsewhere.code)
+                raise socketio.exceptions.ConnectionRefusedError(elsewhere.message, elsewhere.to_wire())
             previous = self.writers.get(world_id)
             state = self.worlds.connect(auth)
             self.writers[world_id] = sid
@@ -153,6 +157,8 @@ class Sidecar:
             del self.writers[conn.world]
             async with self.lock(conn.world):
                 self.worlds.checkpoint(conn.world)
+                if conn.world not in self.writers:  # no new writer came meanwhile
+                    self.worlds.release(conn.world)
             log.info("disconnected: world %s", conn.world)
 
     # ---------------------------------------------------------------- messages
@@ -183,7 +189,7 @@ class Sidecar:
             result = self.worlds.handle(conn.world, event, payload)
         if result.error is not None:
             log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
-        if result.emits and self.listeners(conn.world, sid):
+        if result.emits and (self.config.redis or self.listeners(conn.world, sid)):
             for name, data in result.emits:
                 await self.sio.emit(name, data, room=conn.world, skip_sid=sid)
         return result.ack
@@ -254,6 +260,7 @@ def create_app(config: Config) -> web.Application:
         serializer=wirejson.Packet,
         logger=False,
         engineio_logger=False,
+        **({"client_manager": socketio.AsyncRedisManager(config.redis)} if config.redis else {}),
     )
     guards = [origin_guard(config.origins)]
     if not config.ws_compression:
@@ -263,14 +270,15 @@ def create_app(config: Config) -> web.Application:
     app[SIO_KEY] = sio
 
     async def lifespan(app: web.Application) -> AsyncIterator[None]:
-        store = Store(config.db, serving=True)
+        store = open_store(config.store, config.db)
         worlds = Worlds(
             store,
             max_bytes=config.max_bytes,
             snapshot_every=config.snapshot_every,
             check_outbound=config.check_outbound,
         )
-        worlds.load()
+        if not store.shared:  # a shared store's worlds are loaded as their writers connect
+            worlds.load()
         app[WORLDS_KEY] = worlds
         sidecar = Sidecar(config, worlds, sio)
         app[SIDECAR_KEY] = sidecar

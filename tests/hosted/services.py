@@ -1,0 +1,162 @@
+"""Real PostgreSQL, Redis and nginx for the hosted tests, each started on a free loopback port
+in a temporary folder and stopped after. Debian's packages (``.ci/run`` installs them).
+
+:func:`require` skips a whole test module with one line naming what is missing, never
+silently. As root (CI containers), PostgreSQL runs as the ``postgres`` user through
+``runuser``: it refuses to run as root.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.server.conftest import free_port
+
+
+def pg_bin(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return candidates[-1] if candidates else None
+
+
+def missing(*needs: str) -> list[str]:
+    """Which of the binaries a test module needs are not on this machine."""
+    where = {"initdb": pg_bin, "pg_ctl": pg_bin}
+    return [n for n in needs if not where.get(n, shutil.which)(n)]
+
+
+def require(*needs: str) -> None:
+    """Skip the calling module (one line, naming the binaries) unless they are all here."""
+    if gone := missing(*needs):
+        pytest.skip(f"hosted tests need {', '.join(gone)} (Debian: apt-get install postgresql "
+                    "redis-server nginx; .ci/run does)", allow_module_level=True)
+
+
+def _as_postgres(cmd: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
+
+
+@dataclass
+class Postgres:
+    root: Path
+    port: int
+    count: int = 0
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://sidecar@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """A fresh, empty database: its URL (each test gets its own)."""
+        import psycopg
+
+        self.count += 1
+        name = f"hosted_{os.getpid()}_{self.count}"
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}".encode())
+        return self.url(name)
+
+
+@contextmanager
+def postgres() -> Iterator[Postgres]:
+    """A throwaway cluster (trust auth on loopback, fsync off: it is thrown away anyway)."""
+    root = Path(tempfile.mkdtemp(prefix="sidecar-pg-"))
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+    port = free_port()
+    data = root / "data"
+    pg_ctl = str(pg_bin("pg_ctl"))
+    subprocess.run(_as_postgres([str(pg_bin("initdb")), "-D", str(data), "-A", "trust", "-U", "sidecar",
+                                 "--no-sync", "-E", "UTF8"]), check=True, capture_output=True, cwd=root)
+    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+    subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w",
+                                 "start"]), check=True, capture_output=True, cwd=root)
+    try:
+        yield Postgres(root, port)
+    finally:
+        subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]),
+                       capture_output=True, cwd=root)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def redis() -> Iterator[str]:
+    """A redis-server without persistence; yields its URL."""
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_port(port)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+NGINX_CONF = """\
+{user}worker_processes 1;
+error_log {root}/error.log warn;
+pid {root}/nginx.pid;
+events {{ worker_connections 2048; }}
+http {{
+    access_log off;
+    client_body_temp_path {root}/body;
+    proxy_temp_path {root}/proxy;
+    fastcgi_temp_path {root}/fastcgi;
+    uwsgi_temp_path {root}/uwsgi;
+    scgi_temp_path {root}/scgi;
+{body}
+}}
+"""
+
+
+@contextmanager
+def nginx(upstreams: list[int]) -> Iterator[int]:
+    """nginx with deploy/nginx.conf's routing (its ``upstream`` and ``server`` blocks) in front
+    of sidecars on ``upstreams`` ports; yields nginx's port."""
+    root = Path(tempfile.mkdtemp(prefix="sidecar-nginx-"))
+    port = free_port()
+    sample = (Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf").read_text()
+    body = sample.split("# -- http {\n", 1)[1].rsplit("# -- }", 1)[0]
+    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in upstreams)
+    body = body.replace("        server sidecar-a:8765 max_fails=0;\n        server sidecar-b:8765 max_fails=0;",
+                        servers).replace("listen 80;", f"listen 127.0.0.1:{port};")
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    conf = root / "nginx.conf"
+    conf.write_text(NGINX_CONF.format(user=user, root=root, body=body))
+    proc = subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _wait_port(port, proc)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _wait_port(port: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 10) -> None:
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
