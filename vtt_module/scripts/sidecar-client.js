@@ -45,6 +45,7 @@ export class SidecarClient {
     const socket = this.io(this.url, {
       transports: ["websocket"],
       auth: this.auth,               // the token travels here, never in the URL
+      query: { world: this.auth.world }, // hosted: nginx routes by world (deploy/nginx.conf)
       reconnection: true,
       reconnectionDelay: 500,
       reconnectionDelayMax: 5000,
