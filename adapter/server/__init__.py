@@ -32,6 +32,7 @@ from ..store.opening import open_store
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
 from .operations import add_operations
+from .rooms import room_manager
 from .status import same_origin_page
 
 log = logging.getLogger("initiative_sidecar.server")
@@ -260,7 +261,7 @@ def create_app(config: Config) -> web.Application:
         serializer=wirejson.Packet,
         logger=False,
         engineio_logger=False,
-        **({"client_manager": socketio.AsyncRedisManager(config.redis)} if config.redis else {}),
+        **({"client_manager": room_manager(config.redis)} if config.redis else {}),
     )
     guards = [origin_guard(config.origins)]
     if not config.ws_compression:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -91,18 +92,38 @@ def postgres() -> Iterator[Postgres]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@dataclass
+class Redis:
+    """A redis-server without persistence on one port, which can be stopped and started again."""
+
+    port: int
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                                      "--save", "", "--appendonly", "no"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_port(self.port)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
 @contextmanager
-def redis() -> Iterator[str]:
-    """A redis-server without persistence; yields its URL."""
-    port = free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def redis() -> Iterator[Redis]:
+    server = Redis(free_port())
+    server.start()
     try:
-        _wait_port(port)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield server
     finally:
-        proc.kill()
-        proc.wait()
+        server.stop()
 
 
 NGINX_CONF = """\
@@ -126,13 +147,14 @@ http {{
 def nginx(upstreams: list[int]) -> Iterator[int]:
     """nginx with deploy/nginx.conf's routing (its ``upstream`` and ``server`` blocks) in front
     of sidecars on ``upstreams`` ports; yields nginx's port."""
+    assert len(upstreams) == 2, "the sample routes to two processes"
     root = Path(tempfile.mkdtemp(prefix="sidecar-nginx-"))
     port = free_port()
     sample = (Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf").read_text()
     body = sample.split("# -- http {\n", 1)[1].rsplit("# -- }", 1)[0]
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in upstreams)
-    body = body.replace("        server sidecar-a:8765 max_fails=0;\n        server sidecar-b:8765 max_fails=0;",
-                        servers).replace("listen 80;", f"listen 127.0.0.1:{port};")
+    servers = iter(upstreams)
+    body = re.sub(r"server sidecar-\w+:8765", lambda _: f"server 127.0.0.1:{next(servers)}", body)
+    body = body.replace("listen 80;", f"listen 127.0.0.1:{port};")
     user = "user root;\n" if os.geteuid() == 0 else ""
     conf = root / "nginx.conf"
     conf.write_text(NGINX_CONF.format(user=user, root=root, body=body))
@@ -144,6 +166,8 @@ def nginx(upstreams: list[int]) -> Iterator[int]:
     finally:
         proc.terminate()
         proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
         shutil.rmtree(root, ignore_errors=True)
 
 
