@@ -33,6 +33,10 @@ def pg_bin(name: str) -> str | None:
     return candidates[-1] if candidates else None
 
 
+#: the binaries the hosted tests run
+NEEDS = ("initdb", "pg_ctl", "redis-server", "nginx")
+
+
 def missing(*needs: str) -> list[str]:
     """Which of the binaries a test module needs are not on this machine."""
     where = {"initdb": pg_bin, "pg_ctl": pg_bin}

@@ -18,8 +18,6 @@ from tests.hosted import services
 from tests.reliability.harness import Outbox, Serve
 from tests.reliability.table import Reference, build
 
-services.require("initdb", "pg_ctl", "redis-server", "nginx")
-
 WORLDS = 100
 
 

@@ -11,8 +11,6 @@ from adapter.store.guard import StoreUnusable
 from adapter.store.postgres import SCHEMA_VERSION, PostgresStore, redacted
 from tests.hosted import services
 
-services.require("initdb", "pg_ctl")
-
 
 def test_the_schema_is_created_at_start_and_a_second_start_changes_nothing(pg_url: str) -> None:
     PostgresStore(pg_url).close()

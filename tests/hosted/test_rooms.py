@@ -16,8 +16,6 @@ from tests.reliability.harness import Serve, auth_for
 from tests.reliability.table import Reference, build
 from tests.server.conftest import Client, connect
 
-services.require("initdb", "pg_ctl", "redis-server")
-
 
 @pytest.fixture
 def redis_server() -> Iterator[services.Redis]:

@@ -3,7 +3,7 @@
 Whatever engine keeps the store, an appended message is read back after a reopen, the history
 interleaves sessions and messages as they happened (refused ones with their error), a snapshot
 round-trips and an older one never replaces a newer, and worlds rebuilt from the store equal
-the uninterrupted run. The PostgreSQL half is skipped, by name, on a machine without it.
+the uninterrupted run.
 """
 
 from __future__ import annotations
@@ -18,16 +18,10 @@ from adapter.service import Worlds
 from adapter.store import Store, rows
 from adapter.store.contract import WorldStore
 from adapter.store.postgres import PostgresStore
-from tests.hosted import services
 from tests.reliability.table import Reference, build, session_data, state_of
 from tests.server.conftest import TOKEN
 
-NO_POSTGRES = services.missing("initdb", "pg_ctl")
-KINDS = [
-    pytest.param("sqlite", id="sqlite"),
-    pytest.param("postgresql", id="postgresql", marks=pytest.mark.skipif(
-        bool(NO_POSTGRES), reason=f"hosted tests need {', '.join(NO_POSTGRES)} (PostgreSQL; .ci/run installs it)")),
-]
+KINDS = ["sqlite", "postgresql"]
 
 Opener = Callable[[], WorldStore]
 

@@ -18,11 +18,8 @@ import psycopg
 import pytest
 import socketio
 
-from tests.hosted import services
 from tests.reliability.harness import Outbox, Serve, auth_for, open_link
 from tests.reliability.table import RULESETS, Reference, build
-
-services.require("initdb", "pg_ctl")
 
 
 async def attempt(url: str, world: str) -> tuple[str, Any, socketio.AsyncClient]:
