@@ -75,17 +75,16 @@ class Worlds:
                 self._since_snapshot[world_id] = replayed
             log.info("world %s restored at seq %d (%d messages replayed)", world_id, state.last_seq, replayed)
 
-    def claim(self, world_id: str) -> bool:
-        """Take the world's lease for this process; False if another process holds it. A
-        shared store's world is (re)loaded when its lease is taken: its last owner may have
-        been another process."""
+    def claim(self, world_id: str) -> None:
+        """Take the world's lease for this process, or raise :class:`ServedElsewhere` (another
+        process holds it) or :class:`StoreUnavailable`. A shared store's world is (re)loaded
+        when its lease is taken: its last owner may have been another process."""
         if not self.store.take_lease(world_id):
-            return False
+            raise ServedElsewhere(f"world {world_id} is served by another sidecar process; retry")
         if world_id not in self.owned and self.store.shared:
             self.states.pop(world_id, None)
             self.load_world(world_id)
         self.owned.add(world_id)
-        return True
 
     def release(self, world_id: str) -> None:
         """The world's writer left: a shared store's world is snapshotted, dropped from memory

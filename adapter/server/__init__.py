@@ -24,7 +24,7 @@ from aiohttp import web
 from .. import protocol
 from ..config import Config
 from ..engine import known_rulesets
-from ..errors import ConnectRefused, InvalidMessage, RateLimited, ServedElsewhere
+from ..errors import ConnectRefused, InvalidMessage, RateLimited, StoreUnavailable
 from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..service import Worlds
@@ -93,10 +93,11 @@ class Sidecar:
             raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
         world_id = str(auth["world"])
         async with self.lock(world_id):
-            if not self.worlds.claim(world_id):  # hosted: another process holds the world's lease
-                elsewhere = ServedElsewhere(f"world {world_id} is served by another sidecar process; retry")
-                log.info("connection for world %s refused: %s", world_id, elsewhere.code)
-                raise socketio.exceptions.ConnectionRefusedError(elsewhere.message, elsewhere.to_wire())
+            try:
+                self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
+            except StoreUnavailable as refused:  # served_elsewhere, or the store is down
+                log.info("connection for world %s refused: %s", world_id, refused.code)
+                raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
             previous = self.writers.get(world_id)
             state = self.worlds.connect(auth)
             self.writers[world_id] = sid

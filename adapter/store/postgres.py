@@ -22,6 +22,7 @@ import re
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -120,12 +121,8 @@ class PostgresStore:
     def _live(self) -> psycopg.Connection[Any]:
         """The main connection, opened again if PostgreSQL dropped it (a restart)."""
         if self.db.closed or self.db.broken:
-            try:
+            with unavailable():
                 self.db = psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)))
-            except psycopg.Error as error:
-                raise StoreUnavailable(
-                    f"the sidecar's database is unavailable ({error}); the message was not stored. "
-                    "Resend it later.") from error
         return self.db
 
     # ---------------------------------------------------------------- leases
@@ -135,10 +132,13 @@ class PostgresStore:
             if self._lease_db.closed or self._lease_db.broken:  # its locks went with it
                 log.error("the lease connection to %s was lost; every world's lease is taken again", self.name)
                 self._leases.clear()
-                self._lease_db = self._connect()
+                with unavailable():
+                    self._lease_db = psycopg.connect(self.url, autocommit=True,
+                                                     connect_timeout=max(1, int(self._timeout)))
             if world in self._leases:
                 return True
-            row = self._lease_db.execute(f"SELECT pg_try_advisory_lock({_LEASE_KEY})", (world,)).fetchone()
+            with unavailable():
+                row = self._lease_db.execute(f"SELECT pg_try_advisory_lock({_LEASE_KEY})", (world,)).fetchone()
             if row is None or not row[0]:
                 return False
             self._leases.add(world)
@@ -173,9 +173,7 @@ class PostgresStore:
                 f"world {world!r}: seq {seq} was stored by another sidecar process, which serves "
                 "this world now; the message was not stored. Reconnect and resend it.") from error
         except psycopg.OperationalError as error:
-            raise StoreUnavailable(
-                f"the sidecar's database is unavailable ({error}); the message was not stored. "
-                "Resend it later.") from error
+            raise _unavailable(error) from error
 
     def save_snapshot(self, state: World) -> None:
         self._snapshot_db.execute(
@@ -197,23 +195,40 @@ class PostgresStore:
     # ---------------------------------------------------------------- reading
 
     def worlds(self) -> list[str]:
-        rows = self._live().execute("SELECT world FROM sessions UNION SELECT world FROM messages ORDER BY 1")
-        return [r[0] for r in rows.fetchall()]
+        with unavailable():
+            rows = self._live().execute("SELECT world FROM sessions UNION SELECT world FROM messages ORDER BY 1")
+            return [r[0] for r in rows.fetchall()]
 
     def snapshot(self, world: str) -> World | None:
-        row = self._live().execute(
-            "SELECT state, engine_version, seq FROM snapshots WHERE world = %s", (world,)).fetchone()
+        with unavailable():
+            row = self._live().execute(
+                "SELECT state, engine_version, seq FROM snapshots WHERE world = %s", (world,)).fetchone()
         return None if row is None else snapshot_from(world, row[0], row[1], row[2])
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
-        db = self._live()
-        sessions = db.execute(
-            "SELECT after_seq, data FROM sessions WHERE world = %s AND after_seq >= %s ORDER BY id",
-            (world, after_seq)).fetchall()
-        messages = db.execute(
-            "SELECT seq, event, payload, error FROM messages WHERE world = %s AND seq > %s ORDER BY seq",
-            (world, after_seq)).fetchall()
+        with unavailable():
+            db = self._live()
+            sessions = db.execute(
+                "SELECT after_seq, data FROM sessions WHERE world = %s AND after_seq >= %s ORDER BY id",
+                (world, after_seq)).fetchall()
+            messages = db.execute(
+                "SELECT seq, event, payload, error FROM messages WHERE world = %s AND seq > %s ORDER BY seq",
+                (world, after_seq)).fetchall()
         yield from merged(world, sessions, messages, _read)
+
+
+def _unavailable(error: Exception) -> StoreUnavailable:
+    return StoreUnavailable(f"the sidecar's database is unavailable ({error}); nothing was stored. "
+                            "Resend it later.")
+
+
+@contextmanager
+def unavailable() -> Iterator[None]:
+    """PostgreSQL cannot be reached (down, restarting): :class:`StoreUnavailable`, refused."""
+    try:
+        yield
+    except psycopg.OperationalError as error:
+        raise _unavailable(error) from error
 
 
 def _read(text: Any, world: str, where: str) -> Any:

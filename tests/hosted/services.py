@@ -56,9 +56,15 @@ def _as_postgres(cmd: list[str]) -> list[str]:
 
 @dataclass
 class Postgres:
+    """A throwaway cluster (trust auth on loopback, fsync off: it is thrown away anyway)."""
+
     root: Path
     port: int
     count: int = 0
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://sidecar@127.0.0.1:{self.port}/{database}"
@@ -73,26 +79,30 @@ class Postgres:
             conn.execute(f"CREATE DATABASE {name}".encode())
         return self.url(name)
 
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        subprocess.run(_as_postgres([str(pg_bin("pg_ctl")), "-D", str(self.data), "-o", options, "-l",
+                                     str(self.root / "log"), "-w", "start"]),
+                       check=True, capture_output=True, cwd=self.root)
+
+    def stop(self) -> None:
+        subprocess.run(_as_postgres([str(pg_bin("pg_ctl")), "-D", str(self.data), "-m", "immediate", "stop"]),
+                       capture_output=True, cwd=self.root)
+
 
 @contextmanager
 def postgres() -> Iterator[Postgres]:
-    """A throwaway cluster (trust auth on loopback, fsync off: it is thrown away anyway)."""
     root = Path(tempfile.mkdtemp(prefix="sidecar-pg-"))
     if os.geteuid() == 0:
         shutil.chown(root, "postgres")
-    port = free_port()
-    data = root / "data"
-    pg_ctl = str(pg_bin("pg_ctl"))
-    subprocess.run(_as_postgres([str(pg_bin("initdb")), "-D", str(data), "-A", "trust", "-U", "sidecar",
+    cluster = Postgres(root, free_port())
+    subprocess.run(_as_postgres([str(pg_bin("initdb")), "-D", str(cluster.data), "-A", "trust", "-U", "sidecar",
                                  "--no-sync", "-E", "UTF8"]), check=True, capture_output=True, cwd=root)
-    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-    subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w",
-                                 "start"]), check=True, capture_output=True, cwd=root)
+    cluster.start()
     try:
-        yield Postgres(root, port)
+        yield cluster
     finally:
-        subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]),
-                       capture_output=True, cwd=root)
+        cluster.stop()
         shutil.rmtree(root, ignore_errors=True)
 
 

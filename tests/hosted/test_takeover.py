@@ -18,6 +18,7 @@ import psycopg
 import pytest
 import socketio
 
+from tests.hosted import services
 from tests.reliability.harness import Outbox, Serve, auth_for, open_link
 from tests.reliability.table import RULESETS, Reference, build
 
@@ -126,3 +127,32 @@ async def test_a_world_is_loaded_again_when_it_comes_back_from_another_process(
         await asyncio.sleep(0.2)  # the disconnect reaches the server, which releases the lease
     box = Outbox(ref, lambda: a.url)
     assert await box.final_state() == ref.final
+
+
+async def test_postgresql_down_refuses_store_unavailable_and_serving_resumes_when_it_is_back(
+    serve_factory: Callable[..., Serve], session: dict[str, Reference],
+) -> None:
+    """Nothing is acked while the store cannot commit; the writer's resends go through after."""
+    ref = session["foundry-core"]
+    with services.postgres() as own:  # its own cluster: this test stops it
+        a = serve_factory("a", args=("--store", own.new_database()))
+        await a.start()
+        link = await open_link(a.url, auth_for(ref.world, ref.ruleset))
+        await asyncio.wait_for(link.welcome, 10)
+        for event, data in ref.messages[:5]:
+            assert await asyncio.wait_for(await link.emit(event, data), 10) == ref.acks[data["seq"] - 1]
+        own.stop()
+        event, data = ref.messages[5]
+        ack = await asyncio.wait_for(await link.emit(event, data), 10)
+        assert ack["ok"] is False and ack["error"]["code"] == "store_unavailable", ack
+        await link.close()
+        await asyncio.sleep(0.2)
+        kind, refusal, sio = await attempt(a.url, "another-world")
+        await sio.disconnect()
+        assert (kind, refusal["code"]) == ("refused", "store_unavailable"), refusal
+        own.start()
+        box = Outbox(ref, lambda: a.url)
+        box.stored = box.max_acked = box.max_sent = 5
+        await box.run(deadline=time.monotonic() + 30)
+        assert await box.final_state() == ref.final
+        assert "Traceback" not in a.logs()
