@@ -76,6 +76,8 @@ def parser() -> argparse.ArgumentParser:
                        help="client processes for the multi-client scenarios (default 2)")
     bench.add_argument("--no-deflate", dest="no_deflate", action="store_true",
                        help="clients do not offer permessage-deflate (a browser does)")
+    bench.add_argument("--hosted", action="store_true",
+                       help="1 and 2 processes on PostgreSQL behind nginx against SQLite (docs/hosting.md)")
     return top
 
 
@@ -97,6 +99,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if command == "module":
         return module(args, stdout, stderr)
     if command == "bench":
+        if getattr(args, "hosted", False):
+            from .benchkit.hosted import run_hosted
+
+            return run_hosted(args, stdout, stderr)
         from .bench import run_bench
 
         return run_bench(args, stdout, stderr)
