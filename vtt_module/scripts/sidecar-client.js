@@ -133,8 +133,9 @@ export class SidecarClient {
         const verdict = this.outbox.settle(message.data.seq, ack);
         try { this.events.onAck(message, ack); } catch (e) { log.error("handling an ack failed", e); }
         if (verdict === "resend") {
-          if (ack.error?.code === "out_of_order") {
-            // The sidecar misses earlier messages: reconnect so its welcome says where to resume.
+          if (ack.error?.code === "out_of_order" || ack.error?.code === "served_elsewhere") {
+            // The sidecar misses earlier messages, or (hosted) another process serves the world
+            // now: reconnect so the welcome of whoever serves it says where to resume.
             this.ready = false;
             this.socket.disconnect().connect();
             break;
