@@ -3,14 +3,15 @@ the SQLite store, shared by every sidecar process of a hosted service.
 
 * An ack means "committed": each message is one autocommitted ``INSERT`` (PostgreSQL's
   ``synchronous_commit`` decides what "committed" survives; its default waits for the WAL
-  flush). The log's key ``(world, seq)`` also fences: a process that lost a world's lease
-  without noticing cannot store a seq the new owner stored; it gets ``served_elsewhere``.
+  flush).
 * The schema is created and migrated at start (:data:`MIGRATIONS`, the version in
   ``sidecar_schema``), under an advisory lock, so processes starting together migrate once.
   A database migrated by a newer sidecar is refused.
-* One owner per world: a session-level advisory lock keyed by a 64-bit hash of the world id,
-  held on a connection of its own. PostgreSQL drops it when the process's connection ends,
-  killed or not, so another process takes the world over at its writer's next connect.
+* One owner per world: a session-level advisory lock keyed by a 64-bit hash of the world id.
+  PostgreSQL drops it when the process's session ends, killed or not, so another process
+  takes the world over at its writer's next connect. The log is written on that same
+  session, and only for worlds it holds: a process whose session ended cannot store anything
+  more (``served_elsewhere``). The log's key ``(world, seq)`` is a second fence.
 * Snapshots are encoded and written in a worker thread on their own connection.
 """
 
@@ -18,8 +19,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
-import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -77,37 +78,44 @@ def redacted(url: str) -> str:
 
 
 class PostgresStore:
-    """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased."""
+    """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased.
+
+    The leases and the log are written on one connection, the session that holds the locks:
+    a message is stored only by the session holding its world's lease. If that session ends
+    (PostgreSQL restarted, the backend terminated), its locks end with it: the write in flight
+    fails (not acked), the connection is opened again without any lease, and every write for a
+    world is refused ``served_elsewhere`` until the world is claimed again."""
 
     shared = True
 
     def __init__(self, url: str, *, connect_timeout: float = 5.0) -> None:
         self.url = url
         self.name = redacted(url)
-        self.gone: str | None = None
         self._timeout = connect_timeout
         self.db = self._connect()
         try:
             migrate(self.db, self.name)
+            self._snapshot_db = self._connect()
         except BaseException:
             self.db.close()
             raise
-        self._lease_db = self._connect()
-        self._snapshot_db = self._connect()
-        self._leases: set[str] = set()
-        self._lease_mutex = threading.Lock()
+        self._leases: set[str] = set()  # held by the session of ``self.db``
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
         self._encoder = snapshots.Encoder()
 
     def _connect(self) -> psycopg.Connection[Any]:
         try:
-            return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)))
+            return self._open()
         except psycopg.Error as error:
             raise StoreUnusable(f"cannot open the PostgreSQL store {self.name}: {error}") from error
 
+    def _open(self) -> psycopg.Connection[Any]:
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
+                               application_name=f"initiative-sidecar {os.getpid()}")
+
     def close(self) -> None:
         self._writer.shutdown(wait=True)
-        for conn in (self.db, self._snapshot_db, self._lease_db):  # the leases go with their connection
+        for conn in (self.db, self._snapshot_db):  # the leases go with their session
             conn.close()
         self._leases.clear()
 
@@ -119,39 +127,36 @@ class PostgresStore:
         return None
 
     def _live(self) -> psycopg.Connection[Any]:
-        """The main connection, opened again if PostgreSQL dropped it (a restart)."""
+        """The leasing session, opened again (without any lease) if PostgreSQL ended it."""
         if self.db.closed or self.db.broken:
+            if self._leases:
+                log.error("the session holding the leases of %d world(s) on %s ended; they are "
+                          "refused until claimed again", len(self._leases), self.name)
+                self._leases.clear()
             with unavailable():
-                self.db = psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)))
+                self.db = self._open()
         return self.db
 
     # ---------------------------------------------------------------- leases
 
     def take_lease(self, world: str) -> bool:
-        with self._lease_mutex:
-            if self._lease_db.closed or self._lease_db.broken:  # its locks went with it
-                log.error("the lease connection to %s was lost; every world's lease is taken again", self.name)
-                self._leases.clear()
-                with unavailable():
-                    self._lease_db = psycopg.connect(self.url, autocommit=True,
-                                                     connect_timeout=max(1, int(self._timeout)))
-            if world in self._leases:
-                return True
-            with unavailable():
-                row = self._lease_db.execute(f"SELECT pg_try_advisory_lock({_LEASE_KEY})", (world,)).fetchone()
-            if row is None or not row[0]:
-                return False
-            self._leases.add(world)
+        db = self._live()
+        if world in self._leases:
             return True
+        with unavailable():
+            row = db.execute(f"SELECT pg_try_advisory_lock({_LEASE_KEY})", (world,)).fetchone()
+        if row is None or not row[0]:
+            return False
+        self._leases.add(world)
+        return True
 
     def release_lease(self, world: str) -> None:
-        with self._lease_mutex:
-            if world in self._leases:
-                self._leases.discard(world)
-                try:
-                    self._lease_db.execute(f"SELECT pg_advisory_unlock({_LEASE_KEY})", (world,))
-                except psycopg.Error as error:  # the connection is gone, and the lock with it
-                    log.warning("world %s: releasing its lease failed (%s)", world, error)
+        if world in self._leases:
+            self._leases.discard(world)
+            try:
+                self.db.execute(f"SELECT pg_advisory_unlock({_LEASE_KEY})", (world,))
+            except psycopg.Error as error:  # the session is gone, and the lock with it
+                log.warning("world %s: releasing its lease failed (%s)", world, error)
 
     # ---------------------------------------------------------------- writing
 
@@ -166,8 +171,13 @@ class PostgresStore:
                     (world, after_seq, _json(data)), world, after_seq)
 
     def _write(self, query: str, row: tuple[Any, ...], world: str, seq: int) -> None:
+        db = self._live()
+        if world not in self._leases:
+            raise ServedElsewhere(
+                f"world {world!r}: this sidecar process no longer holds the world's lease (its "
+                "session with PostgreSQL ended); the message was not stored. Reconnect and resend it.")
         try:
-            self._live().execute(query, row)
+            db.execute(query, row)
         except psycopg.errors.UniqueViolation as error:
             raise ServedElsewhere(
                 f"world {world!r}: seq {seq} was stored by another sidecar process, which serves "

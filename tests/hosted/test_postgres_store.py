@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from adapter.errors import ServedElsewhere
+from adapter.errors import ServedElsewhere, StoreUnavailable
 from adapter.store.guard import StoreUnusable
 from adapter.store.postgres import SCHEMA_VERSION, PostgresStore, redacted
 from tests.hosted import services
@@ -51,14 +51,40 @@ def test_one_process_holds_a_world_until_it_releases_it_or_its_connection_ends(p
         first.close()
 
 
-def test_a_seq_another_process_stored_is_refused_served_elsewhere(pg_url: str) -> None:
-    owner, stale = PostgresStore(pg_url), PostgresStore(pg_url)
+def test_a_process_without_the_world_s_lease_stores_nothing_for_it(pg_url: str) -> None:
+    owner, other = PostgresStore(pg_url), PostgresStore(pg_url)
     try:
+        assert owner.take_lease("w")
         owner.append("w", 1, "hook", {"from": "owner"})
-        with pytest.raises(ServedElsewhere) as refused:
-            stale.append("w", 1, "hook", {"from": "stale"})
-        assert refused.value.code == "served_elsewhere"
+        for seq in (1, 2):  # a seq the owner stored, and one it has not reached
+            with pytest.raises(ServedElsewhere) as refused:
+                other.append("w", seq, "hook", {"from": "other"})
+            assert refused.value.code == "served_elsewhere"
         assert [e.data for e in owner.history("w")] == [{"from": "owner"}]
     finally:
         owner.close()
+        other.close()
+
+
+def test_once_its_session_ends_a_process_stores_nothing_until_it_claims_the_world_again(pg_url: str) -> None:
+    """The lease and the log share one session: if PostgreSQL ends it (a restart, a terminated
+    backend), the write in flight fails, and later ones are refused until the world is claimed
+    again; meanwhile another process may take the world."""
+    stale, other = PostgresStore(pg_url), PostgresStore(pg_url)
+    try:
+        assert stale.take_lease("w")
+        stale.append("w", 1, "hook", {"from": "stale"})
+        pid = stale.db.info.backend_pid
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(StoreUnavailable):
+            stale.append("w", 2, "hook", {"from": "stale"})
+        assert other.take_lease("w")
+        other.append("w", 2, "hook", {"from": "other"})
+        with pytest.raises(ServedElsewhere):
+            stale.append("w", 3, "hook", {"from": "stale"})
+        assert not stale.take_lease("w")
+        assert [e.data["from"] for e in other.history("w")] == ["stale", "other"]
+    finally:
         stale.close()
+        other.close()

@@ -59,6 +59,7 @@ def entries(store: WorldStore, world: str, after: int = 0) -> list[tuple[str, in
 
 def test_history_interleaves_sessions_and_messages_as_they_happened(opener: Opener) -> None:
     store = opener()
+    assert store.take_lease("w") and store.take_lease("other")  # a world is written under its lease
     store.add_session("w", 0, {"n": 1})
     store.append("w", 1, "hook", {"a": 1})
     store.append("w", 2, "intent", {"b": "é"}, {"code": "rule_violation", "message": "no"})
@@ -76,6 +77,7 @@ def test_history_interleaves_sessions_and_messages_as_they_happened(opener: Open
 
 def test_an_appended_message_is_read_back_after_a_reopen(opener: Opener) -> None:
     store = opener()
+    assert store.take_lease("w")
     store.add_session("w", 0, {"n": 1})
     for seq in range(1, 21):
         store.append("w", seq, "hook", {"seq": seq})
