@@ -156,3 +156,39 @@ async def test_postgresql_down_refuses_store_unavailable_and_serving_resumes_whe
         await box.run(deadline=time.monotonic() + 30)
         assert await box.final_state() == ref.final
         assert "Traceback" not in a.logs()
+
+
+async def test_a_process_whose_postgresql_session_ended_acks_nothing_more_and_the_world_moves(
+    serve_factory: Callable[..., Serve], pg_url: str, session: dict[str, Reference],
+) -> None:
+    """The session holding A's leases is terminated while A runs: A refuses the world's next
+    message (never acks it), the writer moves to B, which resumes where A's acks ended."""
+    a, b = await pair(serve_factory, pg_url)
+    ref = session["dice-pool"]
+    link = await open_link(a.url, auth_for(ref.world, ref.ruleset))
+    await asyncio.wait_for(link.welcome, 10)
+    for event, data in ref.messages[:10]:
+        assert await asyncio.wait_for(await link.emit(event, data), 10) == ref.acks[data["seq"] - 1]
+    assert a.proc is not None
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        ended = admin.execute(
+            "SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND s.application_name = %s",
+            (f"initiative-sidecar {a.proc.pid}",)).fetchall()
+    assert ended == [(True,)]
+    event, data = ref.messages[10]
+    codes = [(await asyncio.wait_for(await link.emit(event, data), 10))["error"]["code"] for _ in range(2)]
+    assert codes == ["store_unavailable", "served_elsewhere"]
+    await link.close()
+
+    moved = await open_link(b.url, auth_for(ref.world, ref.ruleset))
+    welcome = await asyncio.wait_for(moved.welcome, 10)
+    assert welcome["last_seq"] == 10
+    kind, refusal, sio = await attempt(a.url, ref.world)  # B holds it now: A refuses
+    await sio.disconnect()
+    assert (kind, refusal["code"]) == ("refused", "served_elsewhere")
+    for event, data in ref.messages[10:]:
+        assert await asyncio.wait_for(await moved.emit(event, data), 10) == ref.acks[data["seq"] - 1]
+    await moved.close()
+    await asyncio.sleep(0.2)
+    assert await Outbox(ref, lambda: b.url).final_state() == ref.final
