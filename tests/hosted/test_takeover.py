@@ -19,7 +19,7 @@ import pytest
 import socketio
 
 from tests.hosted import services
-from tests.reliability.harness import Outbox, Serve, auth_for, open_link
+from tests.reliability.harness import Link, Outbox, Serve, auth_for, open_link
 from tests.reliability.table import RULESETS, Reference, build
 
 
@@ -36,6 +36,22 @@ async def attempt(url: str, world: str) -> tuple[str, Any, socketio.AsyncClient]
         await sio.disconnect()
         return "refused", refusals[0]["data"], sio
     return "welcome", await asyncio.wait_for(welcome, 10), sio
+
+
+async def writer(url: str, ref: Reference, timeout: float = 10) -> Link:
+    """The world's writer on this process, retried while the world's last owner lets go of
+    it (a disconnect, a session's end reach the server a moment later), as the module does."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            link = await open_link(url, auth_for(ref.world, ref.ruleset))
+        except socketio.exceptions.ConnectionError:
+            if time.monotonic() > end:
+                raise
+            await asyncio.sleep(0.05)
+            continue
+        await asyncio.wait_for(link.welcome, 10)
+        return link
 
 
 async def pair(serve_factory: Callable[..., Serve], url: str) -> tuple[Serve, Serve]:
@@ -118,15 +134,13 @@ async def test_a_world_is_loaded_again_when_it_comes_back_from_another_process(
     ref = session["storyteller"]
     half = len(ref.messages) // 2
     for serve, part in ((a, ref.messages[:half]), (b, ref.messages[half:])):
-        link = await open_link(serve.url, auth_for(ref.world, ref.ruleset))
-        await asyncio.wait_for(link.welcome, 10)
+        link = await writer(serve.url, ref)
         for event, data in part:
             ack = await asyncio.wait_for(await link.emit(event, data), 10)
             assert ack == ref.acks[data["seq"] - 1]
         await link.close()
-        await asyncio.sleep(0.2)  # the disconnect reaches the server, which releases the lease
-    box = Outbox(ref, lambda: a.url)
-    assert await box.final_state() == ref.final
+    await (await writer(a.url, ref)).close()  # back on A once B has let go of it
+    assert await Outbox(ref, lambda: a.url).final_state() == ref.final
 
 
 async def test_postgresql_down_refuses_store_unavailable_and_serving_resumes_when_it_is_back(
@@ -172,7 +186,7 @@ async def test_a_process_whose_postgresql_session_ended_acks_nothing_more_and_th
     assert a.proc is not None
     with psycopg.connect(pg_url, autocommit=True) as admin:
         ended = admin.execute(
-            "SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid "
+            "SELECT pg_terminate_backend(l.pid, 5000) FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid "
             "WHERE l.locktype = 'advisory' AND s.application_name = %s",
             (f"initiative-sidecar {a.proc.pid}",)).fetchall()
     assert ended == [(True,)]
@@ -181,7 +195,7 @@ async def test_a_process_whose_postgresql_session_ended_acks_nothing_more_and_th
     assert codes == ["store_unavailable", "served_elsewhere"]
     await link.close()
 
-    moved = await open_link(b.url, auth_for(ref.world, ref.ruleset))
+    moved = await writer(b.url, ref)
     welcome = await asyncio.wait_for(moved.welcome, 10)
     assert welcome["last_seq"] == 10
     kind, refusal, sio = await attempt(a.url, ref.world)  # B holds it now: A refuses
