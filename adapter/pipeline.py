@@ -5,6 +5,12 @@ schema, apply to the engine, build the ack. Nothing here does I/O: the server st
 emits what :func:`process` returns, replay prints it. A message refused for its content is
 still acked, its ``seq`` used up, and stored with its error (``Result.record``); a
 duplicate, a gap or an unreadable ``seq`` is not stored and changes nothing.
+
+Once a ``seq`` is taken, every way out is an ack: a refusal for the content, and for any
+failure of the sidecar itself (the engine, building the ack, the outbound schema check) an
+``internal_error`` with the state as it was. A refused message is stored as
+:func:`adapter.protocol.storable` copies it, so storing a refusal cannot fail on what the
+message held (a lone surrogate, JSON nested 990 levels deep).
 """
 
 from __future__ import annotations
@@ -35,13 +41,32 @@ class Result:
     #: the message used up its seq and must be stored (with ``error`` if refused)
     record: bool = False
     error: dict[str, Any] | None = None
+    #: the message as it is stored (for a refusal, a copy the store can always write)
+    stored: Any = None
 
 
 def size_of(payload: Any) -> int:
+    """Bytes of the message as JSON: exact from orjson; for what orjson will not write (a
+    lone surrogate, nesting past 254 levels, a huge integer), counted without recursion."""
     try:
         return len(orjson.dumps(payload))
     except (TypeError, orjson.JSONEncodeError):
-        return len(repr(payload))
+        pass
+    size = 0
+    stack = [payload]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            size += 1 + sum(len(str(k)) + 4 for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            size += 1 + len(item)
+            stack.extend(item)
+        elif isinstance(item, (str, bytes)):
+            size += len(item) + 2
+        else:
+            size += len(repr(item)) if isinstance(item, (int, float)) and not isinstance(item, bool) else 5
+    return size
 
 
 #: the largest seq (JavaScript's largest exact integer, the schema's maximum)
@@ -83,26 +108,31 @@ def process(
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
         protocol.validate(event, payload)
         outcome = apply(world, to_message(event, payload))
+        prompts = [p.to_wire() for p in outcome.prompts]
+        ack: dict[str, Any] = {
+            "ok": True,
+            "seq": seq,
+            "plans": list(outcome.plans),
+            "prompts": prompts,
+            "notices": [n.to_wire() for n in outcome.notices],
+        }
+        if check_outbound:
+            protocol.check_outbound("ack", ack)
     except SidecarError as error:
-        ack = refusal(seq, error)
-        return Result(world=replace(world, last_seq=seq), ack=ack, record=True, error=ack["error"])
+        return refused(world, seq, payload, error)
     except Exception as bug:  # a bug must not wedge the world: refuse, keep the state, go on
-        log.exception("the engine failed on %s seq %d", event, seq)
+        log.exception("the sidecar failed on %s seq %d", event, seq)
         failure = InternalError(f"the sidecar failed on this message ({type(bug).__name__}); it was refused")
-        ack = refusal(seq, failure)
-        return Result(world=replace(world, last_seq=seq), ack=ack, record=True, error=ack["error"])
-    prompts = [p.to_wire() for p in outcome.prompts]
-    ack = {
-        "ok": True,
-        "seq": seq,
-        "plans": list(outcome.plans),
-        "prompts": prompts,
-        "notices": [n.to_wire() for n in outcome.notices],
-    }
+        return refused(world, seq, payload, failure)
     emits = tuple(("plan", p) for p in outcome.plans) + tuple(("prompt", p) for p in prompts)
-    if check_outbound:
-        protocol.check_outbound("ack", ack)
-    return Result(world=outcome.world, ack=ack, emits=emits, record=True)
+    return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=payload)
+
+
+def refused(world: World, seq: int, payload: Any, error: SidecarError) -> Result:
+    """A refusal that uses up ``seq``: stored with its error, nothing else changes."""
+    ack = refusal(seq, error)
+    return Result(world=replace(world, last_seq=seq), ack=ack, record=True, error=ack["error"],
+                  stored=protocol.storable(payload))
 
 
 def duplicate_ack(world: World, seq: int) -> dict[str, Any]:

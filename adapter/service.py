@@ -84,7 +84,7 @@ class Worlds:
         )
         if result.record:
             # committed before the state moves on: if this raises, nothing happened
-            self.store.append(world_id, result.world.last_seq, event, payload, result.error)
+            self.store.append(world_id, result.world.last_seq, event, result.stored, result.error)
         self.states[world_id] = result.world
         if result.record:
             self._snapshot(result.world)

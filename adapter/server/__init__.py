@@ -94,7 +94,7 @@ class Sidecar:
             self.connections[sid] = Connection(
                 world_id, remote, Bucket(self.config.rate, float(self.config.burst))
             )
-        await self.sio.enter_room(sid, world_id)
+        await self.sio.enter_room(sid, room_of(world_id))
         log.info(
             "connected: world %s, ruleset %s, module %s, Foundry %s, system %s, from %s",
             world_id, auth["ruleset"], auth.get("module_version", "?"),
@@ -181,7 +181,7 @@ class Sidecar:
             log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
         if result.emits and self.listeners(conn.world, sid):
             for name, data in result.emits:
-                await self.sio.emit(name, data, room=conn.world, skip_sid=sid)
+                await self.sio.emit(name, data, room=room_of(conn.world), skip_sid=sid)
         return result.ack
 
     # ---------------------------------------------------------------- helpers
@@ -189,7 +189,7 @@ class Sidecar:
     def listeners(self, world_id: str, sender: str) -> bool:
         """Whether anyone but the sender is in the world's room (else a broadcast is skipped:
         the sender has the plans in its ack, and encoding for nobody costs every message)."""
-        return any(p != sender for p, _ in self.sio.manager.get_participants("/", world_id))
+        return any(p != sender for p, _ in self.sio.manager.get_participants("/", room_of(world_id)))
 
     def lock(self, world_id: str) -> asyncio.Lock:
         return self.locks.setdefault(world_id, asyncio.Lock())
@@ -198,6 +198,13 @@ class Sidecar:
         task: asyncio.Future[Any] = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+
+def room_of(world_id: str) -> str:
+    """The socket.io room of a world. World rooms have names of their own (``world:<id>``):
+    socket.io gives each connection a room named after its sid, and a world id equal to
+    another connection's sid must not name that room (``cannot enter a sid room``)."""
+    return "world:" + world_id
 
 
 def _remote(environ: dict[str, Any]) -> str:
