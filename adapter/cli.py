@@ -28,6 +28,8 @@ def parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the sidecar (socket.io on aiohttp)")
     serve.add_argument("--host", help="address to bind (default 127.0.0.1: this machine only)")
+    serve.add_argument("--allow-remote", dest="allow_remote", action="store_const", const=True,
+                       help="allow a --host other than loopback (dangerous: other machines can reach the sidecar)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
     serve.add_argument("--db", help="SQLite database file (default ./initiative-sidecar.db)")
     serve.add_argument("--token", help="the shared token (default: $INITIATIVE_SIDECAR_TOKEN, "

@@ -8,6 +8,7 @@ so the GM can paste it into the module settings. It is never logged.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import secrets
@@ -26,9 +27,29 @@ class ConfigError(Exception):
     """A setting has a value the sidecar cannot start with."""
 
 
+DEFAULT_HOST = "127.0.0.1"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+REMOTE_DANGER = (
+    "anyone who can reach this machine on that address can connect, try tokens, and see and "
+    "change the game; the token and the game travel in clear text without TLS"
+)
+
+
 @dataclass(frozen=True)
 class Config:
-    host: str = "127.0.0.1"
+    host: str = DEFAULT_HOST
+    #: bind an address other than loopback (``--allow-remote``): off unless asked for
+    allow_remote: bool = False
     port: int = 8765
     db: Path = Path("initiative-sidecar.db")
     token: str = ""
@@ -86,8 +107,16 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         raise ConfigError(f"port {port} is out of range")
     origins_raw = _pick(getattr(args, "origins", None), "ORIGINS", None, str)
     origins = tuple(o.strip() for o in origins_raw.split(",") if o.strip()) if origins_raw else DEFAULT_ORIGINS
+    host = (_pick(getattr(args, "host", None), "HOST", "", str) or "").strip() or DEFAULT_HOST
+    allow_remote = bool(_pick(getattr(args, "allow_remote", None), "ALLOW_REMOTE", False, _bool))
+    if not is_loopback(host) and not allow_remote:
+        raise ConfigError(
+            f"will not listen on {host}, which is not loopback: {REMOTE_DANGER}. "
+            f"Pass --allow-remote (or {ENV_PREFIX}ALLOW_REMOTE=1) to bind there anyway."
+        )
     config = Config(
-        host=_pick(getattr(args, "host", None), "HOST", "127.0.0.1", str),
+        host=host,
+        allow_remote=allow_remote,
         port=port,
         db=db,
         token=_pick(getattr(args, "token", None), "TOKEN", "", str),

@@ -8,6 +8,9 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     ├── TooLarge                      too_large
     ├── OutOfOrder                    out_of_order      (a gap in ``seq``)
     ├── RateLimited                   rate_limited
+    ├── Superseded                    superseded        (the sender is no longer the world's writer)
+    ├── TooManyCombats                too_many_combats
+    ├── TooManyCombatants             too_many_combatants
     ├── UnknownCombat                 unknown_combat
     ├── UnknownCombatant              unknown_combatant
     ├── UnknownPrompt                 unknown_prompt
@@ -70,6 +73,25 @@ class RateLimited(SidecarError):
     """The connection sent more messages than the per-connection rate limit allows."""
 
     code = "rate_limited"
+
+
+class Superseded(SidecarError):
+    """The connection is no longer its world's writer (another took over); nothing is stored
+    and its ``seq`` is not used up: it belongs to the new writer."""
+
+    code = "superseded"
+
+
+class TooManyCombats(SidecarError):
+    """A hook would create a combat past the limit of combats per world."""
+
+    code = "too_many_combats"
+
+
+class TooManyCombatants(SidecarError):
+    """A hook's combat holds more combatants than the limit per combat."""
+
+    code = "too_many_combatants"
 
 
 class UnknownCombat(SidecarError):

@@ -24,7 +24,7 @@ from aiohttp import web
 from .. import protocol
 from ..config import Config
 from ..engine import known_rulesets
-from ..errors import ConnectRefused, InvalidMessage, RateLimited
+from ..errors import ConnectRefused, InvalidMessage, RateLimited, Superseded
 from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..service import Worlds
@@ -170,7 +170,7 @@ class Sidecar:
     async def message(self, sid: str, event: str, payload: Any) -> dict[str, Any]:
         conn = self.connections.get(sid)
         if conn is None or self.writers.get(conn.world) != sid:
-            error = InvalidMessage("this connection is not (or no longer) the writer of a world")
+            error = Superseded("another connection took over this world; this message was not stored")
             return refusal(read_seq(payload), error)
         if not conn.bucket.take():
             limit = RateLimited(f"more than {self.config.rate:g} messages per second; slow down and resend")
@@ -198,6 +198,9 @@ class Sidecar:
         task: asyncio.Future[Any] = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+
+SIDECAR_KEY = web.AppKey("sidecar", Sidecar)
 
 
 def room_of(world_id: str) -> str:
@@ -273,6 +276,7 @@ def create_app(config: Config) -> web.Application:
         worlds.load()
         app[WORLDS_KEY] = worlds
         sidecar = Sidecar(config, worlds, sio)
+        app[SIDECAR_KEY] = sidecar
         sio.on("connect", sidecar.connect)
         sio.on("disconnect", sidecar.disconnect)
         sio.on("hook", sidecar.handler("hook"))

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import signal
 from typing import TextIO
 
 from aiohttp import web
 
-from ..config import Config
+from ..config import REMOTE_DANGER, Config, is_loopback
 from . import create_app
 
 log = logging.getLogger("initiative_sidecar.server")
@@ -20,20 +19,11 @@ class CannotListen(Exception):
     """The address or port cannot be bound (in use, or not an address of this machine)."""
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 async def _serve(config: Config, stdout: TextIO) -> None:
     if not is_loopback(config.host):
         log.warning(
-            "bound to %s, which is not loopback, without TLS: the token and the game travel "
-            "in clear text. Prefer 127.0.0.1, or put a TLS proxy in front.", config.host
+            "bound to %s, which is not loopback, without TLS (--allow-remote): %s. Prefer "
+            "127.0.0.1, or put a TLS proxy in front.", config.host, REMOTE_DANGER
         )
     app = create_app(config)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)

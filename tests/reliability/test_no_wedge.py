@@ -64,3 +64,25 @@ async def test_through_the_server_the_world_goes_on_after_a_failing_outbound_che
     nxt = await client.send("hook", hook(3, "updateCombat"), timeout=5)
     assert nxt["ok"] is True and "duplicate" not in nxt
     await client.close()
+
+
+async def test_a_superseded_writers_late_message_is_refused_superseded_and_its_seq_stays_free(
+    sidecar: Running,
+) -> None:
+    """docs/reliability.md's table: ``superseded``, not stored, seq not used up."""
+    from adapter.server import SIDECAR_KEY
+
+    old = await connect(sidecar.url, auth())
+    await old.welcome
+    assert (await old.send("hook", hook(1)))["ok"] is True
+    old_sid = old.sio.get_sid()
+    new = await connect(sidecar.url, auth())
+    assert (await new.welcome)["last_seq"] == 1
+    assert sidecar.runner is not None
+    server = sidecar.runner.app[SIDECAR_KEY]
+    late = await server.message(old_sid, "hook", hook(2, "updateCombat"))  # arrives after the takeover
+    assert late["ok"] is False and late["seq"] == 2 and late["error"]["code"] == "superseded", late
+    nxt = await new.send("hook", hook(2, "updateCombat"))
+    assert nxt["ok"] is True and "duplicate" not in nxt  # seq 2 was still free
+    await new.close()
+    await old.close()
