@@ -40,6 +40,12 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--snapshot-every", dest="snapshot_every", type=int, help="messages between snapshots")
     serve.add_argument("--rate", type=float, help="messages per second per connection")
     serve.add_argument("--burst", type=int, help="burst above the rate")
+    serve.add_argument("--connect-timeout", dest="connect_timeout", type=float,
+                       help="seconds a socket may stay open before it authenticates (default 5)")
+    serve.add_argument("--pending-per-address", dest="pending_per_address", type=int,
+                       help="sockets one address may hold before they authenticate (default 64)")
+    serve.add_argument("--max-outgoing-bytes", dest="max_outgoing_bytes", type=int,
+                       help="bytes waiting to be sent to a client before it is cut off (default 8 MiB)")
     serve.add_argument("--log-level", dest="log_level", help="DEBUG, INFO, WARNING...")
     serve.add_argument("--ws-compression", dest="ws_compression", action="store_const", const=True,
                        help="accept permessage-deflate (off by default: it costs CPU and memory on loopback)")

@@ -67,6 +67,12 @@ class Config:
     auth_failures: int = 5
     throttle_seconds: float = 30.0
     check_outbound: bool = True
+    #: seconds an Engine.IO socket may stay open without being accepted (good auth)
+    connect_timeout: float = 5.0
+    #: sockets one address may hold that are not (yet) accepted; loopback counts as one address
+    pending_per_address: int = 64
+    #: bytes waiting to be sent to one connection before it is cut (a client that does not read)
+    max_outgoing_bytes: int = 8 * 1024 * 1024
     #: accept permessage-deflate on the websocket (off: loopback gains nothing from it)
     ws_compression: bool = False
     log_level: str = "INFO"
@@ -128,6 +134,13 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         ),
         rate=float(_positive(_pick(getattr(args, "rate", None), "RATE", 2000.0, float), "rate")),
         burst=_positive(_pick(getattr(args, "burst", None), "BURST", 4000, int), "burst"),
+        connect_timeout=float(_positive(
+            _pick(getattr(args, "connect_timeout", None), "CONNECT_TIMEOUT", 5.0, float), "connect timeout")),
+        pending_per_address=_positive(
+            _pick(getattr(args, "pending_per_address", None), "PENDING_PER_ADDRESS", 64, int), "pending sockets per address"),
+        max_outgoing_bytes=_positive(
+            _pick(getattr(args, "max_outgoing_bytes", None), "MAX_OUTGOING_BYTES", 8 * 1024 * 1024, int),
+            "outgoing buffer"),
         log_level=_pick(getattr(args, "log_level", None), "LOG_LEVEL", "INFO", str).upper(),
         check_outbound=_pick(getattr(args, "check_outbound", None), "CHECK_OUTBOUND", True, _bool),
         ws_compression=_pick(getattr(args, "ws_compression", None), "WS_COMPRESSION", False, _bool),

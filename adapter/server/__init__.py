@@ -15,7 +15,7 @@ import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import socketio
@@ -29,45 +29,23 @@ from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..service import Worlds
 from ..store import Store
+from .guard import GuardedServer, Limits, remote_of
 
 log = logging.getLogger("initiative_sidecar.server")
 WORLDS_KEY = web.AppKey("worlds", Worlds)
-SIO_KEY = web.AppKey("sio", socketio.AsyncServer)
-
-
-@dataclass
-class Bucket:
-    """Token bucket for the per-connection rate limit."""
-
-    rate: float
-    burst: float
-    tokens: float = 0.0
-    stamp: float = field(default_factory=time.monotonic)
-
-    def __post_init__(self) -> None:
-        self.tokens = self.burst
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+SIO_KEY = web.AppKey("sio", GuardedServer)
 
 
 @dataclass
 class Connection:
     world: str
     remote: str
-    bucket: Bucket
 
 
 class Sidecar:
     """The running service: connections, per-world locks, throttling of bad tokens."""
 
-    def __init__(self, config: Config, worlds: Worlds, sio: socketio.AsyncServer) -> None:
+    def __init__(self, config: Config, worlds: Worlds, sio: GuardedServer) -> None:
         self.config = config
         self.worlds = worlds
         self.sio = sio
@@ -80,7 +58,7 @@ class Sidecar:
     # ---------------------------------------------------------------- connecting
 
     async def connect(self, sid: str, environ: dict[str, Any], auth: Any) -> None:
-        remote = _remote(environ)
+        remote = remote_of(environ)
         try:
             auth = self.check_auth(remote, auth)
         except ConnectRefused as refused:
@@ -91,9 +69,8 @@ class Sidecar:
             previous = self.writers.get(world_id)
             state = self.worlds.connect(auth)
             self.writers[world_id] = sid
-            self.connections[sid] = Connection(
-                world_id, remote, Bucket(self.config.rate, float(self.config.burst))
-            )
+            self.connections[sid] = Connection(world_id, remote)
+        self.sio.accepted(sid)
         await self.sio.enter_room(sid, room_of(world_id))
         log.info(
             "connected: world %s, ruleset %s, module %s, Foundry %s, system %s, from %s",
@@ -172,7 +149,7 @@ class Sidecar:
         if conn is None or self.writers.get(conn.world) != sid:
             error = Superseded("another connection took over this world; this message was not stored")
             return refusal(read_seq(payload), error)
-        if not conn.bucket.take():
+        if not self.sio.take(sid):
             limit = RateLimited(f"more than {self.config.rate:g} messages per second; slow down and resend")
             return refusal(read_seq(payload), limit)
         async with self.lock(conn.world):
@@ -210,13 +187,6 @@ def room_of(world_id: str) -> str:
     return "world:" + world_id
 
 
-def _remote(environ: dict[str, Any]) -> str:
-    request = environ.get("aiohttp.request")
-    if request is not None and request.remote:
-        return str(request.remote)
-    return str(environ.get("REMOTE_ADDR", "?"))
-
-
 @web.middleware
 async def no_ws_compression(request: web.Request, handler: Any) -> web.StreamResponse:
     """Decline permessage-deflate: the sidecar sits on the GM's machine, where compressing a
@@ -248,7 +218,10 @@ def origin_guard(origins: tuple[str, ...]) -> Any:
 
 def create_app(config: Config) -> web.Application:
     """The aiohttp app with the socket.io server and the store, opened and closed with it."""
-    sio = socketio.AsyncServer(
+    sio = GuardedServer(
+        limits=Limits(rate=config.rate, burst=config.burst, connect_timeout=config.connect_timeout,
+                      pending_per_address=config.pending_per_address,
+                      max_outgoing_bytes=config.max_outgoing_bytes),
         async_mode="aiohttp",
         cors_allowed_origins=list(config.origins),
         max_http_buffer_size=config.buffer_bytes,

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from ..config import REMOTE_DANGER, Config, is_loopback
 from . import create_app
+from .guard import Quiet, quiet_loop_errors
 
 log = logging.getLogger("initiative_sidecar.server")
 
@@ -25,6 +26,7 @@ async def _serve(config: Config, stdout: TextIO) -> None:
             "bound to %s, which is not loopback, without TLS (--allow-remote): %s. Prefer "
             "127.0.0.1, or put a TLS proxy in front.", config.host, REMOTE_DANGER
         )
+    quiet_loop_errors(asyncio.get_running_loop(), Quiet(logging.getLogger("asyncio")))
     app = create_app(config)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
