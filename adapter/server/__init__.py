@@ -54,6 +54,8 @@ class Sidecar:
         self.locks: dict[str, asyncio.Lock] = {}
         self.failures: dict[str, list[float]] = {}
         self.tasks: set[asyncio.Future[Any]] = set()
+        self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
+        self.closing = False
 
     # ---------------------------------------------------------------- connecting
 
@@ -124,9 +126,20 @@ class Sidecar:
         conn = self.connections.pop(sid, None)
         if conn is not None and self.writers.get(conn.world) == sid:
             del self.writers[conn.world]
-            async with self.lock(conn.world):
-                self.worlds.checkpoint(conn.world)
+            if not self.closing:  # at shutdown one checkpoint covers every world
+                async with self.lock(conn.world):
+                    self.worlds.checkpoint(conn.world)
             log.info("disconnected: world %s", conn.world)
+
+    async def close(self, grace: float = 1.5) -> None:
+        """Shutting down: let the messages in hand finish (each is stored before its ack goes),
+        then close every socket; the caller has stopped accepting, and snapshots after."""
+        self.closing = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while self.in_hand and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        await self.sio.close_all()
 
     # ---------------------------------------------------------------- messages
 
@@ -152,8 +165,12 @@ class Sidecar:
         if not self.sio.take(sid):
             limit = RateLimited(f"more than {self.config.rate:g} messages per second; slow down and resend")
             return refusal(read_seq(payload), limit)
-        async with self.lock(conn.world):
-            result = self.worlds.handle(conn.world, event, payload)
+        self.in_hand += 1
+        try:
+            async with self.lock(conn.world):
+                result = self.worlds.handle(conn.world, event, payload)
+        finally:
+            self.in_hand -= 1
         if result.error is not None:
             log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
         if result.emits and self.listeners(conn.world, sid):
@@ -258,7 +275,9 @@ def create_app(config: Config) -> web.Application:
         yield
         for task in list(sidecar.tasks):
             task.cancel()
+        began = time.monotonic()
         worlds.checkpoint()
+        log.info("snapshots of %d worlds written in %.2f s", len(worlds.states), time.monotonic() - began)
         store.close()
 
     app.cleanup_ctx.append(lifespan)

@@ -248,6 +248,24 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         else:
             await self.eio.disconnect(eio_sid)
 
+    async def close_all(self, grace: float = 0.5) -> None:
+        """Close every socket: an Engine.IO CLOSE (the module reconnects, as after any lost
+        connection), then whatever has not gone within ``grace`` seconds is aborted (a client
+        that does not read cannot hold the shutdown)."""
+        for task in list(self.timers):
+            task.cancel()
+        for socket in list(self.eio.sockets.values()):
+            try:
+                await socket.close(wait=False, abort=False, reason=self.eio.reason.SERVER_DISCONNECT)
+            except Exception:  # a socket already going: it is aborted below
+                log.debug("closing a socket failed", exc_info=True)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while self.eio.sockets and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        for eio_sid in list(self.peers):
+            await self.abort(eio_sid)
+
     # ------------------------------------------------------------ writing
 
     async def _send_packet(self, eio_sid: str, pkt: Any) -> None:

@@ -10,7 +10,7 @@ from typing import TextIO
 from aiohttp import web
 
 from ..config import REMOTE_DANGER, Config, is_loopback
-from . import create_app
+from . import SIDECAR_KEY, create_app
 from .guard import Quiet, quiet_loop_errors
 
 log = logging.getLogger("initiative_sidecar.server")
@@ -28,7 +28,7 @@ async def _serve(config: Config, stdout: TextIO) -> None:
         )
     quiet_loop_errors(asyncio.get_running_loop(), Quiet(logging.getLogger("asyncio")))
     app = create_app(config)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=0.5)
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port)
     try:
@@ -45,8 +45,14 @@ async def _serve(config: Config, stdout: TextIO) -> None:
         loop.add_signal_handler(sig, stop.set)
     try:
         await stop.wait()
+        began = loop.time()
+        log.info("stopping: no new connections; finishing the messages in hand")
+        await site.stop()
+        await app[SIDECAR_KEY].close()
+        log.info("sockets closed after %.2f s; snapshots next", loop.time() - began)
     finally:
-        await runner.cleanup()
+        await runner.cleanup()  # the lifespan's end: a snapshot of every world, the store closed
+    log.info("stopped in %.2f s", loop.time() - began)
 
 
 def serve_forever(config: Config, stdout: TextIO) -> None:
