@@ -63,9 +63,11 @@ class Config:
     #: messages per second per connection, and the burst allowed above it
     rate: float = 2000.0
     burst: int = 4000
-    #: bad tokens from one address before it is throttled, and for how long (seconds)
+    #: wrong tokens (from one address, or for one token) within ``throttle_seconds`` before
+    #: attempts are checked one at a time, one per ``throttle_spacing`` seconds
     auth_failures: int = 5
     throttle_seconds: float = 30.0
+    throttle_spacing: float = 0.5
     check_outbound: bool = True
     #: seconds an Engine.IO socket may stay open without being accepted (good auth)
     connect_timeout: float = 5.0

@@ -18,7 +18,7 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     ├── RuleViolation                 rule_violation    (``rule`` = the rule id)
     └── InternalError                 internal_error    (a bug; the message is refused)
 
-    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, bad_auth, throttled)
+    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, invalid_auth)
     is raised while a connection is being accepted; it never becomes an ack.
 
 Errors become acks in one place (:func:`SidecarError.to_wire`); a traceback never reaches a

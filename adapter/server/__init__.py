@@ -29,7 +29,8 @@ from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..service import Worlds
 from ..store import Store
-from .guard import GuardedServer, Limits, remote_of
+from .guard import GuardedServer, Limits, address_key, remote_of
+from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
 WORLDS_KEY = web.AppKey("worlds", Worlds)
@@ -52,7 +53,7 @@ class Sidecar:
         self.connections: dict[str, Connection] = {}
         self.writers: dict[str, str] = {}  # world -> sid
         self.locks: dict[str, asyncio.Lock] = {}
-        self.failures: dict[str, list[float]] = {}
+        self.throttle = Throttle(config.auth_failures, config.throttle_seconds, config.throttle_spacing)
         self.tasks: set[asyncio.Future[Any]] = set()
         self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
         self.closing = False
@@ -62,7 +63,7 @@ class Sidecar:
     async def connect(self, sid: str, environ: dict[str, Any], auth: Any) -> None:
         remote = remote_of(environ)
         try:
-            auth = self.check_auth(remote, auth)
+            auth = await self.check_auth(remote, auth)
         except ConnectRefused as refused:
             log.warning("connection from %s refused: %s", remote, refused.code)
             raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
@@ -83,17 +84,23 @@ class Sidecar:
             self.spawn(self.supersede(previous, world_id))
         self.spawn(self.sio.emit("welcome", welcome(state), to=sid))
 
-    def check_auth(self, remote: str, auth: Any) -> dict[str, Any]:
-        """The connect auth, or :class:`ConnectRefused` with its reason code."""
-        if self.throttled(remote):
-            raise ConnectRefused("throttled", "too many failed attempts; wait and try again")
+    async def check_auth(self, remote: str, auth: Any) -> dict[str, Any]:
+        """The connect auth, or :class:`ConnectRefused` with its reason code. While the token
+        or the address is under attack, the check waits its turn (:mod:`.throttle`)."""
         try:
             protocol.validate("auth", auth)
         except InvalidMessage as error:
             raise ConnectRefused("invalid_auth", f"{error.message} (at {error.path or '/'})") from error
-        expected = self.config.token_for(str(auth["world"]))
+        world_id = str(auth["world"])
+        keys = ("address " + address_key(remote),
+                "token " + (world_id if world_id in self.config.world_tokens else "(shared)"))
+        wait = self.throttle.turn(keys)
+        if wait > 0:
+            log.info("a connection from %s waits %.2f s for its turn: recent wrong tokens", remote, wait)
+            await asyncio.sleep(wait)
+        expected = self.config.token_for(world_id)
         if not hmac.compare_digest(str(auth["token"]).encode(), expected.encode()):
-            self.failures.setdefault(remote, []).append(time.monotonic())
+            self.throttle.failed_attempt(keys)
             raise ConnectRefused("auth_failed", "the token is not the one this sidecar expects")
         if auth["protocol"] != protocol.PROTOCOL_VERSION:
             raise ConnectRefused(
@@ -105,15 +112,7 @@ class Sidecar:
                 "unknown_ruleset",
                 f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(known_rulesets())}",
             )
-        self.failures.pop(remote, None)
         return dict(auth)
-
-    def throttled(self, remote: str) -> bool:
-        window = self.config.throttle_seconds
-        now = time.monotonic()
-        recent = [t for t in self.failures.get(remote, []) if now - t < window]
-        self.failures[remote] = recent
-        return len(recent) >= self.config.auth_failures
 
     async def supersede(self, sid: str, world_id: str) -> None:
         log.info("world %s: a new connection took over; closing the old one", world_id)
