@@ -24,12 +24,24 @@ import orjson
 
 from . import protocol
 from .engine import Hook, Intent, Session, World, apply, plan_of
-from .errors import InternalError, InvalidMessage, OutOfOrder, SidecarError, TooLarge
+from .errors import (
+    InternalError,
+    InvalidMessage,
+    OutOfOrder,
+    SidecarError,
+    TooLarge,
+    TooManyCombatants,
+    TooManyCombats,
+)
 
 log = logging.getLogger("initiative_sidecar.pipeline")
 
 #: application size limit for one message, bytes of JSON (below socket.io's buffer limit)
 DEFAULT_MAX_BYTES = 256 * 1024
+#: combats one world keeps (a hook creating one more is refused ``too_many_combats``)
+MAX_COMBATS = 100
+#: combatants in one combat (a hook with more is refused ``too_many_combatants``)
+MAX_COMBATANTS = 200
 
 
 @dataclass(frozen=True)
@@ -98,7 +110,7 @@ def process(
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
         return Result(world=world, ack=refusal(None, error))
     if seq <= world.last_seq:
-        return Result(world=world, ack=duplicate_ack(world, seq))
+        return Result(world=world, ack=duplicate_ack(world, seq, payload))
     if seq > world.last_seq + 1:
         gap = OutOfOrder(f"expected seq {world.last_seq + 1}, got {seq}: resend from there", path="/seq")
         return Result(world=world, ack=refusal(seq, gap))
@@ -107,6 +119,7 @@ def process(
         if size > max_bytes:
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
         protocol.validate(event, payload)
+        check_limits(world, event, payload)
         outcome = apply(world, to_message(event, payload))
         prompts = [p.to_wire() for p in outcome.prompts]
         ack: dict[str, Any] = {
@@ -135,16 +148,55 @@ def refused(world: World, seq: int, payload: Any, error: SidecarError) -> Result
                   stored=protocol.storable(payload))
 
 
-def duplicate_ack(world: World, seq: int) -> dict[str, Any]:
-    """A seq already seen: changes nothing; carries every current plan and pending prompt."""
+def duplicate_ack(world: World, seq: int, payload: Any = None) -> dict[str, Any]:
+    """A seq already seen: changes nothing. It carries the current plan of the combat the
+    resent message names (a hook's ``combat._id``, an intent's ``combat_id`` or the combat of
+    the prompt it answers) and that combat's pending prompts (and any not tied to a combat):
+    what the lost ack was about, bounded by one combat whatever the world holds."""
+    combat_id = touched_combat(world, payload)
+    combat = world.combats.get(combat_id) if combat_id is not None else None
     return {
         "ok": True,
         "seq": seq,
         "duplicate": True,
-        "plans": [plan_of(c) for c in world.combats.values() if c.last_plan is not None],
-        "prompts": [p.to_wire() for p in world.prompts.values()],
+        "plans": [plan_of(combat)] if combat is not None and combat.last_plan is not None else [],
+        "prompts": [p.to_wire() for p in world.prompts.values() if p.combat_id in (combat_id, None)],
         "notices": [],
     }
+
+
+def touched_combat(world: World, payload: Any) -> str | None:
+    """The combat a message is about, read defensively (a duplicate is not validated again)."""
+    if not isinstance(payload, Mapping):
+        return None
+    combat = payload.get("combat")
+    if isinstance(combat, Mapping) and isinstance(combat.get("_id"), str):
+        return str(combat["_id"])
+    if isinstance(payload.get("combat_id"), str):
+        return str(payload["combat_id"])
+    args = payload.get("args")
+    prompt_id = args.get("prompt_id") if isinstance(args, Mapping) else None
+    prompt = world.prompts.get(prompt_id) if isinstance(prompt_id, str) else None
+    return prompt.combat_id if prompt is not None else None
+
+
+def check_limits(world: World, event: str, payload: Mapping[str, Any]) -> None:
+    """The caps on a world's size (after the schema): combats per world, combatants per combat."""
+    if event != "hook":
+        return
+    combat = payload["combat"]
+    count = len(combat["combatants"])
+    if count > MAX_COMBATANTS:
+        raise TooManyCombatants(
+            f"the combat has {count} combatants; the sidecar takes at most {MAX_COMBATANTS} per combat",
+            path="/combat/combatants",
+        )
+    if payload["hook"] != "deleteCombat" and combat["_id"] not in world.combats and len(world.combats) >= MAX_COMBATS:
+        raise TooManyCombats(
+            f"the world already has {len(world.combats)} combats, the most the sidecar keeps; "
+            "delete a finished combat in Foundry first",
+            path="/combat/_id",
+        )
 
 
 def to_message(event: str, payload: Mapping[str, Any]) -> Hook | Intent:

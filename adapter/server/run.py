@@ -36,13 +36,13 @@ async def _serve(config: Config, stdout: TextIO) -> None:
     except OSError as error:
         await runner.cleanup()
         raise CannotListen(f"cannot listen on {config.host}:{config.port}: {error.strerror or error}") from error
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before "listening": a signal right after it stops cleanly
+        loop.add_signal_handler(sig, stop.set)
     log.info("database %s; CORS origins: %s", config.db, ", ".join(config.origins))
     stdout.write(f"initiative-sidecar listening on http://{config.host}:{config.port}\n")
     stdout.flush()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     try:
         await stop.wait()
         began = loop.time()
