@@ -312,7 +312,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         if peer is not None:
             peer.skip_attachments = pkt.attachment_count
         if pkt.packet_type == sio_packet.BINARY_EVENT and isinstance(pkt.data, list):
-            await self._handle_event(eio_sid, pkt.namespace, pkt.id, _without_attachments(pkt.data))
+            await self._handle_event(eio_sid, pkt.namespace, pkt.id, without_attachments(pkt.data))
 
     async def _count(self, eio_sid: str, peer: Peer) -> bool:
         """A frame that is no message, against the rate limit; past it the socket is cut."""
@@ -339,7 +339,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
                                                                data=[refusal]))
 
 
-def _without_attachments(data: Any) -> Any:
+def without_attachments(data: Any) -> Any:
     """``data`` with every attachment placeholder replaced by an :class:`Unreadable` (no
     recursion: the walk is a loop)."""
     root = [data]
