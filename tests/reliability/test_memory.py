@@ -24,8 +24,9 @@ import pytest
 
 from tests.reliability import fuzzcount
 from tests.reliability.harness import Serve
-from tests.server.conftest import GM, auth
+from tests.server.conftest import auth
 from tests.server.rawclient import Closed, RawClient
+from tests.server.test_transport_limits import hook
 
 
 def rss_mb(pid: int) -> float:
@@ -33,14 +34,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise AssertionError("no VmRSS")
-
-
-def hook(seq: int, people: int = 0) -> dict[str, Any]:
-    combatants = [{"_id": f"m{i:015d}", "name": f"Minion {i}", "initiative": None, "owners": [],
-                   "is_npc": True, "hidden": False, "defeated": False} for i in range(people)]
-    return {"seq": seq, "user": GM, "world_time": 0, "hook": "updateCombat",
-            "combat": {"_id": "combatMemory0001", "round": 0, "combatants": combatants},
-            "current": {"round": 0, "combatantId": None}}
 
 
 class Gm:
@@ -75,8 +68,8 @@ async def slow_reader(url: str, frames: int) -> None:
     raw = await RawClient.open(url)
     try:
         await raw.connect(auth(world="worldSlowReader"))
-        assert (await raw.call("hook", hook(1, people=200)))["ok"] is True
-        text = json.dumps(["hook", hook(1, people=200)])
+        assert (await raw.call("hook", hook(1, combatants=200)))["ok"] is True
+        text = json.dumps(["hook", hook(1, combatants=200)])
         for i in range(frames):  # duplicates, each acked with a 200-entry plan, never read
             await raw.ws.send_str(f"42{100 + i}{text}")
             if i % 50 == 0:
