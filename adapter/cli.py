@@ -29,6 +29,8 @@ def parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the sidecar (socket.io on aiohttp)")
     serve.add_argument("--host", help="address to bind (default 127.0.0.1: this machine only)")
+    serve.add_argument("--allow-remote", dest="allow_remote", action="store_const", const=True,
+                       help="allow a --host other than loopback (dangerous: other machines can reach the sidecar)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
     serve.add_argument("--db", help="SQLite database file (default ./initiative-sidecar.db)")
     serve.add_argument("--token", help="the shared token (default: $INITIATIVE_SIDECAR_TOKEN, "
@@ -39,6 +41,12 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--snapshot-every", dest="snapshot_every", type=int, help="messages between snapshots")
     serve.add_argument("--rate", type=float, help="messages per second per connection")
     serve.add_argument("--burst", type=int, help="burst above the rate")
+    serve.add_argument("--connect-timeout", dest="connect_timeout", type=float,
+                       help="seconds a socket may stay open before it authenticates (default 5)")
+    serve.add_argument("--pending-per-address", dest="pending_per_address", type=int,
+                       help="sockets one address may hold before they authenticate (default 64)")
+    serve.add_argument("--max-outgoing-bytes", dest="max_outgoing_bytes", type=int,
+                       help="bytes waiting to be sent to a client before it is cut off (default 8 MiB)")
     serve.add_argument("--log-level", dest="log_level", help="DEBUG, INFO, WARNING...")
     serve.add_argument("--ws-compression", dest="ws_compression", action="store_const", const=True,
                        help="accept permessage-deflate (off by default: it costs CPU and memory on loopback)")

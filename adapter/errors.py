@@ -8,6 +8,9 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     ├── TooLarge                      too_large
     ├── OutOfOrder                    out_of_order      (a gap in ``seq``)
     ├── RateLimited                   rate_limited
+    ├── Superseded                    superseded        (the sender is no longer the world's writer)
+    ├── TooManyCombats                too_many_combats
+    ├── TooManyCombatants             too_many_combatants
     ├── UnknownCombat                 unknown_combat
     ├── UnknownCombatant              unknown_combatant
     ├── UnknownPrompt                 unknown_prompt
@@ -17,8 +20,8 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     │   └── ServedElsewhere           served_elsewhere  (another process owns the world; hosted)
     └── InternalError                 internal_error    (a bug; the message is refused)
 
-    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, bad_auth, throttled,
-    served_elsewhere)
+    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, invalid_auth; hosted
+    mode: served_elsewhere, store_unavailable)
     is raised while a connection is being accepted; it never becomes an ack.
 
 Errors become acks in one place (:func:`SidecarError.to_wire`); a traceback never reaches a
@@ -73,6 +76,25 @@ class RateLimited(SidecarError):
     """The connection sent more messages than the per-connection rate limit allows."""
 
     code = "rate_limited"
+
+
+class Superseded(SidecarError):
+    """The connection is no longer its world's writer (another took over); nothing is stored
+    and its ``seq`` is not used up: it belongs to the new writer."""
+
+    code = "superseded"
+
+
+class TooManyCombats(SidecarError):
+    """A hook would create a combat past the limit of combats per world."""
+
+    code = "too_many_combats"
+
+
+class TooManyCombatants(SidecarError):
+    """A hook's combat holds more combatants than the limit per combat."""
+
+    code = "too_many_combatants"
 
 
 class UnknownCombat(SidecarError):

@@ -120,7 +120,7 @@ class Worlds:
         if result.record:
             # committed before the state moves on: if this raises, nothing happened
             try:
-                self.store.append(world_id, result.world.last_seq, event, payload, result.error)
+                self.store.append(world_id, result.world.last_seq, event, result.stored, result.error)
             except StoreUnavailable as gone:  # refused, not stored: the seq stays free
                 if isinstance(gone, ServedElsewhere):
                     self.owned.discard(world_id)  # stale here: reloaded at the next claim

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import socketio
 
+from adapter.server import room_of
 from tests.hosted import services
 from tests.reliability.harness import Serve, auth_for
 from tests.reliability.table import Reference, build
@@ -30,7 +31,7 @@ async def heard(client: Client, url: str, world: str, mark: int, timeout: float 
     end = loop.time() + timeout
     try:
         while loop.time() < end:
-            await emitter.emit("plan", {"mark": mark}, room=world)
+            await emitter.emit("plan", {"mark": mark}, room=room_of(world))
             for _ in range(10):
                 if ("plan", {"mark": mark}) in client.events:
                     return True
