@@ -161,6 +161,9 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")
+    if not config.token and config.store:  # a token made here would differ in each process
+        raise ConfigError("--store (hosted mode) needs --token or INITIATIVE_SIDECAR_TOKEN, the same for "
+                          "every process (see docs/hosting.md)")
     if not config.token:
         config = _with_stored_token(config, announce)
     return config

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import psycopg
 import pytest
 
+from adapter.cli import parser
+from adapter.config import ConfigError, from_args
 from adapter.errors import ServedElsewhere, StoreUnavailable
 from adapter.store.guard import StoreUnusable
 from adapter.store.postgres import SCHEMA_VERSION, PostgresStore, redacted
@@ -102,3 +105,15 @@ def test_once_its_session_ends_a_process_stores_nothing_until_it_claims_the_worl
     finally:
         stale.close()
         other.close()
+
+
+def test_hosted_mode_needs_a_token_given_not_one_made_per_process(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("INITIATIVE_SIDECAR_TOKEN", raising=False)
+    args = parser().parse_args(["serve", "--store", "postgresql://sidecar@127.0.0.1/x", "--db",
+                                str(tmp_path / "s.db")])
+    with pytest.raises(ConfigError, match="needs --token"):
+        from_args(args, announce=lambda _: None)
+    assert not list(tmp_path.iterdir())  # no token file made
+    args = parser().parse_args(["serve", "--store", "postgresql://sidecar@127.0.0.1/x", "--token", "t" * 24])
+    assert from_args(args).store == "postgresql://sidecar@127.0.0.1/x"
