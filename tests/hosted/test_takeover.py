@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import aiohttp
 import psycopg
 import pytest
 import socketio
@@ -36,6 +37,11 @@ async def attempt(url: str, world: str) -> tuple[str, Any, socketio.AsyncClient]
         await sio.disconnect()
         return "refused", refusals[0]["data"], sio
     return "welcome", await asyncio.wait_for(welcome, 10), sio
+
+
+async def health(url: str) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as http, http.get(f"{url}/healthz") as response:
+        return response.status, await response.json()
 
 
 async def writer(url: str, ref: Reference, timeout: float = 10) -> Link:
@@ -155,7 +161,10 @@ async def test_postgresql_down_refuses_store_unavailable_and_serving_resumes_whe
         await asyncio.wait_for(link.welcome, 10)
         for event, data in ref.messages[:5]:
             assert await asyncio.wait_for(await link.emit(event, data), 10) == ref.acks[data["seq"] - 1]
+        assert (await health(a.url))[0] == 200
         own.stop()
+        status, body = await health(a.url)
+        assert status == 503 and "cannot be written" in body["store"], body
         event, data = ref.messages[5]
         ack = await asyncio.wait_for(await link.emit(event, data), 10)
         assert ack["ok"] is False and ack["error"]["code"] == "store_unavailable", ack
@@ -165,6 +174,7 @@ async def test_postgresql_down_refuses_store_unavailable_and_serving_resumes_whe
         await sio.disconnect()
         assert (kind, refusal["code"]) == ("refused", "store_unavailable"), refusal
         own.start()
+        assert (await health(a.url))[0] == 200
         box = Outbox(ref, lambda: a.url)
         box.stored = box.max_acked = box.max_sent = 5
         await box.run(deadline=time.monotonic() + 30)
