@@ -55,3 +55,34 @@ async def test_two_processes_behind_nginx_serve_100_worlds_each_on_one_process(
     assert sum(box.reconnects for box in boxes) == WORLDS  # one connection each, none refused
     assert "served_elsewhere" not in logs[a] + logs[b]
     assert "Traceback" not in logs[a] + logs[b]
+
+
+async def test_behind_nginx_a_sigkilled_process_s_worlds_move_to_the_other_with_nothing_acked_lost(
+    serve_factory: Callable[..., Serve], pg_url: str, redis_url: str, tables: list[Reference],
+) -> None:
+    """nginx skips the dead process (proxy_next_upstream), the hash sends its worlds to the
+    other one, which takes their leases and loads them from PostgreSQL."""
+    args = ("--store", pg_url, "--redis", redis_url, "--snapshot-every", "20")
+    a, b = serve_factory("a", args=args), serve_factory("b", args=args)
+    await asyncio.gather(a.start(), b.start())
+    some = tables[:12]
+    total = sum(len(ref.messages) for ref in some)
+    acks = 0
+
+    def on_ack() -> None:
+        nonlocal acks
+        acks += 1
+        if acks == total // 2:
+            a.kill()
+
+    with services.nginx([a.port, b.port]) as port:
+        boxes = [Outbox(ref, (lambda w: lambda: f"http://127.0.0.1:{port}/?world={w}")(ref.world), window=4,
+                        on_ack=on_ack) for ref in some]
+        await asyncio.gather(*(box.run(deadline=time.monotonic() + 60) for box in boxes))
+        assert a.proc is not None and await a.wait() != 0
+        for box in boxes:
+            assert await box.final_state() == box.ref.final, box.ref.world
+    moved = [box.ref.world for box in boxes if box.reconnects > 1]
+    assert moved, "no world was on the killed process"
+    assert all(f"world {w} restored at seq" in b.logs() for w in moved)
+    assert "Traceback" not in a.logs() + b.logs()
