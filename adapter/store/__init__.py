@@ -208,6 +208,18 @@ class Store:
             except StoreUnavailable:
                 return  # said once, in the log; writes are refused from now on
 
+    def writable(self) -> str | None:
+        """None if the store takes a write transaction, else why not. Under the mutex: the
+        snapshot thread shares this connection, and its insert must not land inside (and be
+        rolled back with) this probe's transaction."""
+        try:
+            with self._mutex:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            return f"the store cannot be written: {error}"
+        return None
+
     # ---------------------------------------------------------------- writing
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
