@@ -196,11 +196,24 @@ def check_shape(instance: Any, max_depth: int = MAX_DEPTH) -> None:
         elif isinstance(value, str):
             if _has_surrogate(value):
                 raise InvalidMessage(f"the text is not text: {LONE_SURROGATE}", path=pointer(path))
+        elif type(value) is int and not INT_RANGE[0] <= value <= INT_RANGE[1]:
+            raise InvalidMessage(f"the integer {_abbreviated(value)} is beyond the 64-bit range a message may hold",
+                                 path=pointer(path))
         elif isinstance(value, wirejson.Unreadable):
             raise InvalidMessage(f"{value.what} is not a value a message may hold", path=pointer(path))
         elif not (value is None or isinstance(value, (int, float))):
             # e.g. bytes of a binary attachment: not JSON, cannot be stored
             raise InvalidMessage(f"a {type(value).__name__} is not a JSON value", path=pointer(path))
+
+
+#: the integers a message may hold: what orjson writes and the store reads back (JavaScript's
+#: ``JSON.stringify(1e20)`` prints a 21-digit integer, which lands outside it)
+INT_RANGE = (-(2**63), 2**64 - 1)
+
+
+def _abbreviated(value: int) -> str:
+    text = str(value)
+    return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
 
 
 LONE_SURROGATE = "it holds a lone UTF-16 surrogate (half of a character, e.g. a name cut inside an emoji)"

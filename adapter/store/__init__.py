@@ -202,9 +202,15 @@ class Store:
                 return  # said once, in the log; writes are refused from now on
 
     def problem(self) -> str | None:
-        """None if the store takes a write transaction now, else why not (for /healthz)."""
+        """None if the store can be written now, else why not (for /healthz)."""
         if self.gone:  # the database or its -wal deleted while serving
             return f"the store cannot be written: {self.gone}"
+        return self.writable()
+
+    def writable(self) -> str | None:
+        """None if the store takes a write transaction, else why not. Under the mutex: the
+        snapshot thread shares this connection, and its insert must not land inside (and be
+        rolled back with) this probe's transaction."""
         try:
             with self._mutex:
                 self.db.execute("BEGIN IMMEDIATE")

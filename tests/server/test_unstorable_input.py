@@ -14,15 +14,17 @@ from typing import Any
 
 import pytest
 
+from adapter.pipeline import open_session, process
+from tests.foundry import combat, combatant, current
 from tests.server.conftest import GM, Running, auth, connect, refused
 from tests.server.rawclient import RawClient
 
 SURROGATE = "\\ud83d"  # JSON text of a lone high surrogate
 
 
-def hook_text(seq: int, *, user: str = f'"{GM}"', options: str = "null") -> str:
+def hook_text(seq: int, *, user: str = f'"{GM}"', options: str = "null", combatants: str = "[]") -> str:
     return ('["hook",{"seq":' + str(seq) + ',"user":' + user + ',"world_time":0,"hook":"updateCombat",'
-            '"combat":{"_id":"combatUnstorable","round":0,"combatants":[]},'
+            '"combat":{"_id":"combatUnstorable","round":0,"combatants":' + combatants + '},'
             '"current":{"round":0,"combatantId":null},"options":' + options + '}]')
 
 
@@ -33,6 +35,8 @@ CASES = [
     ("surrogate in free text", dict(options=f'{{"label":"ab{SURROGATE}"}}'), "/options/label"),
     ("surrogate in a key", dict(options=f'{{"{SURROGATE}":1}}'), "/options/\\ud83d"),
     ("5,000-digit integer", dict(options='{"n":' + "7" * 5000 + "}"), "/options/n"),
+    ("350-digit initiative", dict(combatants='[{"_id":"c1","name":"A","initiative":' + "9" * 350 + "}]"),
+     "/combat/combatants/0/initiative"),
     ("990 levels deep", dict(options='{"d":' + DEEP + "}"), "/options/d" + "/0" * 31),
 ]
 
@@ -81,3 +85,18 @@ async def test_a_world_id_equal_to_another_connections_sid_connects(sidecar: Run
     assert (await first.send("hook", payload))["ok"] is True  # the first world is its own
     await first.close()
     await second.close()
+
+
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1, 10**20, int("9" * 350)], ids=["2 to the 64", "below -2 to the 63", "1e20", "350 digits"])
+def test_an_integer_beyond_64_bits_is_refused_with_its_path_not_an_internal_error(value: int) -> None:
+    """Over the socket such a number arrives as a float; a replayed recording (read with the
+    standard library) or an in-process caller hands the pipeline a Python int, which the log
+    cannot store: it used to end as ``internal_error`` with a traceback."""
+    world = open_session(None, {"world": "w", "ruleset": "foundry-core", "gm_users": [GM]})
+    fight = combat("combatBigInt0001", [{**combatant("c000000000000001", "Ann"), "initiative": value}])
+    message = {"seq": 1, "user": GM, "world_time": 0, "hook": "createCombat", "combat": fight, "current": current()}
+    result = process(world, "hook", message)
+    assert result.ack["ok"] is False and result.ack["seq"] == 1
+    assert result.ack["error"]["code"] == "invalid_message", result.ack
+    assert result.ack["error"]["path"] == "/combat/combatants/0/initiative"
+    assert result.world.combats == world.combats and result.world.last_seq == 1
