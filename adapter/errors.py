@@ -126,8 +126,9 @@ class RuleViolation(SidecarError):
 
 
 class StoreUnavailable(SidecarError):
-    """The database file was deleted or replaced while serving: nothing is stored (or acked)
-    until the sidecar restarts; the message uses up no seq."""
+    """The database cannot store the message: its file was deleted or replaced while serving
+    (nothing is stored until the sidecar restarts), or SQLite failed to write it (e.g. the
+    disk is full). The message uses up no seq; the module resends it."""
 
     code = "store_unavailable"
 
