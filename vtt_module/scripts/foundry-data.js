@@ -13,12 +13,9 @@ export function translator(env) {
   return (key, data) => (data ? env.game.i18n.format(key, data) : env.game.i18n.localize(key));
 }
 
-/** Is this client the active GM (the only one that talks to the sidecar)? @param {object} env */
+/** Is this client the active GM (the only one that talks to the sidecar)? [F13 `User#isActiveGM`] @param {object} env */
 export function isActiveGM(env) {
-  const u = env.game.user;
-  if (!u?.isGM) return false;
-  if (typeof u.isActiveGM === "boolean") return u.isActiveGM; // v13
-  return env.game.users.activeGM?.id === u.id;                // v12
+  return Boolean(env.game.user?.isActiveGM);
 }
 
 /** Ids of users with GM rights. @param {object} env @returns {string[]} */

@@ -7,12 +7,13 @@
  */
 
 import { MODULE_ID, RULESETS, DEFAULT_STAT_PATHS } from "./constants.js";
+import { elementOf } from "./compat.js";
 
 /** Setting keys, as a frozen table. */
 export const SETTINGS = Object.freeze({
   URL: "url", TOKEN: "token", RULESET: "ruleset", AUTO_APPROVE: "autoApprove",
   STAT_PATHS: "statPaths", RECORD: "record", ANNOUNCE: "announce",
-  OUTBOX: "outbox", RECORDING: "recording", READY: "readyActors"
+  OUTBOX: "outbox", RECORDING: "recording", READY: "readyActors", RULES: "sidecarRules"
 });
 
 /** The sidecar's default address. */
@@ -47,6 +48,22 @@ export function registerSettings(env, { onChange } = {}) {
   reg(SETTINGS.OUTBOX, { scope: "client", config: false, type: Object, default: {} });
   reg(SETTINGS.RECORDING, { scope: "client", config: false, type: Array, default: [] });
   reg(SETTINGS.READY, { scope: "world", config: false, type: Object, default: {} });
+  // What the sidecar's `welcome` said about the ruleset (intents it accepts, skipped acts,
+  // which settings it reads): a world setting, so every client (players too) reads it.
+  reg(SETTINGS.RULES, { scope: "world", config: false, type: Object, default: {} });
+}
+
+/**
+ * The ruleset facts the sidecar sent in its last `welcome` (empty lists before any).
+ * @param {object} env @returns {{ruleset:string|null, intents:string[], skipped_acts:string[]}}
+ */
+export function sidecarRules(env) {
+  const r = getSetting(env, SETTINGS.RULES) ?? {};
+  return {
+    ruleset: r.ruleset ?? null,
+    intents: Array.isArray(r.intents) ? r.intents : [],
+    skipped_acts: Array.isArray(r.skipped_acts) ? r.skipped_acts : []
+  };
 }
 
 /** Client settings only a GM uses. */
@@ -54,12 +71,12 @@ export const GM_ONLY = Object.freeze([SETTINGS.TOKEN, SETTINGS.RECORD]);
 
 /**
  * `renderSettingsConfig`: for a player, remove the GM-only client settings from the window.
- * @param {object} env @param {HTMLElement|{0:HTMLElement}} html (v13 HTMLElement, v12 jQuery)
+ * @param {object} env @param {HTMLElement} html
  * @returns {number} how many were removed
  */
 export function hideGMOnlySettings(env, html) {
   if (env.game.user?.isGM) return 0;
-  const root = html instanceof Object && "querySelector" in html ? html : html?.[0];
+  const root = elementOf(html);
   let removed = 0;
   for (const key of GM_ONLY) {
     const input = root?.querySelector?.(`[name="${MODULE_ID}.${key}"]`);

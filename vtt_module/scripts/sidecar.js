@@ -10,7 +10,8 @@ import { Recorder } from "./recorder.js";
 import { SidecarClient } from "./sidecar-client.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField } from "./payloads.js";
 import { getSetting, setSetting, SETTINGS, statPaths } from "./settings.js";
-import { gmIds, isActiveGM, snapshotOf, currentOfCombat, translator, worldTime } from "./foundry-data.js";
+import { gmIds, isActiveGM, snapshotOf, currentOfCombat, worldTime } from "./foundry-data.js";
+import { notify } from "./html.js";
 import * as log from "./log.js";
 
 /** The connection owner (exists on the active GM's client only). */
@@ -24,7 +25,6 @@ export class Sidecar {
   constructor(env, handlers) {
     this.env = env;
     this.handlers = handlers;
-    this.t = translator(env);
     this.outbox = new Outbox({
       load: () => getSetting(env, SETTINGS.OUTBOX),
       save: (state) => { setSetting(env, SETTINGS.OUTBOX, state); }
@@ -64,7 +64,7 @@ export class Sidecar {
     if (!isActiveGM(this.env)) return false;
     const auth = this.auth();
     if (!auth.token) {
-      this.env.ui.notifications.warn(this.t("INITIATIVE_SIDECAR.notify.noToken"));
+      notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken");
       return false;
     }
     const url = getSetting(this.env, SETTINGS.URL);
@@ -94,37 +94,50 @@ export class Sidecar {
   setStatus(status, detail, url) {
     const prev = this.status;
     this.status = status;
-    const n = this.env.ui.notifications;
+    const n = (level, key, data) => notify(this.env, level, key, data);
     if (status === "connected") {
       if (prev !== "connected") log.info(`connected (${detail?.ruleset}), last_seq ${detail?.last_seq}`);
-      if (this.warned) n.info(this.t("INITIATIVE_SIDECAR.notify.connected", { ruleset: detail?.ruleset ?? "" }));
+      if (this.warned) n("info", "INITIATIVE_SIDECAR.notify.connected", { ruleset: detail?.ruleset ?? "" });
       this.warned = false;
     } else if (status === "unreachable") {
       if (!this.warned) {
         this.warned = true;
-        n.warn(this.t("INITIATIVE_SIDECAR.notify.unreachable", { url }));
+        n("warn", "INITIATIVE_SIDECAR.notify.unreachable", { url });
         log.warn(`the sidecar at ${url} is not reachable; retrying in the background`);
       }
     } else if (status === "refused") {
       if (prev !== "refused") {
-        n.error(this.t("INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?" }));
+        n("error", "INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?", message: detail?.message ?? "" });
         log.error(`the sidecar refused the connection: ${detail?.code}`);
       }
       this.warned = true;
     } else if (status === "superseded") {
-      n.warn(this.t("INITIATIVE_SIDECAR.notify.superseded"));
+      n("warn", "INITIATIVE_SIDECAR.notify.superseded");
     }
   }
 
   /** `welcome`: align seq numbers; after a lost history resend each active combat. */
   welcome(welcome) {
+    this.learnRules(welcome);
     this.handlers.onRevisions?.(welcome.combats ?? []);
     const { lostHistory } = this.outbox.welcome(welcome.last_seq);
     if (!lostHistory) return;
     log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
-    this.env.ui.notifications.warn(this.t("INITIATIVE_SIDECAR.notify.lostHistory"));
+    notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
     this.recorder.restart(this.client?.auth ?? this.auth());
     for (const combat of this.env.game.combats ?? []) this.resync(combat);
+  }
+
+  /**
+   * Keep what the sidecar says of its ruleset (intents it accepts, skipped acts) in a world
+   * setting every client reads; written only when it changed.
+   * @param {{ruleset:string, intents?:string[], skipped_acts?:string[]}} welcome
+   */
+  learnRules(welcome) {
+    const rules = { ruleset: welcome.ruleset, intents: [...(welcome.intents ?? [])], skipped_acts: [...(welcome.skipped_acts ?? [])] };
+    const old = getSetting(this.env, SETTINGS.RULES) ?? {};
+    if (JSON.stringify(old) !== JSON.stringify(rules)) return setSetting(this.env, SETTINGS.RULES, rules);
+    return null;
   }
 
   /**

@@ -10,7 +10,14 @@ from ...engine.holding import HOLD_RULES
 from ...engine.ruleset import Ruleset, register
 from .delay import INTENTS
 from .describe import describe
-from .rules import SETTINGS, group_initiative, hesitation, initiative_roll, order_key
+from .rules import (
+    SETTINGS,
+    group_initiative,
+    hesitation,
+    initiative_formula,
+    initiative_roll,
+    order_key,
+)
 
 RULESET = register(
     Ruleset(
@@ -20,5 +27,6 @@ RULESET = register(
         sort_key=order_key,
         describe=describe,
         settings=SETTINGS,
+        formula=initiative_formula,
     )
 )

@@ -39,6 +39,18 @@ def settings_of(ctx: Ctx) -> DiceSettings:
     return DiceSettings(die_faces=faces, success_at=at, ones_cancel=bool(cancel))
 
 
+def initiative_formula(ctx: Ctx, combat: Combat, c: Combatant) -> str | None:
+    """DP-1 and DP-3: the dice the module rolls for this combatant (its group's pool, DP-6),
+    e.g. ``5d6cs>=4df=1``; None while its stats are incomplete or the settings unusable."""
+    dice = dice_for(combat, c)
+    if dice is None:
+        return None
+    try:
+        return settings_of(ctx).formula(dice.pool)
+    except RuleViolation:
+        return None
+
+
 def hesitation_turns(roll: PoolRoll) -> int:
     """DP-4 "cannot act for as many turns as the negative value". **ruling**: a result of 0
     is an ordinary failure costing one turn; a result of −n costs n turns."""
