@@ -180,6 +180,7 @@ export class CombatTracker {
   popOutWindow() {
     if (this.client.world.generation >= 14) {
       const w = this.client.openWindow();
+      this.element?.remove(); // the tab leaves the sidebar
       this.document = w.document;
       this.element = null;
       return this.render();
