@@ -124,3 +124,14 @@ test("v13 pops out a separate tracker app in the same page, with its own first r
   assert.equal(pop.element.ownerDocument, t.gm.document);
   assert.equal(menus, 2);
 });
+
+eachGeneration(test, "the GM sets an initiative in the inline input while there are no decimals; with decimals there is none", async (generation) => {
+  const t = makeTable({ generation, boot: true });
+  const combat = await addCombat(t, { [ARIA]: 12, [TOLM]: 9 });
+  const tolm = byToken(combat, TOLM).id;
+  await t.gm.ui.combat.typeInitiative(tolm, "15");
+  assert.equal(t.alice.game.combats.get(combat.id).combatants.get(tolm).initiative, 15);
+  await assert.rejects(t.alice.ui.combat.typeInitiative(tolm, "3"), /no inline initiative input/, "players have none");
+  await byToken(combat, ARIA).update({ initiative: 12.5 });
+  await assert.rejects(t.gm.ui.combat.typeInitiative(tolm, "3"), /no inline initiative input/);
+});

@@ -138,3 +138,23 @@ eachGeneration(test, "a GM and two players each keep their own copy, and a playe
   await assert.rejects(views[2].update({ active: false }), /may not update combat keys active/);
   assert.deepEqual(t.clients.map((c) => c.userId), [GM, ALICE, BOB]);
 });
+
+eachGeneration(test, "changes reach the other clients as diffs merged into their own copies, not as whole documents", async (generation) => {
+  const t = makeTable({ generation });
+  const combat = await addCombat(t, { [ARIA]: 10 });
+  const bobAria = byToken(t.bob.game.combats.get(combat.id), ARIA);
+  bobAria._source.flags.localOnly = true; // something only Bob's copy has
+  await byToken(t.alice.game.combats.get(combat.id), ARIA).update({ initiative: 11 });
+  assert.equal(bobAria.initiative, 11, "the change arrived");
+  assert.equal(bobAria._source.flags.localOnly, true, "and was merged, not a replacement of Bob's copy");
+  assert.equal(byToken(t.bob.game.combats.get(combat.id), ARIA), bobAria, "the same Combatant object");
+});
+
+test("client-scope settings are bounded like localStorage: a write past the quota throws and stores nothing", async () => {
+  const t = makeTable({ storageQuota: 2000 });
+  const { settings } = t.gm.game;
+  settings.register("mod", "outbox", { scope: "client", default: [] });
+  await settings.set("mod", "outbox", ["x".repeat(400)]);
+  await assert.rejects(settings.set("mod", "outbox", ["x".repeat(1200)]), (e) => e.name === "QuotaExceededError");
+  assert.equal(settings.get("mod", "outbox")[0].length, 400, "the old value stays");
+});

@@ -103,6 +103,21 @@ export function makeClient(world, userId, storage) {
   const registry = new Map([["core.combatTrackerConfig", { scope: "world", default: { resource: "", skipDefeated: false } }]]);
   if (v14) registry.set("core.messageMode", { scope: "client", default: "public" });
   else registry.set("core.rollMode", { scope: "client", default: "publicroll" });
+  /**
+   * Client-scope settings live in the browser's localStorage, a few MB per origin [research
+   * §9]: a write that would pass `world.storageQuota` bytes (UTF-16, keys and JSON values)
+   * throws a QuotaExceededError, as `localStorage.setItem` does, and stores nothing.
+   */
+  const checkQuota = (id, value) => {
+    let bytes = 0;
+    for (const [k, v] of storage) if (k !== id) bytes += 2 * (k.length + JSON.stringify(v ?? null).length);
+    bytes += 2 * (id.length + JSON.stringify(value ?? null).length);
+    if (bytes > world.storageQuota) {
+      const e = new Error(`Failed to execute 'setItem' on 'Storage': Setting the value of '${id}' exceeded the quota.`);
+      e.name = "QuotaExceededError";
+      throw e;
+    }
+  };
   const settings = {
     register(ns, key, config) { registry.set(`${ns}.${key}`, config); },
     registerMenu() {},
@@ -118,6 +133,7 @@ export function makeClient(world, userId, storage) {
       const cfg = registry.get(id);
       if (!cfg) throw new Error(`"${id}" is not a registered game setting`);
       if (cfg.scope !== "client" && !client.user.isGM) throw new Error("only a GM may change world settings");
+      if (cfg.scope === "client") checkQuota(id, value);
       (cfg.scope === "client" ? storage : world.worldSettings).set(id, deepClone(value));
       if (cfg.scope === "client") cfg.onChange?.(value);
       else for (const c of world.clients) c.settingChanged(id, value);

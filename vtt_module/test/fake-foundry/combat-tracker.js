@@ -162,6 +162,19 @@ export class CombatTracker {
     return this;
   }
 
+  /**
+   * The GM types into a row's inline initiative input (present only for a GM while no
+   * initiative has decimals, research §9): the combatant's initiative becomes that number
+   * (empty → null). Throws when the row shows text instead of an input.
+   */
+  async typeInitiative(combatantId, text) {
+    const input = this.row(combatantId)?.querySelector("input.initiative-input");
+    if (!input) throw new Error(`no inline initiative input for ${combatantId} (decimals, or not a GM)`);
+    input.setAttribute("value", text);
+    const value = String(text).trim() === "" ? null : Number(text);
+    return this.viewed.combatants.get(combatantId).update({ initiative: value });
+  }
+
   /** Re-render after a change, if rendered (and each popped-out copy). */
   refresh() {
     if (this.rendered) this.render();

@@ -35,9 +35,10 @@ export class World {
    * @param {string} [o.system] `game.system.id`; also picks the turn order ("dnd5e", "pf2e", else core)
    * @param {"core"|"dnd5e"|"pf2e"} [o.sort] turn order, overriding the system's
    * @param {"core"|"dnd5e"} [o.rolls] initiative roll behaviour (dnd5e ignores a passed formula); default from system
+   * @param {number} [o.storageQuota] bytes of localStorage per client (default 5 MiB)
    */
   constructor({ id = "test-world", system = "dnd5e", users = [], actors = [], tokens = [], initiativeFormula = "1d20 + @abilities.dex.mod", seed = 42,
-    generation = defaultGeneration(), build, sort, rolls, lang = "en" } = {}) {
+    generation = defaultGeneration(), build, sort, rolls, lang = "en", storageQuota = 5 * 1024 * 1024 } = {}) {
     this.id = id;
     this.system = system;
     this.generation = generation;
@@ -45,6 +46,8 @@ export class World {
     this.sortName = sort ?? (["dnd5e", "pf2e"].includes(system) ? system : "core");
     this.systemRolls = rolls ?? (system === "dnd5e" ? "dnd5e" : "core");
     this.lang = lang;
+    /** Bytes of localStorage per client (browsers give an origin about 5 MiB). */
+    this.storageQuota = storageQuota;
     this.users = users.map((u) => ({ active: true, role: ROLES.PLAYER, ...u }));
     this.actors = new Map(actors.map((a) => [a._id, { ownership: {}, system: {}, ...a }]));
     this.tokens = new Map(tokens.map((t) => [t._id, { x: 0, y: 0, ...t }]));
