@@ -109,3 +109,16 @@ test("FAKE_FOUNDRY_GENERATION picks the default generation of a World", async ()
   assert.equal(run({ FAKE_FOUNDRY_GENERATION: "14" }), "14");
   assert.equal(run({ FAKE_FOUNDRY_GENERATION: "13" }), "13");
 });
+
+eachGeneration(test, "User#query runs CONFIG.queries on the target's client; an unregistered query or inactive user fails", async (generation) => {
+  const t = makeTable({ generation });
+  t.gm.CONFIG.queries["mod.ask"] = async (data) => ({ got: data.n * 2 });
+  const gmUser = t.alice.game.users.activeGM;
+  assert.deepEqual(await gmUser.query("mod.ask", { n: 21 }), { got: 42 });
+  await assert.rejects(gmUser.query("mod.nope", {}), /not registered/);
+  t.world.setActive(GM, false);
+  await assert.rejects(t.alice.game.users.get(GM).query("mod.ask", { n: 1 }), /not active/);
+  t.gm.respond = (kind) => kind === "confirm";
+  t.world.setActive(GM, true);
+  assert.equal(await t.alice.env.foundry.applications.api.DialogV2.query(GM, "confirm", { content: "?" }), true);
+});
