@@ -122,3 +122,18 @@ eachGeneration(test, "User#query runs CONFIG.queries on the target's client; an 
   t.world.setActive(GM, true);
   assert.equal(await t.alice.env.foundry.applications.api.DialogV2.query(GM, "confirm", { content: "?" }), true);
 });
+
+eachGeneration(test, "dnd5e's initiative settings: the dex tiebreaker adds score/100, a fixed score replaces the roll", async (generation) => {
+  const t = makeTable({ generation, system: "dnd5e" });
+  const combat = await addCombat(t);
+  t.world.worldSettings.set("dnd5e.initiativeDexTiebreaker", true);
+  const aria = byToken(combat, ARIA);
+  assert.equal(aria.getInitiativeRoll().formula, "1d20 + 3 + 0.16");
+  t.world.dice.script(11);
+  await combat.rollInitiative([aria.id]);
+  assert.equal(aria.initiative, 14.16, "a total with decimals of its own");
+  t.world.worldSettings.set("dnd5e.initiativeScore", "all");
+  assert.equal(aria.getInitiativeRoll().formula, "13");
+  const noActor = (await combat.createEmbeddedDocuments("Combatant", [{ name: "Trap" }]))[0];
+  assert.equal(noActor.getInitiativeRoll("2d6").formula, "2d6", "without an actor the formula is used");
+});

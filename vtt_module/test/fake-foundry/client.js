@@ -101,6 +101,10 @@ export function makeClient(world, userId, storage) {
   // visibility setting: `core.rollMode` on 13, `core.messageMode` on 14 [research §10; dnd5e
   // 5.3.3 basic-roll.mjs reads one or the other by generation]; the other is not registered.
   const registry = new Map([["core.combatTrackerConfig", { scope: "world", default: { resource: "", skipDefeated: false } }]]);
+  if (world.systemRolls === "dnd5e") { // dnd5e's world settings the initiative roll reads [dnd5e 5.3.3 settings.mjs]
+    registry.set("dnd5e.initiativeDexTiebreaker", { scope: "world", default: false });
+    registry.set("dnd5e.initiativeScore", { scope: "world", default: "none" });
+  }
   if (v14) registry.set("core.messageMode", { scope: "client", default: "public" });
   else registry.set("core.rollMode", { scope: "client", default: "publicroll" });
   /**

@@ -59,13 +59,30 @@ export function makeDocumentClasses(client) {
     _getInitiativeFormula() { return String(client.CONFIG.Combat.initiative.formula || world.initiativeFormula); }
     /**
      * Core: `formula || this._getInitiativeFormula()` with the actor's roll data [research §1.3].
-     * dnd5e: `Combatant5e.getInitiativeRoll` ignores the formula argument and builds the roll
-     * from the actor [GitHub foundryvtt/dnd5e `module/documents/combatant.mjs` L74-76,
-     * release-5.3.3; research §9, §10].
+     * dnd5e `Combatant5e.getInitiativeRoll(formula)`: without an actor `formula ?? "1d20"`;
+     * with one, the actor's own initiative roll, IGNORING the formula [GitHub foundryvtt/dnd5e
+     * release-5.3.3 `module/documents/combatant.mjs` L74-77; research §9, §10].
      */
     getInitiativeRoll(formula) {
-      const used = world.systemRolls === "dnd5e" ? this._getInitiativeFormula() : (formula || this._getInitiativeFormula());
-      return new client.Roll(used, this.actor?.getRollData() ?? {});
+      if (world.systemRolls !== "dnd5e") return new client.Roll(formula || this._getInitiativeFormula(), this.actor?.getRollData() ?? {});
+      if (!this.actor) return new client.Roll(formula ?? "1d20", {});
+      return new client.Roll(this._dnd5eActorFormula(), this.actor.getRollData());
+    }
+    /**
+     * dnd5e `Actor5e.getInitiativeRollConfig` in miniature [dnd5e 5.3.3 `module/documents/actor/
+     * actor.mjs` L1794-1830; settings.mjs]: the world's formula for the actor; world setting
+     * `dnd5e.initiativeDexTiebreaker` appends the ability score / 100; `dnd5e.initiativeScore`
+     * "all" (or "npcs" for a GM rolling an NPC) makes it the fixed score
+     * (`system.attributes.init.score`, else 10 + the dex modifier in this double).
+     */
+    _dnd5eActorFormula() {
+      const sys = this.actor.system;
+      const scoreMode = client.game.settings.get("dnd5e", "initiativeScore");
+      if (scoreMode === "all" || (scoreMode === "npcs" && client.user.isGM && this.isNPC)) return String(sys.attributes?.init?.score ?? 10 + (sys.abilities?.dex?.mod ?? 0));
+      let f = this._getInitiativeFormula();
+      const dex = sys.abilities?.dex?.value;
+      if (client.game.settings.get("dnd5e", "initiativeDexTiebreaker") && Number.isFinite(dex)) f += ` + ${dex / 100}`;
+      return f;
     }
     async rollInitiative(formula) { return this.parent.rollInitiative([this.id], { formula }); }
     update(data, options = {}) { return world.updateCombatants(client, this.parent.id, [{ _id: this.id, ...data }], options).then((r) => r[0]); }
