@@ -19,8 +19,9 @@ eachGeneration(test, "boot renders the tracker before ready: the context menu ho
   gm.Hooks.on("init", () => gm.Hooks.on("getCombatTrackerContextOptions", () => order.push("menu@init")));
   gm.Hooks.on("renderCombatTracker", (app, element) => order.push(`render:${element.tagName}`));
   gm.Hooks.on("ready", () => { order.push("ready"); gm.Hooks.on("getCombatTrackerContextOptions", () => order.push("menu@ready")); });
+  for (const h of ["i18nInit", "setup", "initializeCombatConfiguration"]) gm.Hooks.on(h, () => order.push(h));
   gm.boot();
-  assert.deepEqual(order, ["menu@init", "render:SECTION", "ready"]);
+  assert.deepEqual(order, ["i18nInit", "setup", "initializeCombatConfiguration", "menu@init", "render:SECTION", "ready"]);
   await addCombat(t, { [ARIA]: 3 });
   gm.ui.combat.render();
   assert.equal(gm.ui.combat.menuBuilds, 1, "built once per app");

@@ -253,15 +253,15 @@ export function makeClient(world, userId, storage) {
   if (v14) client.env._del = DELETE; // v14 global singleton [types 14 client.d.mts]
 
   /**
-   * Foundry's start-up on this client: `init`, `i18nInit`, `setup`, then the UI is set up —
-   * the sidebar renders every tab, the combat tracker's FIRST render included (so its
-   * context menu is built now) — and only then `ready` [research §9: Game#initializeUI runs
-   * before Hooks.callAll("ready")].
+   * Foundry's start-up on this client. The once-hooks in their documented order `init`,
+   * `i18nInit`, `setup`, `initializeDynamicTokenRingConfig`, `initializeCombatConfiguration`
+   * (`canvasConfig` only with a canvas, which the double has not), `ready` [D13 hookEvents,
+   * "Once Hooks"]; before `ready` the UI is set up — the sidebar renders every tab, the
+   * combat tracker's FIRST render included (so its context menu is built then) [research §9:
+   * Game#initializeUI runs before Hooks.callAll("ready")].
    */
   client.boot = () => {
-    client.Hooks.callAll("init");
-    client.Hooks.callAll("i18nInit");
-    client.Hooks.callAll("setup");
+    for (const hook of ["init", "i18nInit", "setup", "initializeDynamicTokenRingConfig", "initializeCombatConfiguration"]) client.Hooks.callAll(hook);
     client.ui.combat.render();
     client.game.ready = true;
     client.Hooks.callAll("ready");
