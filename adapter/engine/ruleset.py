@@ -46,6 +46,11 @@ class Entry:
 
 
 Describe = Callable[[Combat, Combatant], Entry]
+#: first contact: ``adopt(ctx, combat, combatant_id) -> combat``, called for each combatant
+#: once the combat shows Foundry's round, pointer and stored values (as scores); it takes a
+#: stored value as a roll the ruleset never saw (docs/rules.md, "Meeting a combat already
+#: under way") and may change the score (dice-pool: the net successes)
+Adopt = Callable[["Ctx", Combat, str], Combat]
 SortKey = Callable[[Combat, Combatant], Sequence[float]]
 #: the dice formula a combatant's initiative roll must use, or None for the system's own roll
 Formula = Callable[["Ctx", Combat, Combatant], "str | None"]
@@ -56,6 +61,12 @@ def describe_plain(combat: Combat, combatant: Combatant) -> Entry:
     if combatant.defeated:
         return Entry(acts="none", tags=("defeated",))
     return Entry()
+
+
+def adopt_as_stored(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
+    """First contact, by default: the stored value is the combatant's score (a roll total,
+    or a number the GM typed), and no rule state comes with it."""
+    return combat
 
 
 def sort_by_score(combat: Combat, combatant: Combatant) -> Sequence[float]:
@@ -79,6 +90,8 @@ class Ruleset:
     late_scores: str = "next"
     #: the initiative dice this ruleset needs rolled (sent in plan entries as ``formula``)
     formula: Formula | None = None
+    #: how the ruleset takes a combat already under way (see ``Adopt``)
+    adopt: Adopt = adopt_as_stored
 
 
 _REGISTRY: dict[str, Ruleset] = {}

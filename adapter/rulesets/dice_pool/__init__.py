@@ -8,6 +8,7 @@ order is kept for the fight, but for delay and waiting (the engine's shared hold
 
 from ...engine.holding import HOLD_RULES
 from ...engine.ruleset import Ruleset, register
+from .adopt import adopt_pool_roll
 from .delay import INTENTS
 from .describe import describe
 from .rules import (
@@ -28,5 +29,6 @@ RULESET = register(
         describe=describe,
         settings=SETTINGS,
         formula=initiative_formula,
+        adopt=adopt_pool_roll,
     )
 )
