@@ -218,5 +218,7 @@ test("the tracker's context menu and render hooks are in place at init, before r
   const items = [];
   client.Hooks.callAll("getCombatTrackerContextOptions", {}, items);
   assert.ok(items.length >= 11, "action entries and Set initiative… are in the first menu");
-  assert.ok(items.every((e) => typeof e.condition === "function" && typeof e.callback === "function"), "v13 entry shape");
+  const v14 = client.game.release.generation >= 14;
+  assert.ok(items.every((e) => (v14 ? typeof e.visible === "function" && typeof e.onClick === "function" && !("name" in e)
+    : typeof e.condition === "function" && typeof e.callback === "function")), `the v${client.game.release.generation} entry shape`);
 });

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { until, GM, ALICE, BOB, newWorld, bootTable } from "./table.js";
 
 /** A table connected to the sidecar with a combat of the party (the boss hidden). */
-export async function setupCombat(sidecar, ruleset, worldId) {
-  const world = newWorld({ id: worldId });
+export async function setupCombat(sidecar, ruleset, worldId, worldOptions = {}) {
+  const world = newWorld({ id: worldId, ...worldOptions });
   const table = bootTable(world, { url: sidecar.url, token: sidecar.token, ruleset, record: true });
   const gm = table.clients[GM];
   await until(() => gm.module.state.sidecar?.status === "connected", { what: "the GM to connect" });
