@@ -9,8 +9,7 @@
  */
 
 import { MODULE_ID } from "./constants.js";
-import { getSetting, SETTINGS, statPaths, sidecarRules } from "./settings.js";
-import { readStats } from "./payloads.js";
+import { sidecarRules } from "./settings.js";
 import { ownersOf, translator } from "./foundry-data.js";
 import { menuEntry, elementOf } from "./compat.js";
 import { dashContent, anchorButtons, readiedContent, readyContent, setInitiativeContent } from "./dialogs.js";
@@ -91,11 +90,8 @@ export class Actions {
     const DialogV2 = this.env.foundry.applications.api.DialogV2;
     const t = this.t;
     if (action === "dash") {
-      // BI-4: up to 5 + Dex, Dex read where the stat paths setting says (dnd5e by default)
-      const paths = statPaths(getSetting(this.env, SETTINGS.STAT_PATHS), this.env.game.system?.id);
-      const dex = Number(readStats(combatant.actor, paths).dex ?? 0);
-      const max = Math.max(5 + (Number.isFinite(dex) ? dex : 0), 0);
-      const r = await DialogV2.input({ window: { title: t("INITIATIVE_SIDECAR.dialog.dashTitle") }, rejectClose: false, content: dashContent(t, max) });
+      // the limit (BI-4) is the sidecar's to check: a dash beyond it is refused with the reason
+      const r = await DialogV2.input({ window: { title: t("INITIATIVE_SIDECAR.dialog.dashTitle") }, rejectClose: false, content: dashContent(t) });
       return r ? { amount: r.amount } : null;
     }
     if (action === "act.after" || action === "act.before") {

@@ -8,11 +8,10 @@ import { escapeHTML, escapingTranslator } from "./html.js";
 
 /** @typedef {(key:string, data?:object) => string} Translate */
 
-/** Initiative dash (BI-4): how much, up to `max`. @param {Translate} t @param {number} max */
-export function dashContent(t, max) {
-  const n = Math.trunc(Number(max)) || 0;
-  return `<label>${escapingTranslator(t)("INITIATIVE_SIDECAR.dialog.dashAmount", { max: n })} `
-    + `<input type="number" name="amount" min="1" max="${n}" value="${n}"></label>`;
+/** Initiative dash (BI-4): how much faster (the sidecar checks the limit). @param {Translate} t */
+export function dashContent(t) {
+  return `<label>${t("INITIATIVE_SIDECAR.dialog.dashAmount")} `
+    + `<input type="number" name="amount" min="1" step="1" value="1" required></label>`;
 }
 
 /**

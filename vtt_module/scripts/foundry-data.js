@@ -6,7 +6,7 @@
 
 import { MODULE_ID } from "./constants.js";
 import { combatSnapshot, currentOf, readStats } from "./payloads.js";
-import { statPaths, getSetting, SETTINGS } from "./settings.js";
+import { rulesetStatPaths } from "./settings.js";
 
 /** A localizer bound to `game.i18n`. @param {object} env @returns {(key:string, data?:object) => string} */
 export function translator(env) {
@@ -42,7 +42,7 @@ export function ownersOf(env, actor) {
  * @param {object} env @param {object} combat a Combat document @returns {object}
  */
 export function snapshotOf(env, combat) {
-  const paths = statPaths(getSetting(env, SETTINGS.STAT_PATHS), env.game.system?.id);
+  const paths = rulesetStatPaths(env);
   const extras = {};
   for (const c of combat.combatants) {
     extras[c.id] = {

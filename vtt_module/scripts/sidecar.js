@@ -9,7 +9,7 @@ import { Outbox } from "./outbox.js";
 import { Recorder } from "./recorder.js";
 import { SidecarClient } from "./sidecar-client.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField } from "./payloads.js";
-import { getSetting, setSetting, SETTINGS, statPaths } from "./settings.js";
+import { getSetting, setSetting, SETTINGS, rulesetSettings } from "./settings.js";
 import { gmIds, isActiveGM, snapshotOf, currentOfCombat, worldTime } from "./foundry-data.js";
 import { notify } from "./html.js";
 import * as log from "./log.js";
@@ -48,10 +48,7 @@ export class Sidecar {
       token: getSetting(this.env, SETTINGS.TOKEN),
       world: game.world.id,
       ruleset: getSetting(this.env, SETTINGS.RULESET),
-      settings: {
-        auto_approve_rerolls: Boolean(getSetting(this.env, SETTINGS.AUTO_APPROVE)),
-        stat_paths: statPaths(getSetting(this.env, SETTINGS.STAT_PATHS), game.system?.id)
-      },
+      settings: rulesetSettings(this.env),
       gm_users: gmIds(this.env),
       module_version: game.modules?.get?.(MODULE_ID)?.version ?? "0.1.0",
       foundry_version: game.version ?? game.release?.version ?? "13",

@@ -36,7 +36,7 @@ const render = (name, html) => {
 };
 const turns = [{ id: "self0000", name: "Me" }, { id: "other000", name: bad }, { id: "other001", name: "ok" }];
 // dialogs: contents, and buttons as DialogV2 puts them into markup
-render("dash", dashContent(t, 8));
+render("dash", dashContent(t));
 render("anchors", anchorButtons(turns, "self0000").map((b) => '<button type="button" data-action="' + b.action + '"><span>' + b.label + "</span></button>").join(""));
 render("readied", readiedContent(t, turns, "self0000"));
 render("set-initiative", setInitiativeContent(t, { name: bad, initiative: 17.25, score: 17 }));
