@@ -27,11 +27,21 @@ export class Sidecar {
     this.handlers = handlers;
     this.outbox = new Outbox({
       load: () => getSetting(env, SETTINGS.OUTBOX),
-      save: (state) => { setSetting(env, SETTINGS.OUTBOX, state); }
+      save: (state) => setSetting(env, SETTINGS.OUTBOX, state)
+    }, {
+      onFull: (count) => {
+        log.warn(`the outbox passed its bound: ${count} unsent messages dropped; the current state is sent once the sidecar is back`);
+        notify(env, "warn", "INITIATIVE_SIDECAR.notify.storageFull", { what: "outbox", count });
+      }
     });
     this.recorder = new Recorder({
       load: () => getSetting(env, SETTINGS.RECORDING),
-      save: (lines) => { setSetting(env, SETTINGS.RECORDING, lines); }
+      save: (lines) => setSetting(env, SETTINGS.RECORDING, lines)
+    }, {
+      onFull: (count) => {
+        log.warn(`the recording reached its bound (${count} lines); recording stopped`);
+        notify(env, "warn", "INITIATIVE_SIDECAR.notify.recordingFull", { count });
+      }
     });
     this.recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD));
     this.client = null;
@@ -118,10 +128,13 @@ export class Sidecar {
     this.learnRules(welcome);
     this.handlers.onRevisions?.(welcome.combats ?? []);
     const { lostHistory } = this.outbox.welcome(welcome.last_seq);
-    if (!lostHistory) return;
-    log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
-    notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
-    this.recorder.restart(this.client?.auth ?? this.auth());
+    if (lostHistory) {
+      log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
+      notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
+      this.recorder.restart(this.client?.auth ?? this.auth());
+    } else if (!this.outbox.needsResync) return;
+    // a lost history, or an outbox that dropped what it could not keep: the current state
+    this.outbox.resynced();
     for (const combat of this.env.game.combats ?? []) this.resync(combat);
   }
 
