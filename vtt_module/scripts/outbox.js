@@ -10,7 +10,7 @@
  * a long time), all but the oldest (maybe in flight) are dropped and numbering continues
  * after it: the sidecar never sees a gap, and `resync` tells the owner to send each combat's current state once the
  * sidecar is back (as after a lost history). `onFull` warns the GM. A save the browser refuses
- * (QuotaExceededError) is handled the same way.
+ * (QuotaExceededError) keeps the messages in memory and warns too.
  * @module outbox
  */
 
@@ -46,12 +46,21 @@ export class Outbox {
     this.chars = this.state.pending.reduce((n, m) => n + JSON.stringify(m).length, 0);
   }
 
-  /** Persist the state (a refused save, e.g. localStorage full, empties the outbox). */
+  /**
+   * Persist the state. A save the browser refuses (localStorage full: Foundry's and other
+   * modules' data count too) keeps the messages in memory, where they are still sent; the GM
+   * is warned once, and the current state is sent again at the next welcome in case a reload
+   * lost what was not saved.
+   */
   save() {
-    const fail = () => this.overflow();
+    const fail = () => {
+      this.state.resync = true;
+      if (!this.refused) { this.refused = true; this.onFull?.(this.state.pending.length); }
+    };
     try {
       const r = this.store.save(structuredClone(this.state));
-      if (r && typeof r.catch === "function") r.catch(fail);
+      if (r && typeof r.then === "function") r.then(() => { this.refused = false; }, fail);
+      else this.refused = false;
     } catch { fail(); }
   }
 

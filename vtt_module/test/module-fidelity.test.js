@@ -222,3 +222,31 @@ test("the tracker's context menu and render hooks are in place at init, before r
   assert.ok(items.every((e) => (v14 ? typeof e.visible === "function" && typeof e.onClick === "function" && !("name" in e)
     : typeof e.condition === "function" && typeof e.callback === "function")), `the v${client.game.release.generation} entry shape`);
 });
+
+test("v14's Combatant.roundJoined travels in the combat snapshot (and fits the hook schema)", async () => {
+  const { makeTable, addCombat } = await import("./fake-foundry/index.js");
+  const { snapshotOf, currentOfCombat } = await import("../scripts/foundry-data.js");
+  const { hookPayload } = await import("../scripts/payloads.js");
+  const { assertValid } = await import("./helpers/schemas.js");
+  const t = makeTable({ generation: 14, system: "dnd5e" });
+  for (const c of t.clients) (await import("../scripts/wire.js")).wireModule(c.env);
+  for (const c of t.clients) c.boot();
+  const combat = await addCombat(t, { tokAria000000001: 12 });
+  await combat.startCombat();
+  const [late] = await combat.createEmbeddedDocuments("Combatant", [{ actorId: "actGob0000000001", tokenId: "tokGobA000000001" }]);
+  const snap = snapshotOf(t.gm.env, t.gm.game.combats.get(combat.id));
+  const joined = Object.fromEntries(snap.combatants.map((c) => [c._id, c.roundJoined]));
+  assert.equal(joined[late.id ?? late._id], 1, "joined in round 1");
+  assert.ok(Object.values(joined).every((r) => Number.isInteger(r)), "every v14 combatant carries it");
+  assertValid("hook", { seq: 1, ...hookPayload({ user: GM_ID, world_time: 0, hook: "createCombatant", combat: snap, current: currentOfCombat(t.gm.game.combats.get(combat.id)), changed: { _id: "x" } }) });
+});
+const GM_ID = "gmUser0000000001";
+
+test("a plan row for a combatant already deleted is not written (it would create one)", () => {
+  const s = combatOf();
+  const { data } = planUpdate(s, planOf(2, "a", [entry("a", 18), entry("gone", 30, "held", { tags: ["held"] }), entry("b", 12), entry("c", 8)]));
+  assert.equal(data, null, "nothing else changed, and the deleted one is not named");
+  const moved = planUpdate(s, planOf(3, "gone", [entry("gone", 30), entry("a", 18), entry("b", 12), entry("c", 9)])).data;
+  assert.ok(!moved.combatants.some((r) => r._id === "gone"));
+  assert.ok(!("turn" in moved), "no pointer onto a combatant that is not there");
+});

@@ -27,7 +27,7 @@ test("a full outbox keeps the message in flight, drops the rest, numbers on with
   assert.equal(new Outbox(store).needsResync, false, "the resync is remembered across a reload");
 });
 
-test("a save the browser refuses empties the outbox the same way", () => {
+test("a save the browser refuses keeps the messages in memory, warns once, and asks for a resync", () => {
   let refuse = false;
   const store = { state: null, load() { return null; }, save(s) { if (refuse) { const e = new Error("quota"); e.name = "QuotaExceededError"; throw e; } this.state = s; } };
   const full = [];
@@ -36,9 +36,13 @@ test("a save the browser refuses empties the outbox the same way", () => {
   box.enqueue("hook", payload(2));
   refuse = true;
   box.enqueue("hook", payload(3));
-  assert.deepEqual(full, [2]);
-  assert.equal(box.size, 1);
+  box.enqueue("hook", payload(4));
+  assert.deepEqual(full, [3], "warned once");
+  assert.deepEqual(box.state.pending.map((m) => m.data.seq), [1, 2, 3, 4], "still sent from memory");
   assert.equal(box.needsResync, true);
+  refuse = false;
+  box.settle(1, { ok: true });
+  assert.equal(store.state.pending.length, 3, "saved again once the browser accepts");
 });
 
 test("a recording stops at its bound, keeps what it has, and warns once", () => {
@@ -54,24 +58,33 @@ test("a recording stops at its bound, keeps what it has, and warns once", () => 
   assert.ok(rec.lines.length > 2, "what fitted is kept for download");
 });
 
-test("in a world whose localStorage is small: no refused write, a warning, and the state resent when the sidecar is back", { timeout: 60000 }, async () => {
+test("a long outage: the outbox stays in its bound (no refused write), the GM is warned, and the state is resent when the sidecar is back", { timeout: 60000 }, async () => {
   const sidecar = await new SidecarProcess().start();
   await sidecar.stop(); // down while the GM plays
-  const world = newWorld({ id: "small-storage", storageQuota: 120_000 });
+  // 3.5 MB of localStorage: room for the module's bounds (1 MB outbox, 2 MB recording), not more
+  const world = newWorld({ id: "small-storage", storageQuota: 3_500_000 });
   const table = bootTable(world, { url: sidecar.url, token: sidecar.token, record: true });
   const gm = table.clients[GM];
   const combat = await world.createCombat(gm, {});
   await combat.createEmbeddedDocuments("Combatant", [...world.tokens.values()].map((t) => ({ actorId: t.actorId, tokenId: t._id })));
   await gm.game.combats.get(combat.id).rollAll();
   await gm.game.combats.get(combat.id).startCombat();
-  for (let i = 0; i < 60; i++) await gm.game.combats.get(combat.id).nextTurn();
+  const quotaErrors = [];
+  const set = gm.game.settings.set.bind(gm.game.settings);
+  gm.game.settings.set = (...args) => set(...args).catch((e) => { quotaErrors.push(e); throw e; });
+  for (let i = 0; i < 400 && !gm.notifications.some((n) => /is full/.test(n.message)); i++) await gm.game.combats.get(combat.id).nextTurn();
   await until(() => gm.notifications.some((n) => /is full/.test(n.message)), { what: "the storage warning" });
+  assert.deepEqual(quotaErrors, [], "the module's own bound came first: the browser refused no write");
   assert.deepEqual(gm.Hooks.errors, [], "no hook failed");
-  await sidecar.start();
-  await settle(table, { timeout: 20000 });
-  assertClientsFollowPlan(table, combat.id);
-  const hooks = table.sent.filter((m) => m.event === "hook").map((m) => m.data.hook);
-  assert.ok(hooks.includes("createCombat"), "the current state was sent");
-  gm.module.state.sidecar.stop();
-  await sidecar.stop();
+  try {
+    await sidecar.start();
+    await settle(table, { timeout: 20000 });
+    if (process.env.DEBUG_BOUNDS) console.error(JSON.stringify(table.sent.map((m) => [m.data.seq, m.data.hook ?? m.data.kind, m.data.combat?.combatants?.length])), gm.notifications, sidecar.output.slice(-2000));
+    assertClientsFollowPlan(table, combat.id);
+    const hooks = table.sent.filter((m) => m.event === "hook").map((m) => m.data.hook);
+    assert.ok(hooks.includes("createCombat"), "the current state was sent");
+  } finally {
+    gm.module.state.sidecar.stop();
+    await sidecar.stop();
+  }
 });
