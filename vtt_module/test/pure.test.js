@@ -251,3 +251,13 @@ test("players do not see the GM-only settings (token, record); a GM does", async
   const gm = make();
   assert.equal(hideGMOnlySettings({ game: { user: { isGM: true } } }, gm), 0);
 });
+
+test("the module speaks English and Russian: both language files have the same keys", () => {
+  const keys = (o, p = "") => Object.entries(o).flatMap(([k, v]) => (v && typeof v === "object" ? keys(v, `${p}${k}.`) : [`${p}${k}`]));
+  const en = keys(JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url), "utf8"))).sort();
+  const ru = keys(JSON.parse(readFileSync(new URL("../lang/ru.json", import.meta.url), "utf8"))).sort();
+  assert.deepEqual(ru, en);
+  const manifest = JSON.parse(readFileSync(new URL("../module.json", import.meta.url), "utf8"));
+  assert.deepEqual(manifest.languages.map((l) => l.lang), ["en", "ru"]);
+  assert.deepEqual(manifest.compatibility, { minimum: "13", verified: "14.369", maximum: "14" });
+});
