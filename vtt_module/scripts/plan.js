@@ -9,6 +9,7 @@
  */
 
 import { MODULE_ID } from "./constants.js";
+import { deletion } from "./compat.js";
 
 /**
  * Foundry's own order: initiative descending, null last, ties by `_id` ascending (code points).
@@ -83,7 +84,7 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
  * @returns {{data:object|null, turn:number|null, changedCombatants:number}}
  */
 export function planUpdate(source, plan, opts = {}) {
-  const del = opts.del ?? ((path, key) => [`${path}.-=${key}`, null]);
+  const del = opts.del ?? ((path, key) => deletion({}, path, key)); // callers pass their generation's
   const byId = new Map((source.combatants ?? []).map((c) => [c._id, c]));
   const combatants = [];
   const moved = [];

@@ -57,7 +57,7 @@ export class Relay {
 
   async receive(data, senderId) {
     const me = this.env.game.user.id;
-    if (data?.to && !data.to.includes(me)) return; // v12 relays to everyone: filter here
+    if (data?.to && !data.to.includes(me)) return; // `recipients` already targets; a second guard
     switch (data?.type) {
       case SOCKET_TYPES.INTENT:
       case SOCKET_TYPES.ROLL: {
