@@ -61,12 +61,20 @@ function isPlainState(state) {
     && !state.rules.length && !(state.actions?.length) && !state.formula;
 }
 
+/** A state that only restates the document: a defeated combatant that does not act. */
+function restatesDefeat(state, c) {
+  return Boolean(c.defeated) && state.acts === "none" && same(state.tags, ["defeated"]) && state.reaction === null
+    && !Object.keys(state.detail).length && !state.rules.length && !(state.actions?.length) && !state.formula;
+}
+
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The single `Combat#update` that applies a plan, holding only what a rule changed:
  * - an initiative where the plan's differs (never `null` over a number);
- * - a combatant's plan state where it differs (a plain state is not written where none is);
+ * - a combatant's plan state where it differs (a plain state is not written where none is; a
+ *   state that only restates the document, a defeated combatant not acting, is written only
+ *   beside another change);
  * - `round`/`turn` only when the pointer must move: when Foundry, keeping its `turn` index
  *   over the new order, would point at someone else than `plan.current`, or the plan starts a
  *   new round. The index comes from `sortAfter` (the combat's own sort, see turns.js), never
@@ -87,6 +95,7 @@ export function planUpdate(source, plan, opts = {}) {
   const del = opts.del ?? ((path, key) => deletion({}, path, key)); // callers pass their generation's
   const byId = new Map((source.combatants ?? []).map((c) => [c._id, c]));
   const combatants = [];
+  const passive = []; // rows that only restate the document: written only beside another change
   const moved = [];
   for (const entry of plan.order ?? []) {
     const c = byId.get(entry.combatant_id);
@@ -100,7 +109,9 @@ export function planUpdate(source, plan, opts = {}) {
     const state = entryState(entry, plan.revision);
     const { revision: _r1, ...oldBody } = old ?? {};
     const { revision: _r2, ...newBody } = state;
+    let quiet = false;
     if (old ? !same(oldBody, newBody) : !isPlainState(state)) {
+      quiet = !old && !("initiative" in update) && restatesDefeat(state, c);
       update[`flags.${MODULE_ID}.state`] = state;
       for (const key of Object.keys(old?.detail ?? {})) {
         if (!(key in state.detail)) {
@@ -109,7 +120,7 @@ export function planUpdate(source, plan, opts = {}) {
         }
       }
     }
-    if (Object.keys(update).length > 1) combatants.push(update);
+    if (Object.keys(update).length > 1) (quiet ? passive : combatants).push(update);
   }
   const sortAfter = opts.sortAfter ?? ((rows) => {
     const values = new Map(rows.map((r) => [r._id, r.initiative]));
@@ -140,15 +151,20 @@ export function planUpdate(source, plan, opts = {}) {
   const { revision: _b, ...newFlagBody } = combatFlag;
   const flagNews = oldFlag ? !same(oldFlagBody, newFlagBody) && (steers || Boolean(oldFlag.next_round)) : steers;
   if (!Object.keys(data).length && !flagNews) return { data: null, turn, changedCombatants: 0 };
+  if (passive.length) data.combatants = [...(data.combatants ?? []), ...passive];
   data[`flags.${MODULE_ID}.plan`] = combatFlag;
-  return { data, turn, changedCombatants: combatants.length };
+  return { data, turn, changedCombatants: combatants.length + passive.length };
 }
 
 /** Does `next_round` ask for anything Foundry's own next round would not do? */
 function nextRoundSteers(next, byId, skipped) {
   if (!next) return false;
-  return (next.order ?? []).some((e) => skipped.includes(e.acts)
-    || (Number.isFinite(e.initiative) && byId.get(e.combatant_id)?.initiative !== e.initiative));
+  return (next.order ?? []).some((e) => {
+    const c = byId.get(e.combatant_id);
+    if (!c) return false;
+    const skips = skipped.includes(e.acts) && !(e.acts === "none" && c.defeated); // a defeat restates the document
+    return skips || (Number.isFinite(e.initiative) && c.initiative !== e.initiative);
+  });
 }
 
 /**

@@ -250,3 +250,15 @@ test("a plan row for a combatant already deleted is not written (it would create
   assert.ok(!moved.combatants.some((r) => r._id === "gone"));
   assert.ok(!("turn" in moved), "no pointer onto a combatant that is not there");
 });
+
+test("a defeated combatant's 'does not act' restates the document: written only beside another change", () => {
+  const s = combatOf();
+  s.combatants[2].defeated = true;
+  const dead = entry("c", 8, "none", { tags: ["defeated"] });
+  const skipped = { skipped: ["defend_only", "held", "none"] };
+  const next = { round: 2, current: "a", order: [{ combatant_id: "a", initiative: 18, acts: "full" }, { combatant_id: "b", initiative: 12, acts: "full" }, { combatant_id: "c", initiative: 8, acts: "none" }] };
+  assert.equal(planUpdate(s, planOf(1, "a", [entry("a", 18), entry("b", 12), dead], { next_round: next }), skipped).data, null);
+  const moved = planUpdate(s, planOf(2, "b", [entry("a", 18), entry("b", 12), dead]), skipped).data;
+  assert.equal(moved.turn, 1);
+  assert.equal(moved.combatants.find((r) => r._id === "c")[`flags.${M}.state`].acts, "none", "rides along with the turn change");
+});
