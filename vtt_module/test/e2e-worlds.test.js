@@ -60,3 +60,26 @@ for (const [ruleset, dice] of Object.entries(RULESETS)) {
     });
   }
 }
+
+eachGeneration(test, "a reroll with the same total and a clear-and-roll-again with the same roll each reach the sidecar as a roll", { timeout: 60000 }, async (generation) => {
+  const { world, table, gm, combatId } = await setupCombat(sidecar, "foundry-core", `rerolls-${generation}`, { system: "dnd5e", sort: "dnd5e", generation });
+  const alice = table.clients[ALICE];
+  const aria = () => alice.game.combats.get(combatId).combatants.find((c) => c.name === "Aria");
+  const rolls = () => table.sent.filter((m) => m.data.hook === "initiativeRoll" && m.data.roll.combatant_id === aria().id);
+  world.dice.script(10);
+  await aria().rollInitiative();
+  await settle(table);
+  world.dice.script(10); // the same roll again: nothing but the mark's nonce differs
+  await aria().rollInitiative();
+  await settle(table);
+  assert.equal(rolls().length, 2, "the identical reroll reached the sidecar");
+  await gm.game.combats.get(combatId).combatants.get(aria().id).update({ initiative: null });
+  await settle(table);
+  world.dice.script(10); // cleared, then rolled the same: the roll's JSON equals the stored one
+  await aria().rollInitiative();
+  await settle(table);
+  assert.equal(rolls().length, 3, "the roll after a clear reached the sidecar as a roll");
+  assert.ok(!table.sent.some((m) => m.data.kind === "initiative.set"), "never taken for a manual edit");
+  assertNoDeprecations(world);
+  gm.module.state.sidecar.stop();
+});
