@@ -15,9 +15,6 @@ export const PROTOCOL = 1;
 /** Rulesets the sidecar knows, in the order the setting lists them. */
 export const RULESETS = Object.freeze(["foundry-core", "balanced-d20", "dice-pool", "storyteller"]);
 
-/** Every `acts` value of a plan entry. */
-export const ACTS = Object.freeze(["full", "movement_or_action", "movement_only", "defend_only", "none", "held"]);
-
 /**
  * Foundry hooks that fire on every client after a change and are forwarded by the active GM
  * (registerForwarder registers exactly these). `initiativeRoll` is synthesized by the module
