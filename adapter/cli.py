@@ -1,4 +1,4 @@
-"""The command line: ``serve``, ``replay``, ``export``, ``schemas`` (and ``bench``).
+"""The command line: ``serve``, ``replay``, ``export``, ``schemas``, ``module`` (and ``bench``).
 
 ``main(argv)`` parses and exits; ``run(args, stdout, stderr) -> exit code`` does the work,
 so tests call ``run`` directly.
@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from . import protocol
 from .errors import InvalidMessage
+from .progress import tracked
 from .replay import Replay, compare, dumps, replay_lines
 
 
@@ -28,6 +29,8 @@ def parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the sidecar (socket.io on aiohttp)")
     serve.add_argument("--host", help="address to bind (default 127.0.0.1: this machine only)")
+    serve.add_argument("--allow-remote", dest="allow_remote", action="store_const", const=True,
+                       help="allow a --host other than loopback (dangerous: other machines can reach the sidecar)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
     serve.add_argument("--db", help="SQLite database file (default ./initiative-sidecar.db)")
     serve.add_argument("--token", help="the shared token (default: $INITIATIVE_SIDECAR_TOKEN, "
@@ -38,14 +41,23 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--snapshot-every", dest="snapshot_every", type=int, help="messages between snapshots")
     serve.add_argument("--rate", type=float, help="messages per second per connection")
     serve.add_argument("--burst", type=int, help="burst above the rate")
+    serve.add_argument("--connect-timeout", dest="connect_timeout", type=float,
+                       help="seconds a socket may stay open before it authenticates (default 5)")
+    serve.add_argument("--pending-per-address", dest="pending_per_address", type=int,
+                       help="sockets one address may hold before they authenticate (default 64)")
+    serve.add_argument("--max-outgoing-bytes", dest="max_outgoing_bytes", type=int,
+                       help="bytes waiting to be sent to a client before it is cut off (default 8 MiB)")
     serve.add_argument("--log-level", dest="log_level", help="DEBUG, INFO, WARNING...")
     serve.add_argument("--ws-compression", dest="ws_compression", action="store_const", const=True,
                        help="accept permessage-deflate (off by default: it costs CPU and memory on loopback)")
+    serve.add_argument("--metrics-from", dest="metrics_from",
+                       help="comma-separated networks besides loopback that may read /healthz and /metrics")
 
     rep = sub.add_parser("replay", help="replay a recording headless (no database)")
     rep.add_argument("file", help="recording (JSON Lines); - for standard input")
     rep.add_argument("--expect", metavar="GOLDEN", help="compare with a golden output; exit 1 on the first difference")
     rep.add_argument("--pretty", action="store_true", help="print the session for a person")
+    rep.add_argument("--html", metavar="OUT", help="write a self-contained page: each combat round by round")
 
     exp = sub.add_parser("export", help="write a world's stored messages as a recording")
     exp.add_argument("--world", required=True)
@@ -55,6 +67,12 @@ def parser() -> argparse.ArgumentParser:
     sch = sub.add_parser("schemas", help="list the schemas, or check them and the recordings")
     sch.add_argument("--check", action="store_true", help="validate the schemas and every recorded message")
     sch.add_argument("--recordings", default="tests/recordings", help="folder of recordings to check")
+
+    mod = sub.add_parser("module", help="write the Foundry module's manifest and zip to a folder (make release)")
+    mod.add_argument("--out", default="dist", help="folder to write module.json and the zip to (default dist)")
+    mod.add_argument("--url", default=None,
+                     help="where they will be published: the manifest's manifest/download URLs (default: "
+                     "the project's latest release)")
 
     bench = sub.add_parser("bench", help="benchmark the sidecar against a bare socket.io echo server")
     bench.add_argument("--quick", action="store_true", help="a short run (smaller counts)")
@@ -81,6 +99,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return export(args, stdout, stderr)
     if command == "schemas":
         return schemas(args, stdout, stderr)
+    if command == "module":
+        return module(args, stdout, stderr)
     if command == "bench":
         from .bench import run_bench
 
@@ -95,7 +115,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .config import ConfigError, from_args
     from .server.run import CannotListen, serve_forever
-    from .store import StoreCorrupt
+    from .store import StoreUnusable
 
     try:
         config = from_args(args, announce=lambda text: print(text, file=stdout, flush=True))
@@ -109,7 +129,7 @@ def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     )
     try:
         serve_forever(config, stdout)
-    except StoreCorrupt as error:
+    except StoreUnusable as error:  # damaged, read-only, or in use by another sidecar
         stderr.write(f"initiative-sidecar: {error}\n")
         return 3
     except CannotListen as error:
@@ -130,16 +150,22 @@ def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     with handle:
         lines = handle.readlines()
     state = Replay()
-    outputs = list(replay_lines(lines, state))
+    outputs = list(replay_lines(tracked(lines, len(lines), "replaying", stdout, stderr), state))
     for problem in state.problems:
         stderr.write(problem + "\n")
+    if args.html:
+        from .replay_html import render, timeline
+
+        page = render(Path(args.file).name, timeline(_parsed_inputs(lines), outputs), state.problems)
+        Path(args.html).write_text(page, encoding="utf-8")
+        stdout.write(f"wrote {args.html}\n")
     if args.pretty:
         from .pretty import pretty
 
         inputs = _parsed_inputs(lines)
         for text in pretty(outputs, inputs):
             stdout.write(text + "\n")
-    elif not args.expect:
+    elif not args.expect and not args.html:
         for item in outputs:
             stdout.write(dumps(item) + "\n")
     if args.expect:
@@ -166,18 +192,20 @@ def _parsed_inputs(lines: Sequence[str]) -> dict[int, Any]:
 
 
 def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from .store import Store, StoreCorrupt
+    from .store import Store, StoreUnusable
 
     if not Path(args.db).exists():
         stderr.write(f"initiative-sidecar: no database at {args.db}\n")
         return 2
     try:
         store = Store(args.db)
-    except StoreCorrupt as error:
+    except StoreUnusable as error:
         stderr.write(f"initiative-sidecar: {error}\n")
         return 3
     try:
-        entries = list(store.history(args.world))
+        total = sum(store.db.execute(f"SELECT COUNT(*) FROM {table} WHERE world = ?", (args.world,)).fetchone()[0]
+                    for table in ("messages", "sessions"))  # what history() yields, for the progress bar
+        entries = list(tracked(store.history(args.world), total, "exporting", stdout, stderr))
     finally:
         store.close()
     if not entries:
@@ -190,6 +218,17 @@ def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     finally:
         if args.out:
             out.close()
+    return 0
+
+
+# ---------------------------------------------------------------- module
+
+
+def module(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .server.module_files import RELEASE_URL, release
+
+    for path in release(Path(args.out), args.url or RELEASE_URL):
+        stdout.write(f"wrote {path}\n")
     return 0
 
 

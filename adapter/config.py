@@ -4,13 +4,18 @@ environment variables, then defaults. A bad value fails loudly at start.
 The token: ``--token`` or ``INITIATIVE_SIDECAR_TOKEN``; without one, a token is generated on
 first start, stored beside the database (``<db stem>.token``, mode 0600) and printed once,
 so the GM can paste it into the module settings. It is never logged.
+
+A token file or ``--tokens-file`` that others may read or write is refused, as ssh refuses
+such a private key: anyone who can read it can act as the GM's module in its worlds.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import secrets
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +31,29 @@ class ConfigError(Exception):
     """A setting has a value the sidecar cannot start with."""
 
 
+DEFAULT_HOST = "127.0.0.1"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+REMOTE_DANGER = (
+    "anyone who can reach this machine on that address can connect, try tokens, and see and "
+    "change the game; the token and the game travel in clear text without TLS"
+)
+
+
 @dataclass(frozen=True)
 class Config:
-    host: str = "127.0.0.1"
+    host: str = DEFAULT_HOST
+    #: bind an address other than loopback (``--allow-remote``): off unless asked for
+    allow_remote: bool = False
     port: int = 8765
     db: Path = Path("initiative-sidecar.db")
     token: str = ""
@@ -42,13 +67,23 @@ class Config:
     #: messages per second per connection, and the burst allowed above it
     rate: float = 2000.0
     burst: int = 4000
-    #: bad tokens from one address before it is throttled, and for how long (seconds)
+    #: wrong tokens (from one address, or for one token) within ``throttle_seconds`` before
+    #: attempts are checked one at a time, one per ``throttle_spacing`` seconds
     auth_failures: int = 5
     throttle_seconds: float = 30.0
+    throttle_spacing: float = 0.5
     check_outbound: bool = True
+    #: seconds an Engine.IO socket may stay open without being accepted (good auth)
+    connect_timeout: float = 5.0
+    #: sockets one address may hold that are not (yet) accepted; loopback counts as one address
+    pending_per_address: int = 64
+    #: bytes waiting to be sent to one connection before it is cut (a client that does not read)
+    max_outgoing_bytes: int = 8 * 1024 * 1024
     #: accept permessage-deflate on the websocket (off: loopback gains nothing from it)
     ws_compression: bool = False
     log_level: str = "INFO"
+    #: networks besides loopback that may read /healthz and /metrics
+    metrics_from: tuple[str, ...] = ()
 
     def token_for(self, world: str) -> str:
         return self.world_tokens.get(world, self.token)
@@ -86,8 +121,16 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         raise ConfigError(f"port {port} is out of range")
     origins_raw = _pick(getattr(args, "origins", None), "ORIGINS", None, str)
     origins = tuple(o.strip() for o in origins_raw.split(",") if o.strip()) if origins_raw else DEFAULT_ORIGINS
+    host = (_pick(getattr(args, "host", None), "HOST", "", str) or "").strip() or DEFAULT_HOST
+    allow_remote = bool(_pick(getattr(args, "allow_remote", None), "ALLOW_REMOTE", False, _bool))
+    if not is_loopback(host) and not allow_remote:
+        raise ConfigError(
+            f"will not listen on {host}, which is not loopback: {REMOTE_DANGER}. "
+            f"Pass --allow-remote (or {ENV_PREFIX}ALLOW_REMOTE=1) to bind there anyway."
+        )
     config = Config(
-        host=_pick(getattr(args, "host", None), "HOST", "127.0.0.1", str),
+        host=host,
+        allow_remote=allow_remote,
         port=port,
         db=db,
         token=_pick(getattr(args, "token", None), "TOKEN", "", str),
@@ -99,15 +142,33 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         ),
         rate=float(_positive(_pick(getattr(args, "rate", None), "RATE", 2000.0, float), "rate")),
         burst=_positive(_pick(getattr(args, "burst", None), "BURST", 4000, int), "burst"),
+        connect_timeout=float(_positive(
+            _pick(getattr(args, "connect_timeout", None), "CONNECT_TIMEOUT", 5.0, float), "connect timeout")),
+        pending_per_address=_positive(
+            _pick(getattr(args, "pending_per_address", None), "PENDING_PER_ADDRESS", 64, int), "pending sockets per address"),
+        max_outgoing_bytes=_positive(
+            _pick(getattr(args, "max_outgoing_bytes", None), "MAX_OUTGOING_BYTES", 8 * 1024 * 1024, int),
+            "outgoing buffer"),
         log_level=_pick(getattr(args, "log_level", None), "LOG_LEVEL", "INFO", str).upper(),
         check_outbound=_pick(getattr(args, "check_outbound", None), "CHECK_OUTBOUND", True, _bool),
         ws_compression=_pick(getattr(args, "ws_compression", None), "WS_COMPRESSION", False, _bool),
+        metrics_from=_networks(_pick(getattr(args, "metrics_from", None), "METRICS_FROM", "", str)),
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")
     if not config.token:
         config = _with_stored_token(config, announce)
     return config
+
+
+def _networks(raw: str) -> tuple[str, ...]:
+    networks = tuple(n.strip() for n in raw.split(",") if n.strip())
+    for network in networks:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError as error:
+            raise ConfigError(f"--metrics-from: {error}") from error
+    return networks
 
 
 def _positive(value: Any, what: str) -> Any:
@@ -120,12 +181,23 @@ def _read_tokens_file(path: str | None) -> dict[str, str]:
     if not path:
         return {}
     try:
+        _refuse_open_to_others(Path(path), "tokens file")
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise ConfigError(f"tokens file {path}: {error}") from error
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in data.items()):
         raise ConfigError(f"tokens file {path} must be a JSON object of world id -> non-empty token")
     return data
+
+
+def _refuse_open_to_others(path: Path, what: str) -> None:
+    """A secrets file must be the owner's alone (no group or other bits; POSIX only)."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if os.name == "posix" and mode & 0o077:
+        raise ConfigError(
+            f"the {what} {path} is open to others (mode {mode:04o}): whoever can read it can "
+            f"connect as the GM's module. Make it private with `chmod 600 {path}`, then start again."
+        )
 
 
 def token_file(db: Path) -> Path:
@@ -135,6 +207,7 @@ def token_file(db: Path) -> Path:
 def _with_stored_token(config: Config, announce: Callable[[str], None]) -> Config:
     path = token_file(config.db)
     if path.exists():
+        _refuse_open_to_others(path, "token file")
         token = path.read_text(encoding="utf-8").strip()
         if not token:
             raise ConfigError(f"the token file {path} is empty; delete it to make a new token")

@@ -8,14 +8,18 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     ├── TooLarge                      too_large
     ├── OutOfOrder                    out_of_order      (a gap in ``seq``)
     ├── RateLimited                   rate_limited
+    ├── Superseded                    superseded        (the sender is no longer the world's writer)
+    ├── TooManyCombats                too_many_combats
+    ├── TooManyCombatants             too_many_combatants
     ├── UnknownCombat                 unknown_combat
     ├── UnknownCombatant              unknown_combatant
     ├── UnknownPrompt                 unknown_prompt
     ├── NotPermitted                  not_permitted
     ├── RuleViolation                 rule_violation    (``rule`` = the rule id)
+    ├── StoreUnavailable              store_unavailable (the database went away; not stored)
     └── InternalError                 internal_error    (a bug; the message is refused)
 
-    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, bad_auth, throttled)
+    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, invalid_auth)
     is raised while a connection is being accepted; it never becomes an ack.
 
 Errors become acks in one place (:func:`SidecarError.to_wire`); a traceback never reaches a
@@ -72,6 +76,25 @@ class RateLimited(SidecarError):
     code = "rate_limited"
 
 
+class Superseded(SidecarError):
+    """The connection is no longer its world's writer (another took over); nothing is stored
+    and its ``seq`` is not used up: it belongs to the new writer."""
+
+    code = "superseded"
+
+
+class TooManyCombats(SidecarError):
+    """A hook would create a combat past the limit of combats per world."""
+
+    code = "too_many_combats"
+
+
+class TooManyCombatants(SidecarError):
+    """A hook's combat holds more combatants than the limit per combat."""
+
+    code = "too_many_combatants"
+
+
 class UnknownCombat(SidecarError):
     """An intent names a combat the sidecar has not seen."""
 
@@ -100,6 +123,13 @@ class RuleViolation(SidecarError):
     """The rules of the ruleset forbid this; ``rule`` names the rule."""
 
     code = "rule_violation"
+
+
+class StoreUnavailable(SidecarError):
+    """The database file was deleted or replaced while serving: nothing is stored (or acked)
+    until the sidecar restarts; the message uses up no seq."""
+
+    code = "store_unavailable"
 
 
 class InternalError(SidecarError):

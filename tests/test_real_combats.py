@@ -118,3 +118,35 @@ def test_a_gm_number_equal_to_another_value_is_written_distinct(name: str) -> No
     after = {e["combatant_id"]: e["initiative"] for e in t.plan(CORPUS[name]["combat"]["_id"])["order"]}
     others = [v for cid, v in after.items() if cid != other and v is not None]
     assert after[other] not in others  # ...given to someone else: the new value is its own
+
+
+def foundrys_turns(doc: dict[str, Any]) -> list[str]:
+    """``combat.turns`` as core sorts it (initiative descending, no number last, ties by id)."""
+    values = stored(doc)
+    return foundry_sort(values)
+
+
+STARTED = sorted(n for n, f in CORPUS.items() if f["combat"]["round"] >= 1 and f["combat"]["combatants"])
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@pytest.mark.parametrize("name", STARTED)
+def test_after_first_contact_the_next_turn_and_the_next_round_are_followed(name: str, ruleset: str) -> None:
+    t, _ = meet(name, ruleset)
+    doc = json.loads(json.dumps(CORPUS[name]["combat"]))
+    turns = foundrys_turns(doc)
+    now = foundrys_current(CORPUS[name])
+    following = turns[(turns.index(now) + 1) % len(turns)] if now in turns else turns[0]
+    ack = t.hook(doc, following).ack  # Foundry's nextTurn (or a pick, where turn was null)
+    assert ack["ok"], ack
+    plan = t.plan(doc["_id"])
+    assert plan["round"] == doc["round"]
+    order = [e["combatant_id"] for e in plan["order"]]
+    if ruleset == "foundry-core" and now in turns and turns.index(now) + 1 < len(turns):
+        # forward within the round: the pointer lands there, passing over the defeated
+        acting = [e["combatant_id"] for e in plan["order"][order.index(following):] if e["acts"] != "none"]
+        assert plan["current"] == (acting[0] if acting else None)
+    doc["round"] += 1  # Foundry's nextRound: the pointer back at the top
+    ack = t.hook(doc, turns[0]).ack
+    assert ack["ok"], ack
+    assert t.plan(doc["_id"])["round"] == doc["round"]

@@ -172,7 +172,9 @@ def behind_adopted_values(rollers: list[Combatant], roll: Any) -> bool:
     sidecar lost its history), not a new one. It changes nothing, as the sidecar never saw
     it made (docs/protocol.md, first contact)."""
     total = roll_total(roll)
-    return all(c.adopted is not None and c.adopted[0] == c.score and total in c.adopted for c in rollers)
+    return bool(rollers) and all(
+        c.adopted is not None and c.adopted[0] == c.score and total in c.adopted for c in rollers
+    )
 
 
 def rescore(ctx: Ctx, rs: Ruleset, combat: Combat, event: Rolled | ScoreSet) -> Combat:

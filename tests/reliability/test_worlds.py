@@ -19,6 +19,7 @@ import socketio
 from adapter.cli import parser
 from adapter.config import ConfigError, from_args
 from tests.foundry import combat, combatant, current, d20_roll
+from tests.reliability.table import read_state
 from tests.server.conftest import GM, TOKEN, Client, Running, auth, connect, refused
 
 B_COMBAT = "combatOfWorldB01"
@@ -91,7 +92,7 @@ async def test_a_connection_for_world_a_never_reads_or_changes_world_b(sidecar: 
     assert mine["prompts"] == []
     theirs = await a.send("hook", hook(9, "updateCombat", b_fight()))
     assert theirs["ok"] and theirs["plans"] == []
-    mine_now = await state(a, 9, "hook", hook(9, "updateCombat", b_fight()))
+    mine_now = await read_state(a.send, 9, [own["_id"], B_COMBAT])
     assert mine_now["prompts"] == [] and sorted(p["combat_id"] for p in mine_now["plans"]) == sorted(
         [own["_id"], B_COMBAT])
 
@@ -164,12 +165,14 @@ async def test_per_world_tokens_admit_each_world_only_with_its_own_token(
 def test_the_tokens_file_is_read_and_a_bad_one_stops_the_start(tmp_path: Path) -> None:
     good = tmp_path / "tokens.json"
     good.write_text(json.dumps({"worldA": "token-of-a"}))
+    good.chmod(0o600)  # a tokens file open to others is refused (test_secrets.py)
     args = parser().parse_args(["serve", "--db", str(tmp_path / "x.db"), "--token", "t", "--tokens-file", str(good)])
     config = from_args(args)
     assert config.token_for("worldA") == "token-of-a" and config.token_for("other") == "t"
     for text in ("[1, 2]", '{"worldA": ""}', '{"worldA": 3}', "{not json"):
         bad = tmp_path / "bad.json"
         bad.write_text(text)
+        bad.chmod(0o600)
         args = parser().parse_args(["serve", "--db", str(tmp_path / "x.db"), "--token", "t", "--tokens-file", str(bad)])
         with pytest.raises(ConfigError, match="tokens file"):
             from_args(args)
