@@ -142,10 +142,14 @@ class InternalError(SidecarError):
 class ConnectRefused(Exception):
     """A connection was refused before it was accepted; ``code`` is the reason code."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, path: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.path = path
 
     def to_wire(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+        wire = {"code": self.code, "message": self.message}
+        if self.path is not None:
+            wire["path"] = self.path
+        return wire

@@ -116,6 +116,10 @@ class Sidecar:
                 "unknown_ruleset",
                 f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(known_rulesets())}",
             )
+        try:
+            protocol.validate("settings", {"ruleset": auth["ruleset"], "settings": auth.get("settings", {})})
+        except InvalidMessage as error:
+            raise ConnectRefused("invalid_message", error.message, path=error.path) from error
         return dict(auth)
 
     async def supersede(self, sid: str, world_id: str) -> None:
