@@ -30,9 +30,10 @@ from ..protocol import wirejson
 from ..service import Worlds
 from ..store import Store
 from .guard import GuardedServer, Limits, address_key, remote_of
+from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
-from .operations import add_operations
+from .operations import STATUS_KEY, add_operations
 from .status import same_origin_page
 from .throttle import Throttle
 
@@ -255,7 +256,7 @@ def create_app(config: Config) -> web.Application:
         logger=False,
         engineio_logger=False,
     )
-    guards = [origin_guard(config.origins)]
+    guards = [host_guard(config), origin_guard(config.origins)]
     if not config.ws_compression:
         guards.append(no_ws_compression)
     app = web.Application(middlewares=guards)
@@ -274,6 +275,7 @@ def create_app(config: Config) -> web.Application:
         app[WORLDS_KEY] = worlds
         sidecar = Sidecar(config, worlds, sio)
         app[SIDECAR_KEY] = sidecar
+        app[STATUS_KEY].throttle = sidecar.throttle  # one count of guesses: sockets and the status page
         observers = app[OBSERVERS_KEY]  # metrics and the status page hear of every ack
         sio.on("connect", observers.wrap_connect(sidecar.connect))
         sio.on("disconnect", sidecar.disconnect)
