@@ -128,8 +128,9 @@ class RuleViolation(SidecarError):
 
 
 class StoreUnavailable(SidecarError):
-    """The database file was deleted or replaced while serving: nothing is stored (or acked)
-    until the sidecar restarts; the message uses up no seq."""
+    """The database cannot store the message: its file was deleted or replaced while serving
+    (nothing is stored until the sidecar restarts), or SQLite failed to write it (e.g. the
+    disk is full). The message uses up no seq; the module resends it."""
 
     code = "store_unavailable"
 
@@ -151,10 +152,14 @@ class InternalError(SidecarError):
 class ConnectRefused(Exception):
     """A connection was refused before it was accepted; ``code`` is the reason code."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, path: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.path = path
 
     def to_wire(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+        wire = {"code": self.code, "message": self.message}
+        if self.path is not None:
+            wire["path"] = self.path
+        return wire

@@ -24,6 +24,7 @@ import orjson
 
 from . import protocol
 from .engine import Hook, Intent, Session, World, apply, plan_of
+from .engine.ruleset import SKIPPED_ACTS, get_ruleset
 from .errors import (
     InternalError,
     InvalidMessage,
@@ -238,9 +239,14 @@ def open_session(world: World | None, data: Mapping[str, Any]) -> World:
 
 
 def welcome(world: World) -> dict[str, Any]:
+    """Where to resume, and what the module needs to know of the ruleset (it keeps no copy):
+    the intent kinds it accepts and the ``acts`` whose turns are skipped."""
+    rs = get_ruleset(world.ruleset)
     return {
         "world": world.world,
         "ruleset": world.ruleset,
         "last_seq": world.last_seq,
         "combats": [{"combat_id": c.id, "revision": c.revision} for c in world.combats.values()],
+        "intents": sorted(rs.intents),
+        "skipped_acts": sorted(SKIPPED_ACTS),
     }

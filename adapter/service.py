@@ -125,6 +125,10 @@ class Worlds:
                 if isinstance(gone, ServedElsewhere):
                     self.owned.discard(world_id)  # stale here: reloaded at the next claim
                 return Result(world=state, ack=refusal(result.world.last_seq, gone))
+            except sqlite3.Error as error:  # e.g. the disk is full: an ack all the same
+                log.error("world %s: seq %d could not be stored: %s", world_id, result.world.last_seq, error)
+                failed = StoreUnavailable(f"the database could not store this message ({error}); resend it later")
+                return Result(world=state, ack=refusal(result.world.last_seq, failed))
         self.states[world_id] = result.world
         if result.record:
             self._snapshot(result.world)

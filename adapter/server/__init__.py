@@ -30,9 +30,10 @@ from ..protocol import wirejson
 from ..service import Worlds
 from ..store.opening import open_store
 from .guard import GuardedServer, Limits, address_key, remote_of
+from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
-from .operations import add_operations
+from .operations import STATUS_KEY, add_operations
 from .rooms import room_manager
 from .status import same_origin_page
 from .throttle import Throttle
@@ -122,6 +123,10 @@ class Sidecar:
                 "unknown_ruleset",
                 f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(known_rulesets())}",
             )
+        try:
+            protocol.validate("settings", {"ruleset": auth["ruleset"], "settings": auth.get("settings", {})})
+        except InvalidMessage as error:
+            raise ConnectRefused("invalid_message", error.message, path=error.path) from error
         return dict(auth)
 
     async def supersede(self, sid: str, world_id: str) -> None:
@@ -260,7 +265,7 @@ def create_app(config: Config) -> web.Application:
         engineio_logger=False,
         **({"client_manager": room_manager(config.redis)} if config.redis else {}),
     )
-    guards = [origin_guard(config.origins)]
+    guards = [host_guard(config), origin_guard(config.origins)]
     if not config.ws_compression:
         guards.append(no_ws_compression)
     app = web.Application(middlewares=guards)
@@ -280,6 +285,7 @@ def create_app(config: Config) -> web.Application:
         app[WORLDS_KEY] = worlds
         sidecar = Sidecar(config, worlds, sio)
         app[SIDECAR_KEY] = sidecar
+        app[STATUS_KEY].throttle = sidecar.throttle  # one count of guesses: sockets and the status page
         observers = app[OBSERVERS_KEY]  # metrics and the status page hear of every ack
         sio.on("connect", observers.wrap_connect(sidecar.connect))
         sio.on("disconnect", sidecar.disconnect)

@@ -186,5 +186,5 @@ async def test_wire_damaged_messages_through_the_real_socket_all_get_their_ack(s
     finally:
         playing.cancel()
         await by.close()
+    # every ack above came within DEADLINE (raw.ack raises otherwise); the slowest is a figure
     fuzzcount.FIGURES["slowest ack of a wire-damaged message through the socket (ms)"] = round(slowest * 1000, 1)
-    assert slowest < DEADLINE

@@ -86,3 +86,30 @@ async def test_a_superseded_writers_late_message_is_refused_superseded_and_its_s
     assert nxt["ok"] is True and "duplicate" not in nxt  # seq 2 was still free
     await new.close()
     await old.close()
+
+
+async def test_a_message_the_database_fails_to_store_gets_a_store_unavailable_ack_and_its_resend_is_stored(
+    sidecar: Running, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SQLite failing an insert (the disk full, say) used to raise out of the handler: no ack,
+    and the module waited out its timeout. Now the ack says store_unavailable, the seq stays
+    free and the world unchanged, and the same message resent once the disk has room is stored."""
+    import sqlite3
+
+    from adapter.server import SIDECAR_KEY
+
+    client = await connect(sidecar.url, auth())
+    await client.welcome
+    assert (await client.send("hook", hook(1)))["ok"] is True
+    with monkeypatch.context() as patched:
+        def disk_full(*args: Any, **kwargs: Any) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        assert sidecar.runner is not None
+        patched.setattr(sidecar.runner.app[SIDECAR_KEY].worlds.store, "append", disk_full)
+        ack = await client.send("hook", hook(2, "updateCombat"), timeout=5)
+        assert ack["ok"] is False and ack["seq"] == 2, ack
+        assert ack["error"]["code"] == "store_unavailable" and "disk is full" in ack["error"]["message"]
+    again = await client.send("hook", hook(2, "updateCombat"), timeout=5)
+    assert again["ok"] is True and "duplicate" not in again, again  # seq 2 was still free
+    await client.close()

@@ -8,6 +8,7 @@
 import { SOCKET_NAME, SOCKET_TYPES } from "./constants.js";
 import { initiativeRollField } from "./payloads.js";
 import { isActiveGM } from "./foundry-data.js";
+import { notify } from "./html.js";
 import * as log from "./log.js";
 
 /** Kinds that name a combatant the sender must own (or be a GM). */
@@ -56,7 +57,7 @@ export class Relay {
 
   async receive(data, senderId) {
     const me = this.env.game.user.id;
-    if (data?.to && !data.to.includes(me)) return; // v12 relays to everyone: filter here
+    if (data?.to && !data.to.includes(me)) return; // `recipients` already targets; a second guard
     switch (data?.type) {
       case SOCKET_TYPES.INTENT:
       case SOCKET_TYPES.ROLL: {
@@ -120,14 +121,14 @@ export class Relay {
   roll(roll) { return this.send({ type: SOCKET_TYPES.ROLL, ...roll }); }
 
   async send(data) {
-    const { game, ui } = this.env;
+    const { game } = this.env;
     let result;
     if (isActiveGM(this.env)) {
       result = await this.handle(data, game.user.id);
     } else {
       const gm = game.users.activeGM;
       if (!gm) {
-        ui.notifications.warn(game.i18n.localize("INITIATIVE_SIDECAR.notify.noGM"));
+        notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noGM");
         return { ok: false, error: { code: "no_gm", message: "no GM connected" } };
       }
       const ref = `${game.user.id}.${++this.counter}`;
@@ -137,7 +138,8 @@ export class Relay {
         setTimeout(() => { if (this.waiting.delete(ref)) resolve({ ok: false, error: { code: "timeout", message: "no answer from the GM's client" } }); }, 20000);
       });
     }
-    if (!result.ok) ui.notifications.warn(game.i18n.format("INITIATIVE_SIDECAR.notify.refusedIntent", { message: result.error?.message ?? result.error?.code }));
+    // the sidecar's message names combatants (players' names): escaped by notify
+    if (!result.ok) notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.refusedIntent", { message: result.error?.message ?? result.error?.code });
     return result;
   }
 

@@ -76,7 +76,7 @@ export class SidecarClient {
       this.ready = false;
       const code = err?.data?.code ?? err?.data?.reason ?? err?.message;
       if (FATAL_CONNECT_CODES.includes(code)) {
-        this.events.onStatus("refused", { code });
+        this.events.onStatus("refused", { code, message: err?.data?.message ?? "" });
         this.retryLater(30000);      // a setting must change; try again now and then
       } else {
         this.events.onStatus("unreachable", { message: String(err?.message ?? err) });

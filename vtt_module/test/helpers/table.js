@@ -50,9 +50,9 @@ export function bootClient(world, id, { token = "", record = false, storage, sen
     return socket;
   };
   client.module = wireModule(client.env);
-  client.Hooks.callAll("init");
-  client.Hooks.callAll("setup");
-  client.Hooks.callAll("ready");
+  // Foundry's start-up: init, setup, the tracker's first render (its menu built then), ready
+  if (client.boot) client.boot();
+  else for (const hook of ["init", "setup", "ready"]) client.Hooks.callAll(hook);
   client.api = client.module.state.api;
   return client;
 }
