@@ -77,6 +77,11 @@ def redacted(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
+#: the longest a statement may run, and wait for a lock, before it fails (milliseconds)
+STATEMENT_TIMEOUT_MS = 10_000
+LOCK_TIMEOUT_MS = 3_000
+
+
 class PostgresStore:
     """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased.
 
@@ -110,8 +115,15 @@ class PostgresStore:
             raise StoreUnusable(f"cannot open the PostgreSQL store {self.name}: {error}") from error
 
     def _open(self) -> psycopg.Connection[Any]:
-        return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
-                               application_name=f"initiative-sidecar {os.getpid()}")
+        # Store calls run on the event loop: a lock wait or a stalled server must end in an
+        # error (a refusal the module resends), never block every world of the process.
+        return psycopg.connect(
+            self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
+            application_name=f"initiative-sidecar {os.getpid()}",
+            options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={LOCK_TIMEOUT_MS}",
+            keepalives=1, keepalives_idle=10, keepalives_interval=5, keepalives_count=3,
+            tcp_user_timeout=15000,
+        )
 
     def close(self) -> None:
         self._writer.shutdown(wait=True)
@@ -186,6 +198,8 @@ class PostgresStore:
             raise _unavailable(error) from error
 
     def save_snapshot(self, state: World) -> None:
+        if self._snapshot_db.closed or self._snapshot_db.broken:  # PostgreSQL restarted since
+            self._snapshot_db = self._connect()
         self._snapshot_db.execute(
             "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "

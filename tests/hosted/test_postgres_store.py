@@ -117,3 +117,40 @@ def test_hosted_mode_needs_a_token_given_not_one_made_per_process(tmp_path: Path
     assert not list(tmp_path.iterdir())  # no token file made
     args = parser().parse_args(["serve", "--store", "postgresql://sidecar@127.0.0.1/x", "--token", "t" * 24])
     assert from_args(args).store == "postgresql://sidecar@127.0.0.1/x"
+
+
+def test_after_postgresql_ends_the_snapshot_session_the_next_snapshot_opens_a_new_one(pg_url: str) -> None:
+    """The snapshot thread has its own session; once PostgreSQL ended it (a restart), every
+    later snapshot failed and each claim replayed an ever longer log."""
+    from adapter.pipeline import open_session
+
+    store = PostgresStore(pg_url)
+    try:
+        world = open_session(None, {"world": "snap", "ruleset": "foundry-core", "gm_users": ["gm"]})
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s, 5000)", (store._snapshot_db.info.backend_pid,))
+        with pytest.raises(psycopg.OperationalError):
+            store.save_snapshot(world)  # the write that finds the session gone fails...
+        store.save_snapshot(world)  # ...and the next one opens a new session
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            stored = admin.execute("SELECT count(*) FROM snapshots WHERE world = 'snap'").fetchone()
+        assert stored == (1,)
+    finally:
+        store.close()
+
+
+def test_a_write_that_waits_on_a_lock_fails_instead_of_blocking_the_loop(pg_url: str) -> None:
+    """Store calls run on the event loop: a write stuck behind a lock would freeze every world
+    of the process. It fails after the lock timeout instead, and is refused, not acked."""
+    store = PostgresStore(pg_url)
+    try:
+        assert store.take_lease("w")
+        with psycopg.connect(pg_url) as admin:  # a transaction holding the table
+            admin.execute("LOCK TABLE messages IN ACCESS EXCLUSIVE MODE")
+            with pytest.raises(StoreUnavailable):
+                store.append("w", 1, "hook", {"n": 1})
+            admin.rollback()
+        store.append("w", 1, "hook", {"n": 1})  # the lock gone, the resend is stored
+        assert [e.seq for e in store.history("w")] == [1]
+    finally:
+        store.close()

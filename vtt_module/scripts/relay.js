@@ -7,9 +7,20 @@
 
 import { SOCKET_NAME, SOCKET_TYPES } from "./constants.js";
 import { initiativeRollField } from "./payloads.js";
-import { isActiveGM } from "./foundry-data.js";
+import { isActiveGM, ownersOf } from "./foundry-data.js";
 import { notify } from "./html.js";
 import * as log from "./log.js";
+
+/**
+ * The intent as the GM's client vouches for it: the sender is Foundry's sender id, and what
+ * Foundry knows better than the sender's client is taken from Foundry here (a Ready to strike's
+ * owners: who may break it; a player must not leave a co-owner out or add a stranger).
+ */
+function trusted(env, intent, userId) {
+  if (intent.kind !== "ready.start") return { ...intent, user: userId };
+  const actor = env.game.actors.get(intent.args?.actor_id);
+  return { ...intent, user: userId, args: { ...intent.args, owners: actor ? ownersOf(env, actor) : [] } };
+}
 
 /** Kinds that name a combatant the sender must own (or be a GM). */
 const COMBATANT_KINDS = Object.freeze(["dash", "hold", "act", "reaction.use", "readied.declare", "readied.trigger", "initiative.set"]);
@@ -104,7 +115,12 @@ export class Relay {
     if (!mayDeclare(this.env, user, intent)) {
       return { ok: false, error: { code: "not_permitted", message: "you do not own this combatant" } };
     }
-    const ack = await s.intent({ ...intent, user: userId });
+    // a declaration is for now: while the sidecar is away it is refused, not queued to be
+    // applied long after the player was told it failed (hooks, the table's facts, still queue)
+    if (s.status !== "connected") {
+      return { ok: false, error: { code: "no_sidecar", message: "the sidecar is not connected" } };
+    }
+    const ack = await s.intent(trusted(this.env, intent, userId));
     return summary(ack);
   }
 
