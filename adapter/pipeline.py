@@ -34,11 +34,10 @@ from .errors import (
     TooManyCombatants,
     TooManyCombats,
 )
+from .limits import DEFAULT_MAX_BYTES
 
 log = logging.getLogger("initiative_sidecar.pipeline")
 
-#: application size limit for one message, bytes of JSON (below socket.io's buffer limit)
-DEFAULT_MAX_BYTES = 256 * 1024
 #: combats one world keeps (a hook creating one more is refused ``too_many_combats``)
 MAX_COMBATS = 100
 #: combatants in one combat (a hook with more is refused ``too_many_combatants``)

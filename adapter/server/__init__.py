@@ -34,6 +34,7 @@ from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
 from .operations import STATUS_KEY, add_operations
+from .packet import Packet
 from .rooms import room_manager
 from .status import same_origin_page
 from .throttle import Throttle
@@ -260,7 +261,7 @@ def create_app(config: Config) -> web.Application:
         max_http_buffer_size=config.buffer_bytes,
         transports=["websocket"],
         json=wirejson,
-        serializer=wirejson.Packet,
+        serializer=Packet,
         logger=False,
         engineio_logger=False,
         **({"client_manager": room_manager(config.redis)} if config.redis else {}),
