@@ -23,10 +23,10 @@ from aiohttp import web
 
 from .. import protocol
 from ..config import Config
-from ..engine import known_rulesets
 from ..errors import ConnectRefused, InvalidMessage, RateLimited, StoreUnavailable, Superseded
 from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
+from ..rulesets import RULESETS
 from ..service import Worlds
 from ..store.opening import open_store
 from .guard import GuardedServer, Limits, address_key, remote_of
@@ -119,10 +119,10 @@ class Sidecar:
                 "protocol_mismatch",
                 f"this sidecar speaks protocol {protocol.PROTOCOL_VERSION}, not {auth['protocol']}",
             )
-        if auth["ruleset"] not in known_rulesets():
+        if auth["ruleset"] not in RULESETS:
             raise ConnectRefused(
                 "unknown_ruleset",
-                f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(known_rulesets())}",
+                f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(sorted(RULESETS))}",
             )
         try:
             protocol.validate("settings", {"ruleset": auth["ruleset"], "settings": auth.get("settings", {})})
