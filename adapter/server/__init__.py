@@ -307,5 +307,5 @@ def create_app(config: Config) -> web.Application:
         return web.json_response({"ok": True, "protocol": protocol.PROTOCOL_VERSION})
 
     app.router.add_get("/health", health)
-    add_operations(app, config)
+    add_operations(app, config, SIDECAR_KEY, WORLDS_KEY)
     return app
