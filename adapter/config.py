@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .pipeline import DEFAULT_MAX_BYTES
+from .limits import DEFAULT_MAX_BYTES
 
 ENV_PREFIX = "INITIATIVE_SIDECAR_"
 DEFAULT_ORIGINS = ("http://localhost:30000", "http://127.0.0.1:30000")

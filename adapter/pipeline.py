@@ -24,7 +24,7 @@ import orjson
 
 from . import protocol
 from .engine import Hook, Intent, Session, World, apply, plan_of
-from .engine.ruleset import SKIPPED_ACTS, get_ruleset
+from .engine.ruleset import SKIPPED_ACTS
 from .errors import (
     InternalError,
     InvalidMessage,
@@ -34,11 +34,11 @@ from .errors import (
     TooManyCombatants,
     TooManyCombats,
 )
+from .limits import DEFAULT_MAX_BYTES
+from .rulesets import RULESETS
 
 log = logging.getLogger("initiative_sidecar.pipeline")
 
-#: application size limit for one message, bytes of JSON (below socket.io's buffer limit)
-DEFAULT_MAX_BYTES = 256 * 1024
 #: combats one world keeps (a hook creating one more is refused ``too_many_combats``)
 MAX_COMBATS = 100
 #: combatants in one combat (a hook with more is refused ``too_many_combatants``)
@@ -121,7 +121,7 @@ def process(
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
         protocol.validate(event, payload)
         check_limits(world, event, payload)
-        outcome = apply(world, to_message(event, payload))
+        outcome = apply(world, to_message(event, payload), RULESETS)
         prompts = [p.to_wire() for p in outcome.prompts]
         ack: dict[str, Any] = {
             "ok": True,
@@ -241,7 +241,7 @@ def open_session(world: World | None, data: Mapping[str, Any]) -> World:
 def welcome(world: World) -> dict[str, Any]:
     """Where to resume, and what the module needs to know of the ruleset (it keeps no copy):
     the intent kinds it accepts and the ``acts`` whose turns are skipped."""
-    rs = get_ruleset(world.ruleset)
+    rs = RULESETS[world.ruleset]
     return {
         "world": world.world,
         "ruleset": world.ruleset,

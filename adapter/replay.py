@@ -20,7 +20,8 @@ import orjson
 from . import protocol
 from .engine import World
 from .errors import InvalidMessage
-from .pipeline import DEFAULT_MAX_BYTES, open_session, process, read_seq
+from .limits import DEFAULT_MAX_BYTES
+from .pipeline import open_session, process, read_seq
 
 
 @dataclass

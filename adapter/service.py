@@ -16,7 +16,8 @@ from typing import Any
 
 from .engine import World
 from .errors import ServedElsewhere, StoreUnavailable
-from .pipeline import DEFAULT_MAX_BYTES, Result, open_session, process, refusal
+from .limits import DEFAULT_MAX_BYTES
+from .pipeline import Result, open_session, process, refusal
 from .store import StoreCorrupt, damaged
 from .store.contract import WorldStore
 

@@ -1,7 +1,8 @@
 """The pure rule engine: no I/O, no clock, no randomness.
 
-``apply(world, message) -> Outcome`` is the one entry point; rulesets register in
-:mod:`adapter.engine.ruleset` and are looked up by id.
+``apply(world, message, rulesets) -> Outcome`` is the one entry point; the caller gives it
+the rulesets by id (the built-in ones are :data:`adapter.rulesets.RULESETS`). The engine
+imports nothing of the project outside itself but :mod:`adapter.errors`.
 """
 
 from .apply import apply, plan_of

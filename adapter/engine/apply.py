@@ -1,4 +1,8 @@
-"""The engine's one entry point: ``apply(world, message) -> Outcome``.
+"""The engine's one entry point: ``apply(world, message, rulesets) -> Outcome``.
+
+``rulesets`` maps ruleset ids to the :class:`Ruleset` objects a combat or world may name
+(the pipeline passes :data:`adapter.rulesets.RULESETS`); without it, those given to
+:func:`.ruleset.register`.
 
 A hook brings its combat with it: the snapshot is read (who joined, who left), an
 ``initiativeRoll`` is given to the rules, and the turn bookkeeping follows Foundry's round
@@ -11,6 +15,7 @@ applied to is unchanged (everything here builds new objects).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -22,15 +27,20 @@ from .events import Clock, Declared, Joined, Left, Rolled, ScoreSet
 from .model import Combat, Combatant, Hook, Intent, Outcome, Session, World, evolve
 from .order import place_by_rules, place_sorted
 from .plan import plan_body
-from .ruleset import Ruleset, get_ruleset
+from .ruleset import Ruleset, registered
 from .snapshot import read_snapshot
 from .turns import begin_next_acting, emit, follow, preview_next_round
 
 
-def apply(world: World, message: Hook | Intent | Session) -> Outcome:
+def apply(
+    world: World, message: Hook | Intent | Session, rulesets: Mapping[str, Ruleset] | None = None
+) -> Outcome:
     if isinstance(message, Session):
         return Outcome(world=open_session(world, message))
-    ctx = Ctx(world, seq=message.seq, user=message.user, world_time=message.world_time)
+    ctx = Ctx(
+        world, seq=message.seq, user=message.user, world_time=message.world_time,
+        rulesets=registered() if rulesets is None else rulesets,
+    )
     if isinstance(message, Hook):
         combat = apply_hook(ctx, message)
     else:
@@ -66,7 +76,7 @@ def plan_of(combat: Combat) -> dict[str, Any]:
 
 
 def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, bool]:
-    rs = get_ruleset(combat.ruleset)
+    rs = ctx.ruleset(combat.ruleset)
     upcoming = preview_next_round(ctx, rs, combat) if combat.order else None
     formula = rs.formula
     body = plan_body(
@@ -90,7 +100,7 @@ def apply_hook(ctx: Ctx, hook: Hook) -> Combat | None:
     if known is None:
         return first_contact(ctx, hook, current)
     combat = known
-    rs = get_ruleset(combat.ruleset)
+    rs = ctx.ruleset(combat.ruleset)
     combat = emit(ctx, rs, combat, Clock(ctx.world_time))
     combat, joined, left = read_snapshot(combat, data)
     for cid in left:
@@ -108,7 +118,7 @@ def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:
     """A combat the sidecar has never seen: Foundry's document as it stands is the truth
     (:mod:`.adopt`); a roll the message brings is then given to the rules as usual."""
     combat = Combat(id=hook.combat["_id"], ruleset=ctx.world.ruleset)
-    rs = get_ruleset(combat.ruleset)
+    rs = ctx.ruleset(combat.ruleset)
     combat = emit(ctx, rs, combat, Clock(ctx.world_time))
     combat, _, _ = read_snapshot(combat, hook.combat)
     combat = adopt_combat(ctx, rs, combat, hook.combat, current, rolling_now(combat, hook.roll))
@@ -204,10 +214,10 @@ def apply_intent(ctx: Ctx, intent: Intent) -> Combat | None:
         combat = ctx.world.combats.get(intent.combat_id)
         if combat is None:
             raise UnknownCombat(f"combat {intent.combat_id!r} is not known", path="/combat_id")
-        rs = get_ruleset(combat.ruleset)
+        rs = ctx.ruleset(combat.ruleset)
         combat = emit(ctx, rs, combat, Clock(ctx.world_time))
     else:
-        rs = get_ruleset(ctx.world.ruleset)
+        rs = ctx.ruleset(ctx.world.ruleset)
     if intent.kind == "initiative.set":
         if combat is None:
             raise InvalidMessage("initiative.set needs combat_id", path="")

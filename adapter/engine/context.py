@@ -10,15 +10,28 @@ the messages so far, so a replay gives the same ids.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import NotPermitted, UnknownCombatant, UnknownPrompt
 from .model import Combat, Combatant, Notice, Prompt, World
 
+if TYPE_CHECKING:
+    from .ruleset import Ruleset
+
 
 class Ctx:
-    def __init__(self, world: World, *, seq: int, user: str, world_time: float) -> None:
+    def __init__(
+        self,
+        world: World,
+        *,
+        seq: int,
+        user: str,
+        world_time: float,
+        rulesets: Mapping[str, Ruleset],
+    ) -> None:
         self.world = world
+        #: the rulesets this message may use, by id (the caller's, see ``apply``)
+        self.rulesets = rulesets
         self.seq = seq
         self.user = user
         self.world_time = world_time
@@ -35,6 +48,9 @@ class Ctx:
     def new_id(self, prefix: str) -> str:
         self._ids += 1
         return f"{prefix}-{self.seq}.{self._ids}"
+
+    def ruleset(self, ruleset_id: str) -> Ruleset:
+        return self.rulesets[ruleset_id]
 
     def setting(self, name: str, default: Any = None) -> Any:
         return self.world.settings.get(name, default)

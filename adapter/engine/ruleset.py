@@ -8,6 +8,12 @@ message made. ``combat`` is None for intents that need no combat (e.g. BI-3 outs
 
 A ruleset also says how it sorts (``sort_key``: numbers, higher acts first; the engine adds
 Foundry's ``_id`` as the last tie-break) and how a combatant looks in the plan (``describe``).
+
+The engine knows no ruleset by name: the registry of the built-in ones is
+:data:`adapter.rulesets.RULESETS`, and the caller hands the engine the rulesets it may use
+(``apply(world, message, rulesets)``). :func:`register` keeps a second, engine-level table
+only for callers that call ``apply`` without ``rulesets`` (engine tests; see
+README.md, "Developing").
 """
 
 from __future__ import annotations
@@ -74,6 +80,21 @@ def sort_by_score(combat: Combat, combatant: Combatant) -> Sequence[float]:
 
 
 @dataclass(frozen=True)
+class HoldRuleIds:
+    """A ruleset's ids for each rule of the shared hold/act mechanics (:mod:`.holding`)."""
+
+    hold: str  # ST-1: hold, act after
+    interrupt: str  # ST-2: act before
+    same_moment: str  # ST-3: several at one point
+    next_round: str  # ST-4: give up this round
+    carry_over: str  # ST-5: waiting across rounds
+
+    @classmethod
+    def single(cls, rule: str) -> HoldRuleIds:
+        return cls(rule, rule, rule, rule, rule)
+
+
+@dataclass(frozen=True)
 class Ruleset:
     id: str
     #: rules that see every event, in this order
@@ -92,6 +113,9 @@ class Ruleset:
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)
     adopt: Adopt = adopt_as_stored
+    #: the ids the shared hold/act mechanics report under for this ruleset (None: its own id
+    #: for every rule)
+    hold_ids: HoldRuleIds | None = None
 
 
 _REGISTRY: dict[str, Ruleset] = {}
@@ -104,16 +128,14 @@ def register(ruleset: Ruleset) -> Ruleset:
     return ruleset
 
 
+def registered() -> Mapping[str, Ruleset]:
+    """The rulesets given to :func:`register` (the default of ``apply``'s ``rulesets``)."""
+    return _REGISTRY
+
+
 def get_ruleset(ruleset_id: str) -> Ruleset:
-    _load_builtin()
     return _REGISTRY[ruleset_id]
 
 
 def known_rulesets() -> tuple[str, ...]:
-    _load_builtin()
     return tuple(sorted(_REGISTRY))
-
-
-def _load_builtin() -> None:
-    # The rulesets import the engine, so the engine finds them lazily.
-    import adapter.rulesets  # noqa: F401

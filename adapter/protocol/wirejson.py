@@ -22,7 +22,6 @@ import math
 from typing import Any
 
 import orjson
-import socketio.packet
 
 
 def dumps(obj: Any, **kwargs: Any) -> str:
@@ -91,20 +90,3 @@ def _has_nonfinite(value: Any) -> bool:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return False
-
-
-class Packet(socketio.packet.Packet):  # type: ignore[misc]
-    """python-socketio's packet with a quicker test for binary attachments.
-
-    The stock ``data_is_binary`` walks every value of every packet in Python, in and out. If
-    orjson can serialize the data, it holds no bytes (orjson refuses them): answer at C speed;
-    otherwise (bytes, or anything else orjson refuses) ask the stock walk.
-    """
-
-    @classmethod
-    def data_is_binary(cls, data: Any) -> bool:
-        try:
-            orjson.dumps(data)
-        except TypeError:
-            return bool(super().data_is_binary(data))
-        return False

@@ -10,7 +10,7 @@ from ..engine.context import Ctx
 from ..engine.dice import scored_by_total
 from ..engine.events import Event, Rolled
 from ..engine.model import Combat
-from ..engine.ruleset import Ruleset, register
+from ..engine.ruleset import Ruleset
 
 
 def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
@@ -20,4 +20,4 @@ def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | N
     return scored_by_total(combat, event.roll, event.combatant_id, event.group_id)
 
 
-RULESET = register(Ruleset(id="foundry-core", rules=(initiative_roll,), late_scores="sorted"))
+RULESET = Ruleset(id="foundry-core", rules=(initiative_roll,), late_scores="sorted")

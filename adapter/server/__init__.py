@@ -23,10 +23,10 @@ from aiohttp import web
 
 from .. import protocol
 from ..config import Config
-from ..engine import known_rulesets
 from ..errors import ConnectRefused, InvalidMessage, RateLimited, StoreUnavailable, Superseded
 from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
+from ..rulesets import RULESETS
 from ..service import Worlds
 from ..store.opening import open_store
 from .guard import GuardedServer, Limits, address_key, remote_of
@@ -34,6 +34,7 @@ from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
 from .operations import STATUS_KEY, add_operations
+from .packet import Packet
 from .rooms import room_manager
 from .status import same_origin_page
 from .throttle import Throttle
@@ -118,10 +119,10 @@ class Sidecar:
                 "protocol_mismatch",
                 f"this sidecar speaks protocol {protocol.PROTOCOL_VERSION}, not {auth['protocol']}",
             )
-        if auth["ruleset"] not in known_rulesets():
+        if auth["ruleset"] not in RULESETS:
             raise ConnectRefused(
                 "unknown_ruleset",
-                f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(known_rulesets())}",
+                f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(sorted(RULESETS))}",
             )
         try:
             protocol.validate("settings", {"ruleset": auth["ruleset"], "settings": auth.get("settings", {})})
@@ -260,7 +261,7 @@ def create_app(config: Config) -> web.Application:
         max_http_buffer_size=config.buffer_bytes,
         transports=["websocket"],
         json=wirejson,
-        serializer=wirejson.Packet,
+        serializer=Packet,
         logger=False,
         engineio_logger=False,
         **({"client_manager": room_manager(config.redis)} if config.redis else {}),
@@ -306,5 +307,5 @@ def create_app(config: Config) -> web.Application:
         return web.json_response({"ok": True, "protocol": protocol.PROTOCOL_VERSION})
 
     app.router.add_get("/health", health)
-    add_operations(app, config)
+    add_operations(app, config, SIDECAR_KEY, WORLDS_KEY)
     return app

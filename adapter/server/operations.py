@@ -5,7 +5,7 @@ runs after the app's own, so the sidecar and the worlds exist when it attaches."
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -18,11 +18,21 @@ from .observe import OBSERVERS_KEY, Observers
 from .status import StatusBoard
 from .status_http import add_status_routes
 
+if TYPE_CHECKING:
+    from ..service import Worlds
+    from . import Sidecar
+
 METRICS_KEY = web.AppKey("metrics", Metrics)
 STATUS_KEY = web.AppKey("status", StatusBoard)
 
 
-def add_operations(app: web.Application, config: Config) -> None:
+def add_operations(
+    app: web.Application,
+    config: Config,
+    sidecar_key: web.AppKey[Sidecar],
+    worlds_key: web.AppKey[Worlds],
+) -> None:
+    """The keys are create_app's (passed in: this module does not import the package)."""
     observers = Observers()
     metrics = Metrics()
     board = StatusBoard(config)
@@ -49,9 +59,8 @@ def add_operations(app: web.Application, config: Config) -> None:
         return problem is None, body
 
     async def attach(app: web.Application) -> AsyncIterator[None]:
-        from . import SIDECAR_KEY, WORLDS_KEY  # set by create_app's own context, which ran first
-
-        sidecar, worlds = app[SIDECAR_KEY], app[WORLDS_KEY]
+        # set by create_app's own context, which ran first
+        sidecar, worlds = app[sidecar_key], app[worlds_key]
         running.update(sidecar=sidecar, worlds=worlds)
         metrics.attach(sidecar.writers, worlds.states, worlds.store)
         board.attach(sidecar.writers, worlds.states)

@@ -23,14 +23,14 @@ from adapter.engine.holding import (
     Hold,
     HoldRuleIds,
     hold_entry,
+    hold_rule_ids,
     holding,
-    rule_ids,
-    use_rule_ids,
 )
 from adapter.engine.model import Combat, Combatant, Hook, Intent, Outcome, World
 from adapter.engine.order import foundry_sort
 from adapter.engine.ruleset import SKIPPED_ACTS, Entry, Ruleset, describe_plain, register
 from adapter.errors import InvalidMessage, NotPermitted, RuleViolation, UnknownCombatant
+from adapter.rulesets import RULESETS
 from adapter.rulesets.foundry_core import initiative_roll
 
 
@@ -38,7 +38,7 @@ def _by_score_then_mod(combat: Combat, c: Combatant) -> Sequence[float]:
     return (c.score if c.score is not None else 0.0, float(c.stats.get("mod", 0)))
 
 
-register(
+HOLD_TEST = register(
     Ruleset(
         id="hold-test",
         rules=(initiative_roll, *HOLD_RULES),
@@ -47,6 +47,7 @@ register(
         describe=lambda combat, c: hold_entry(combat, c, describe_plain(combat, c)),
     )
 )
+register(replace(HOLD_TEST, id="hold-test-x1", hold_ids=HoldRuleIds.single("X-1")))
 
 
 class Table:
@@ -399,12 +400,18 @@ def test_a_hold_after_its_turn_or_before_the_start_is_refused() -> None:
     assert isinstance(err, RuleViolation) and err.rule == "hold-test"
 
 
-def test_rule_ids_follow_the_calling_ruleset() -> None:
-    assert rule_ids("storyteller") == HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
-    assert rule_ids("dice-pool") == HoldRuleIds.single("DP-5")
-    assert rule_ids("somewhere-else") == HoldRuleIds.single("somewhere-else")
-    use_rule_ids("hold-test-2", HoldRuleIds.single("X-1"))
-    assert rule_ids("hold-test-2").interrupt == "X-1"
+def test_rule_ids_travel_with_the_ruleset() -> None:
+    assert hold_rule_ids(RULESETS["storyteller"]) == HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
+    assert hold_rule_ids(RULESETS["dice-pool"]) == HoldRuleIds.single("DP-5")
+    assert hold_rule_ids(Ruleset(id="somewhere-else")) == HoldRuleIds.single("somewhere-else")
+
+
+def test_the_same_mechanics_refuse_under_the_ids_their_ruleset_gives() -> None:
+    t = Table("hold-test-x1", {"a": (15, 0), "b": (10, 0)})
+    t.start()
+    t.next_turn()
+    err = t.refused("hold", "a", next_round=True)
+    assert isinstance(err, RuleViolation) and err.rule == "X-1"
 
 
 def test_hold_state_pickles_and_an_entry_without_hold_is_untouched() -> None:

@@ -6,6 +6,7 @@ import json
 import math
 
 from adapter.protocol import wirejson
+from adapter.server.packet import Packet
 
 
 def test_plain_values_come_out_compact_and_read_back_the_same() -> None:
@@ -35,7 +36,7 @@ def test_nonfinite_search_sees_nested_and_subclassed_floats() -> None:
 
 
 def test_the_packet_still_finds_binary_attachments_anywhere() -> None:
-    assert wirejson.Packet.data_is_binary(["hook", {"a": [1, {"b": b"\x00"}]}])
-    assert wirejson.Packet.data_is_binary([bytearray(b"x")])
-    assert not wirejson.Packet.data_is_binary(["hook", {"a": [1, {"b": "text", "n": None}]}])
-    assert not wirejson.Packet.data_is_binary([{"seq": 2**70}])  # orjson refuses it; no bytes either
+    assert Packet.data_is_binary(["hook", {"a": [1, {"b": b"\x00"}]}])
+    assert Packet.data_is_binary([bytearray(b"x")])
+    assert not Packet.data_is_binary(["hook", {"a": [1, {"b": "text", "n": None}]}])
+    assert not Packet.data_is_binary([{"seq": 2**70}])  # orjson refuses it; no bytes either

@@ -11,21 +11,20 @@ from ..context import Ctx
 from ..events import Declared, Event
 from ..model import Combat, Combatant
 from ..order import place_after, place_before, rules_sort
-from ..ruleset import Ruleset, get_ruleset
+from ..ruleset import HoldRuleIds, Ruleset
 from ..turns import begin_next_acting, begin_turn, end_turn
-from . import (
+from .state import (
     ANY_POINT,
     GIVING_UP,
     HOLDING,
     STEPPED_IN,
     Hold,
-    HoldRuleIds,
     _name,
     _require_combat,
     _set,
+    hold_rule_ids,
     holding,
     is_waiting,
-    rule_ids,
 )
 
 # ---------------------------------------------------------------- hold
@@ -36,7 +35,7 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     if not isinstance(event, Declared) or event.kind != "hold":
         return None
     combat = _require_combat(combat, event.kind)
-    ids = rule_ids(combat.ruleset)
+    ids = hold_rule_ids(ctx.ruleset(combat.ruleset))
     who = ctx.combatant(combat, event.combatant_id)
     ctx.require_owner(who, "hold")
     aware = event.args.get("target_aware")
@@ -92,7 +91,7 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     )
     combat = _set(combat, who.id, hold=new)
     if combat.current == who.id and new.state == HOLDING:
-        rs = get_ruleset(combat.ruleset)
+        rs = ctx.ruleset(combat.ruleset)
         combat = end_turn(ctx, rs, combat, who.id, skipped=True)
         combat = begin_next_acting(ctx, rs, combat)
     return combat
@@ -116,7 +115,7 @@ def _carry_into_next_round(
     combat = _set(combat, who.id, hold=giving_up)
     if who.id not in combat.passed or combat.current == who.id:
         return combat
-    rs = get_ruleset(combat.ruleset)
+    rs = ctx.ruleset(combat.ruleset)
     if combat.current is not None:
         order = place_after(combat.order, who.id, combat.current)
         return replace(combat, order=order, passed=combat.passed - {who.id})
@@ -133,7 +132,7 @@ def act_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     if not isinstance(event, Declared) or event.kind != "act":
         return None
     combat = _require_combat(combat, event.kind)
-    ids = rule_ids(combat.ruleset)
+    ids = hold_rule_ids(ctx.ruleset(combat.ruleset))
     kind, anchor_id = _point(event.args)
     who = ctx.combatant(combat, event.combatant_id)
     ctx.require_owner(who, "act")
@@ -151,7 +150,7 @@ def act_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
             f"{_name(who)} is not holding: declare hold first, then act",
             rule=ids.hold, path="/combatant_id",
         )
-    rs = get_ruleset(combat.ruleset)
+    rs = ctx.ruleset(combat.ruleset)
     if kind == "now":
         return _act_now(ctx, rs, combat, who, held)
     anchor = ctx.combatant(combat, anchor_id, f"/args/{kind}")

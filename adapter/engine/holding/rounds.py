@@ -7,8 +7,8 @@ from dataclasses import replace
 from ..context import Ctx
 from ..events import Event, Rolled, RoundStarted, ScoreSet, TurnEnded
 from ..model import Combat, Combatant
-from ..ruleset import Entry
-from . import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, _name, _set, holding, rule_ids
+from ..ruleset import Entry, HoldRuleIds
+from .state import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, _name, _set, holding
 
 # ---------------------------------------------------------------- bookkeeping
 
@@ -72,12 +72,16 @@ def hold_moment_closed(ctx: Ctx, combat: Combat | None, event: Event) -> Combat 
 # ---------------------------------------------------------------- the plan
 
 
-def hold_entry(combat: Combat, combatant: Combatant, entry: Entry) -> Entry:
-    """``entry`` (the ruleset's own view) with the hold merged in: acts, tags, detail, rules."""
+def hold_entry(
+    combat: Combat, combatant: Combatant, entry: Entry, ids: HoldRuleIds | None = None
+) -> Entry:
+    """``entry`` (the ruleset's own view) with the hold merged in: acts, tags, detail, rules
+    (``ids``: the ruleset's ``hold_ids``; None, its id for every rule)."""
     held = holding(combatant)
     if held is None:
         return entry
-    ids = rule_ids(combat.ruleset)
+    if ids is None:
+        ids = HoldRuleIds.single(combat.ruleset)
     acts, tags, rules = entry.acts, list(entry.tags), list(entry.rules)
     detail = dict(entry.detail)
     if held.state in (HOLDING, ANY_POINT):

@@ -7,10 +7,10 @@ order is kept for the fight, but for delay and waiting (the engine's shared hold
 """
 
 from ...engine.holding import HOLD_RULES
-from ...engine.ruleset import Ruleset, register
+from ...engine.ruleset import Ruleset
 from .adopt import adopt_pool_roll
 from .delay import INTENTS
-from .describe import describe
+from .describe import HOLD_IDS, describe
 from .rules import (
     SETTINGS,
     group_initiative,
@@ -21,16 +21,15 @@ from .rules import (
 )
 from .sequence import kept_sequence
 
-RULESET = register(
-    Ruleset(
-        id="dice-pool",
-        # kept_sequence reads the holds of the round before HOLD_RULES clear them
-        rules=(initiative_roll, group_initiative, hesitation, kept_sequence, *HOLD_RULES),
-        intents=INTENTS,
-        sort_key=order_key,
-        describe=describe,
-        settings=SETTINGS,
-        formula=initiative_formula,
-        adopt=adopt_pool_roll,
-    )
+RULESET = Ruleset(
+    id="dice-pool",
+    # kept_sequence reads the holds of the round before HOLD_RULES clear them
+    rules=(initiative_roll, group_initiative, hesitation, kept_sequence, *HOLD_RULES),
+    intents=INTENTS,
+    sort_key=order_key,
+    describe=describe,
+    settings=SETTINGS,
+    formula=initiative_formula,
+    adopt=adopt_pool_roll,
+    hold_ids=HOLD_IDS,
 )

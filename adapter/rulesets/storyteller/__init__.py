@@ -6,16 +6,15 @@ into the next round and waiting across rounds are the engine's shared hold/act m
 """
 
 from ...engine.holding import HOLD_INTENTS, HOLD_RULES
-from ...engine.ruleset import Ruleset, register
+from ...engine.ruleset import Ruleset
 from .initiative import initiative_roll, tie_rule
-from .plan import describe
+from .plan import HOLD_IDS, describe
 
-RULESET = register(
-    Ruleset(
-        id="storyteller",
-        rules=(initiative_roll, *HOLD_RULES),
-        intents=dict(HOLD_INTENTS),
-        sort_key=tie_rule,
-        describe=describe,
-    )
+RULESET = Ruleset(
+    id="storyteller",
+    rules=(initiative_roll, *HOLD_RULES),
+    intents=dict(HOLD_INTENTS),
+    sort_key=tie_rule,
+    describe=describe,
+    hold_ids=HOLD_IDS,
 )

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from ...engine.holding import hold_entry
 from ...engine.model import Combat, Combatant
-from ...engine.ruleset import Entry, describe_plain
+from ...engine.ruleset import Entry, HoldRuleIds, describe_plain
+
+#: what the shared hold/act mechanics report under in this ruleset
+HOLD_IDS = HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
 
 
 def describe(combat: Combat, combatant: Combatant) -> Entry:
     """ST-1: a holder shows ``acts: held``; ST-4: a combatant giving up its round
     ``movement_only``; ST-5: ``target_aware`` when the GM says the target knows."""
-    return hold_entry(combat, combatant, describe_plain(combat, combatant))
+    return hold_entry(combat, combatant, describe_plain(combat, combatant), HOLD_IDS)

@@ -1,0 +1,76 @@
+"""Hold and act: the state a combatant's hold is in, and the helpers the intents and the
+round bookkeeping share (see the package for the state table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ...errors import InvalidMessage
+from ..model import Combat, Combatant
+from ..ruleset import HoldRuleIds, Ruleset
+
+HOLDING = "holding"
+GIVING_UP = "giving_up"
+ANY_POINT = "any_point"
+STEPPED_IN = "stepped_in"
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A combatant's hold (see the state table in the module docstring)."""
+
+    state: str
+    #: the round the hold was declared in
+    since: int
+    #: the score to return to at the next round start (ST-4, ST-5), or None to keep the score
+    original: float | None = None
+    target_aware: bool = False
+    #: declared with ``next_round`` (ST-4) rather than carried over (ST-5)
+    gave_up: bool = False
+    #: where a STEPPED_IN combatant went: ("after" | "before", anchor id)
+    point: tuple[str, str] | None = None
+    #: it interrupted the turn in progress and its own turn has not ended: the moment before
+    #: the anchor is open, and others interrupting the anchor share it (ST-3)
+    interrupting: bool = False
+
+
+def hold_rule_ids(ruleset: Ruleset) -> HoldRuleIds:
+    """The ids the mechanics report under for ``ruleset``."""
+    return ruleset.hold_ids or HoldRuleIds.single(ruleset.id)
+
+
+def rule_ids(ruleset_id: str) -> HoldRuleIds:
+    """Deprecated (ids now travel with the ruleset, :func:`hold_rule_ids`): the ruleset id for
+    every rule. Kept for callers written against the old table."""
+    return HoldRuleIds.single(ruleset_id)
+
+
+def use_rule_ids(ruleset_id: str, ids: HoldRuleIds) -> None:
+    """Deprecated and inert: give the ruleset ``hold_ids`` instead. Kept for callers written
+    against the old table (a ruleset copied with ``dataclasses.replace`` keeps its ids)."""
+
+
+def holding(combatant: Combatant) -> Hold | None:
+    return combatant.hold if isinstance(combatant.hold, Hold) else None
+
+
+def is_waiting(combatant: Combatant) -> bool:
+    """Holding and free to step in (HOLDING or ANY_POINT)."""
+    held = holding(combatant)
+    return held is not None and held.state in (HOLDING, ANY_POINT)
+
+
+def _name(c: Combatant) -> str:
+    return c.name or c.id
+
+
+def _set(combat: Combat, cid: str, **changes: Any) -> Combat:
+    combatants = {**combat.combatants, cid: replace(combat.combatants[cid], **changes)}
+    return replace(combat, combatants=combatants)
+
+
+def _require_combat(combat: Combat | None, kind: str) -> Combat:
+    if combat is None:
+        raise InvalidMessage(f"{kind} needs combat_id", path="")
+    return combat
