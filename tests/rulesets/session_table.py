@@ -87,8 +87,12 @@ class Table:
         self.repeats: set[tuple[int, str]] = set()
         #: the next round as previewed since the last message that was not a "next turn"
         self.preview: dict[str, Any] | None = None
+        #: (round, combatant) whose place something but a plain step-in may have changed
+        #: that round: a new score, a roster change in its group, a temporary place (DP-5)
+        self.resequenced: set[tuple[int, str]] = set()
         #: round starts checked against that preview
         self.previews_checked = 0
+        self.sequences_checked = 0
         self.previewed_from = 0
         self.readied_ids: list[str] = []
         self.refusals: Counter[str] = Counter()
@@ -164,7 +168,7 @@ class Table:
         self.joined.append(cid)
         self.roster.append(combatant(cid, name, owners=(owner,) if owner else (), npc=owner is None,
                                      stats=stats, group=group))
-        return self.hook("createCombatant" if self.world.combats else "createCombat")
+        return self.resequence(self.hook("createCombatant" if self.world.combats else "createCombat"), cid)
 
     def group(self, gid: str) -> None:
         self.groups.append({"_id": gid, "type": "base", "system": {}, "name": gid, "img": None,
@@ -176,13 +180,15 @@ class Table:
         if reroll_of is not None:
             data["reroll_of"] = reroll_of
         ack = self.hook("initiativeRoll", data, user=user)
+        rolled = [c for c in self.ids() if self.person(c)["group"] == target] if group else [target]
+        self.resequence(ack, *rolled)
         if ack["ok"]:
-            for cid in [c for c in self.ids() if self.person(c)["group"] == target] if group else [target]:
+            for cid in rolled:
                 self.rescored(cid)
         return ack
 
     def set_initiative(self, cid: str, value: float, *, user: str = GM) -> dict[str, Any]:
-        ack = self.intent("initiative.set", {"value": value}, user=user, cid=cid)
+        ack = self.resequence(self.intent("initiative.set", {"value": value}, user=user, cid=cid), cid)
         if ack["ok"]:
             self.rescored(cid)
         return ack
@@ -193,8 +199,10 @@ class Table:
         return self.hook("updateCombatant")
 
     def remove(self, cid: str) -> dict[str, Any]:
+        group = self.person(cid)["group"]
         self.roster = [c for c in self.roster if c["_id"] != cid]
-        return self.hook("deleteCombatant")
+        ack = self.hook("deleteCombatant")
+        return self.resequence(ack, *[c for c in self.ids() if group and self.person(c)["group"] == group])
 
     def start(self) -> dict[str, Any]:
         plan = self.plan
@@ -242,6 +250,15 @@ class Table:
         if not turn_press or plan["round"] != self.previewed_from:
             self.preview = plan["next_round"]
             self.previewed_from = plan["round"]
+
+    def resequence(self, ack: dict[str, Any], *cids: str) -> dict[str, Any]:
+        """An accepted message that may move these combatants at the next round start (and
+        every member of their groups: a group sorts by its smallest member id, DP-6)."""
+        if ack["ok"]:
+            groups = {self.person(c)["group"] for c in cids if c in self.ids()} - {None}
+            moved = set(cids) | {c for c in self.ids() if self.person(c)["group"] in groups}
+            self.resequenced.update((self.round, c) for c in moved)
+        return ack
 
     def excuse(self, cid: str) -> None:
         """Something took this round's turn away from ``cid``."""

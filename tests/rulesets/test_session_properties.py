@@ -15,7 +15,9 @@ After every message (checked by :class:`session_table.Table` and :func:`check_pl
 4. when nothing but "next turn" comes after a plan, the next round starts as that plan's
    ``next_round`` said (round, current, order, numbers, acts);
 5. at the end, replaying the stored log gives the same plans, and a restart rebuilds the
-   same world from the store.
+   same world from the store;
+6. under ``dice-pool`` (DP-5), a round starts in the order the last one ended in, unless
+   that round brought a new score, a joiner, a departure or a temporary place that ends.
 
 ``--full`` runs the ``sessions-full`` hypothesis profile (many more, longer sessions).
 """
@@ -29,7 +31,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from session_table import COMBAT, GM, PLAYERS, ROLLS, Table, foundry_order
 
-from adapter.engine.holding import is_waiting
+from adapter.engine.holding import ANY_POINT, holding, is_waiting
 
 RULESETS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
 IDS = [f"cmb{c}00000000000{i}" for i, c in enumerate("ABCDEFGH")]
@@ -107,7 +109,9 @@ def hold_step(t: Table, data: st.DataObject) -> None:
     cid = who(t, data, waiting)
     args = data.draw(st.sampled_from([{}, {}, {"next_round": True}, {"target_aware": True},
                                       {"target_aware": False}]))
-    t.intent("hold", args, user=user_for(t, data, cid, "target_aware" in args), cid=cid)
+    ack = t.intent("hold", args, user=user_for(t, data, cid, "target_aware" in args), cid=cid)
+    if args.get("next_round"):
+        t.resequence(ack, cid)  # ST-4: a temporary place, back to the old one after
 
 
 def act_step(t: Table, data: st.DataObject) -> None:
@@ -118,7 +122,10 @@ def act_step(t: Table, data: st.DataObject) -> None:
                and x in c.combatants and not is_waiting(c.combatants[x])]
     kind = data.draw(st.sampled_from(["after", "before", "now"]))
     args: dict[str, Any] = {"now": True} if kind == "now" else {kind: who(t, data, anchors)}
-    t.intent("act", args, user=user_for(t, data, cid), cid=cid)
+    held = holding(c.combatants[cid])
+    ack = t.intent("act", args, user=user_for(t, data, cid), cid=cid)
+    if held is not None and held.state == ANY_POINT:
+        t.resequence(ack, cid)  # ST-4/ST-5 ruling: it returns to its old score next round
 
 
 def prompt_id(t: Table, data: st.DataObject, kind: str) -> tuple[str, dict[str, Any]]:
@@ -234,6 +241,24 @@ def check_turns(t: Table, round_ended: int, present: set[str]) -> None:
         assert taken == 1 or (round_ended, cid) in t.excused, f"{cid} lost its turn in round {round_ended}"
 
 
+def plan_order(t: Table) -> list[str]:
+    return [e["combatant_id"] for e in t.plan["order"]] if t.plan else []
+
+
+def check_sequence(t: Table, round_ended: int, order: list[str]) -> None:
+    """Property 6, DP-5 "Данная последовательность действий сохраняется до конца боя, если не
+    заявляется действий, напрямую влияющих на инициативу": under ``dice-pool`` a round starts
+    in the order the last one ended in, a place taken by stepping in included. Compared pair
+    by pair, leaving out whoever that round gave a new score, a roster change in its group or
+    a temporary place (ST-4/ST-5 rulings) that ends."""
+    if t.ruleset != "dice-pool":
+        return
+    kept = [c for c in order if (round_ended, c) not in t.resequenced]
+    now = [c for c in plan_order(t) if c in kept]
+    assert now == [c for c in kept if c in now], f"round {t.round} does not keep round {round_ended}'s order"
+    t.sequences_checked += len(now) > 1
+
+
 def play(ruleset: str, data: st.DataObject) -> Table:
     t = Table(ruleset, data.draw(st.sampled_from([{}, {"auto_approve_rerolls": True}])),
               snapshot_every=data.draw(st.sampled_from([1, 7, 1000])))
@@ -255,10 +280,11 @@ def play(ruleset: str, data: st.DataObject) -> Table:
                     roll_in(t, data, cid)
             t.start()
         elif t.round > 0 and data.draw(st.integers(0, 2)) == 0:
-            ending, present = t.round, set(t.ids())
+            ending, present, order = t.round, set(t.ids()), plan_order(t)
             t.next_turn()
             if t.round > ending:
                 check_turns(t, ending, present)
+                check_sequence(t, ending, order)
         else:
             pool = STEPS[ruleset] if data.draw(st.integers(0, 9)) else FOREIGN
             data.draw(st.sampled_from(pool))(t, data)
