@@ -19,7 +19,8 @@ After every message (checked by :class:`session_table.Table` and :func:`check_pl
 6. under ``dice-pool`` (DP-5), a round starts in the order the last one ended in, unless
    that round brought a new score, a joiner, a departure or a temporary place that ends.
 
-``--full`` runs the ``sessions-full`` hypothesis profile (many more, longer sessions).
+``--full`` runs the ``sessions-full`` hypothesis profile: 400 sessions per ruleset instead
+of 30, and a failure shrunk to a minimal example (the CI profile reports it as found).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 from session_table import COMBAT, GM, PLAYERS, ROLLS, Table, foundry_order
 
@@ -38,8 +39,11 @@ IDS = [f"cmb{c}00000000000{i}" for i, c in enumerate("ABCDEFGH")]
 GROUPS = ("grpPack000000001", "grpPack000000002")
 USERS = (GM, *PLAYERS, "strangerUser0001")
 
+#: CI-sized; a failure is reported as found (shrinking a long session can take minutes)
 settings.register_profile("sessions-ci", max_examples=30, deadline=None,
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate],
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: more and longer-lived sessions, and a failure shrunk to a minimal example
 settings.register_profile("sessions-full", max_examples=400, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
