@@ -4,13 +4,18 @@ environment variables, then defaults. A bad value fails loudly at start.
 The token: ``--token`` or ``INITIATIVE_SIDECAR_TOKEN``; without one, a token is generated on
 first start, stored beside the database (``<db stem>.token``, mode 0600) and printed once,
 so the GM can paste it into the module settings. It is never logged.
+
+A token file or ``--tokens-file`` that others may read or write is refused, as ssh refuses
+such a private key: anyone who can read it can act as the GM's module in its worlds.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import secrets
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +54,8 @@ class Config:
     #: accept permessage-deflate on the websocket (off: loopback gains nothing from it)
     ws_compression: bool = False
     log_level: str = "INFO"
+    #: networks besides loopback that may read /healthz and /metrics
+    metrics_from: tuple[str, ...] = ()
 
     def token_for(self, world: str) -> str:
         return self.world_tokens.get(world, self.token)
@@ -102,12 +109,23 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         log_level=_pick(getattr(args, "log_level", None), "LOG_LEVEL", "INFO", str).upper(),
         check_outbound=_pick(getattr(args, "check_outbound", None), "CHECK_OUTBOUND", True, _bool),
         ws_compression=_pick(getattr(args, "ws_compression", None), "WS_COMPRESSION", False, _bool),
+        metrics_from=_networks(_pick(getattr(args, "metrics_from", None), "METRICS_FROM", "", str)),
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")
     if not config.token:
         config = _with_stored_token(config, announce)
     return config
+
+
+def _networks(raw: str) -> tuple[str, ...]:
+    networks = tuple(n.strip() for n in raw.split(",") if n.strip())
+    for network in networks:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError as error:
+            raise ConfigError(f"--metrics-from: {error}") from error
+    return networks
 
 
 def _positive(value: Any, what: str) -> Any:
@@ -120,12 +138,23 @@ def _read_tokens_file(path: str | None) -> dict[str, str]:
     if not path:
         return {}
     try:
+        _refuse_open_to_others(Path(path), "tokens file")
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise ConfigError(f"tokens file {path}: {error}") from error
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in data.items()):
         raise ConfigError(f"tokens file {path} must be a JSON object of world id -> non-empty token")
     return data
+
+
+def _refuse_open_to_others(path: Path, what: str) -> None:
+    """A secrets file must be the owner's alone (no group or other bits; POSIX only)."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if os.name == "posix" and mode & 0o077:
+        raise ConfigError(
+            f"the {what} {path} is open to others (mode {mode:04o}): whoever can read it can "
+            f"connect as the GM's module. Make it private with `chmod 600 {path}`, then start again."
+        )
 
 
 def token_file(db: Path) -> Path:
@@ -135,6 +164,7 @@ def token_file(db: Path) -> Path:
 def _with_stored_token(config: Config, announce: Callable[[str], None]) -> Config:
     path = token_file(config.db)
     if path.exists():
+        _refuse_open_to_others(path, "token file")
         token = path.read_text(encoding="utf-8").strip()
         if not token:
             raise ConfigError(f"the token file {path} is empty; delete it to make a new token")

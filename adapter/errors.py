@@ -13,6 +13,7 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     ├── UnknownPrompt                 unknown_prompt
     ├── NotPermitted                  not_permitted
     ├── RuleViolation                 rule_violation    (``rule`` = the rule id)
+    ├── StoreUnavailable              store_unavailable (the database went away; not stored)
     └── InternalError                 internal_error    (a bug; the message is refused)
 
     ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, bad_auth, throttled)
@@ -100,6 +101,13 @@ class RuleViolation(SidecarError):
     """The rules of the ruleset forbid this; ``rule`` names the rule."""
 
     code = "rule_violation"
+
+
+class StoreUnavailable(SidecarError):
+    """The database file was deleted or replaced while serving: nothing is stored (or acked)
+    until the sidecar restarts; the message uses up no seq."""
+
+    code = "store_unavailable"
 
 
 class InternalError(SidecarError):

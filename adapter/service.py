@@ -14,7 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 from .engine import World
-from .pipeline import DEFAULT_MAX_BYTES, Result, open_session, process
+from .errors import StoreUnavailable
+from .pipeline import DEFAULT_MAX_BYTES, Result, open_session, process, refusal
 from .store import Store, StoreCorrupt, damaged
 
 log = logging.getLogger("initiative_sidecar.service")
@@ -62,6 +63,8 @@ class Worlds:
                     replayed += 1
             if state is not None:
                 self.states[world_id] = state
+                if replayed:  # the next checkpoint saves this replay for the start after
+                    self._since_snapshot[world_id] = replayed
                 log.info("world %s restored at seq %d (%d messages replayed)", world_id, state.last_seq, replayed)
 
     def connect(self, auth: Mapping[str, Any]) -> World:
@@ -69,7 +72,10 @@ class Worlds:
         data = {k: v for k, v in auth.items() if k != "token"}
         world_id = str(data["world"])
         state = open_session(self.states.get(world_id), data)
-        self.store.add_session(world_id, state.last_seq, data)
+        try:
+            self.store.add_session(world_id, state.last_seq, data)
+        except StoreUnavailable:
+            pass  # admitted all the same: each message is then refused store_unavailable, not lost
         self.states[world_id] = state
         return state
 
@@ -84,7 +90,10 @@ class Worlds:
         )
         if result.record:
             # committed before the state moves on: if this raises, nothing happened
-            self.store.append(world_id, result.world.last_seq, event, payload, result.error)
+            try:
+                self.store.append(world_id, result.world.last_seq, event, payload, result.error)
+            except StoreUnavailable as gone:  # refused, not stored: the seq stays free
+                return Result(world=state, ack=refusal(result.world.last_seq, gone))
         self.states[world_id] = result.world
         if result.record:
             self._snapshot(result.world)
@@ -92,23 +101,19 @@ class Worlds:
 
     def checkpoint(self, world_id: str | None = None) -> None:
         """Snapshot the worlds (or one) with messages since their last snapshot: done when a
-        writer leaves and at shutdown, so the next start restores them without replaying."""
+        writer leaves and at shutdown (the store's close waits for it), so the next start
+        restores them without replaying."""
         for wid in [world_id] if world_id is not None else list(self.states):
             if self._since_snapshot.get(wid, 0) and wid in self.states:
-                try:
-                    self.store.save_snapshot(self.states[wid])
-                    self._since_snapshot[wid] = 0
-                except sqlite3.Error:
-                    log.exception("world %s: the checkpoint snapshot was not written", wid)
+                self.store.save_snapshot_soon(self.states[wid])
+                self._since_snapshot[wid] = 0
 
     def _snapshot(self, world: World) -> None:
-        """Every ``snapshot_every`` messages; a snapshot is a cache, so failing to write one
-        is logged and the message stays acked (the log alone rebuilds the world)."""
+        """Every ``snapshot_every`` messages, encoded and written in the store's snapshot
+        thread (the state is immutable): the loop goes on serving meanwhile. A snapshot is a
+        cache, so failing to write one is logged there and the message stays acked."""
         count = self._since_snapshot.get(world.world, 0) + 1
         if count >= self.snapshot_every:
-            try:
-                self.store.save_snapshot(world)
-                count = 0
-            except sqlite3.Error:
-                log.exception("world %s: the snapshot at seq %d was not written", world.world, world.last_seq)
+            self.store.save_snapshot_soon(world)
+            count = 0
         self._since_snapshot[world.world] = count

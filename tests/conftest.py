@@ -17,5 +17,5 @@ def root() -> Path:
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--full", action="store_true", default=False,
-        help="run the long reliability variants (20 SIGKILLs, more fuzz cases)",
+        help="run the long reliability variants (50 SIGKILLs, more fuzz cases)",
     )

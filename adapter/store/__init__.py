@@ -8,15 +8,23 @@ another engine version is ignored and the world is rebuilt from its whole log.
 
 WAL with ``synchronous=NORMAL`` survives a crash of the sidecar (or a SIGKILL) with every
 acked message; a power loss can lose the last transactions (see docs/reliability.md).
+
+Snapshots are data (:mod:`.snapshots`), never pickles: one that cannot be read is named in
+the log and the world rebuilt from its log. They are encoded in a worker thread
+(:meth:`Store.save_snapshot_soon`), so a large world does not stall the event loop. The
+store's files are watched (:mod:`.guard`): a serving store holds ``<db>.lock``, and once
+the database or its ``-wal`` is deleted or replaced it refuses every write with
+:class:`StoreUnavailable` instead of acking into a file nobody will read again.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import pickle
+import logging
 import sqlite3
+import threading
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,9 +32,28 @@ from typing import Any
 import orjson
 
 from ..engine.model import World
+from ..errors import StoreUnavailable
+from . import snapshots
+from .guard import (
+    DatabaseLock,
+    FileIdentity,
+    StoreInUse,
+    StoreReadOnly,
+    StoreUnusable,
+    identity,
+    read_only,
+    why_unwritable,
+)
 
-#: bump when the engine's state classes change shape: older snapshots are then ignored
-ENGINE_VERSION = "1"
+__all__ = ["LogEntry", "Store", "StoreCorrupt", "StoreInUse", "StoreReadOnly", "StoreUnusable", "damaged"]
+
+log = logging.getLogger("initiative_sidecar.store")
+
+#: bump when the engine's state classes change shape: older snapshots are then ignored.
+#: "1" was the pickle format, which is no longer read (a pickle can run code).
+ENGINE_VERSION = "2"
+#: SQLite result codes (primary) that mean "cannot write here", not "damaged"
+_UNWRITABLE_CODES = {3: "SQLITE_PERM", 8: "SQLITE_READONLY", 14: "SQLITE_CANTOPEN"}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -53,7 +80,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
 """
 
 
-class StoreCorrupt(Exception):
+class StoreCorrupt(StoreUnusable):
     """The database file cannot be trusted; the sidecar must not start on it."""
 
 
@@ -87,36 +114,33 @@ class LogEntry:
     error: Any = None
 
 
-class _SafeUnpickler(pickle.Unpickler):
-    """Snapshots hold only the engine's own frozen dataclasses and builtins."""
-
-    ALLOWED_PREFIXES = ("adapter.engine.", "adapter.rulesets.")
-    ALLOWED_BUILTINS = frozenset({"frozenset", "set", "tuple", "list", "dict"})
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module.startswith(self.ALLOWED_PREFIXES) or (
-            module == "builtins" and name in self.ALLOWED_BUILTINS
-        ):
-            found = super().find_class(module, name)
-            if isinstance(found, type):  # classes only: no function of ours is called
-                return found
-        raise pickle.UnpicklingError(f"snapshot refers to {module}.{name}, which is not allowed")
-
-
-def dump_state(world: World) -> bytes:
-    return pickle.dumps(world, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def load_state(blob: bytes) -> World:
-    world = _SafeUnpickler(io.BytesIO(blob)).load()
-    if not isinstance(world, World):
-        raise pickle.UnpicklingError("snapshot is not a World")
-    return world
-
-
 class Store:
-    def __init__(self, path: str | Path) -> None:
+    """The database of one sidecar. ``serving=True`` (the server's store) also takes the
+    database's lock and watches its files; tools (``export``, tests) open it plainly."""
+
+    def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0) -> None:
         self.path = Path(path)
+        if serving and (why := why_unwritable(self.path)):
+            raise StoreReadOnly(read_only(self.path, why))
+        self.lock = DatabaseLock(self.path) if serving else None
+        try:
+            self._open()
+        except BaseException:
+            if self.lock is not None:
+                self.lock.release()
+            raise
+        #: serializes the connection between the event loop and the snapshot thread
+        self._mutex = threading.Lock()
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
+        self._encoder = snapshots.Encoder()  # keeps unchanged combats' frames between snapshots
+        self.files = FileIdentity(self.path)
+        self._checking = threading.Lock()
+        self.gone: str | None = None  # why the store refuses to write (once set, for good)
+        self._stop = threading.Event()
+        if serving:
+            threading.Thread(target=self._watch, args=(watch_every,), name="store-watch", daemon=True).start()
+
+    def _open(self) -> None:
         _refuse_emptied(self.path)
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -128,32 +152,109 @@ class Store:
                 raise sqlite3.DatabaseError(verdict)
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as error:
+            code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+            if code in _UNWRITABLE_CODES:
+                why = why_unwritable(self.path) or f"SQLite says {error} ({_UNWRITABLE_CODES[code]})"
+                raise StoreReadOnly(read_only(self.path, why)) from error
             raise StoreCorrupt(damaged(self.path, str(error))) from error
 
     def close(self) -> None:
+        self._stop.set()
+        self._writer.shutdown(wait=True)  # snapshots queued before the close are written
         self.db.close()
+        if self.lock is not None:
+            self.lock.release()
+
+    # ---------------------------------------------------------------- the files
+
+    def check(self) -> None:
+        """Refuse (:class:`StoreUnavailable`) once the database or its -wal is gone: a commit
+        into a deleted file is lost at the next start, so it must not be acked."""
+        with self._checking:  # the watcher thread and the event loop: say it once
+            if self.gone is None and (what := self.files.changed()):
+                self.gone = what
+                self._say_gone(what)
+        if self.gone is not None:
+            raise StoreUnavailable(
+                f"the sidecar's database is unavailable ({self.gone}); the message was not "
+                "stored. Resend it after the sidecar is restarted."
+            )
+
+    def _say_gone(self, what: str) -> None:
+        log.error(
+            "%s while the sidecar was serving: no message is acked from now on "
+            "(they would be lost at the next start). %s Stop the sidecar, put the database "
+            "back (or start with a new --db), and start it again.", what, self._rescue(),
+        )
+
+    def _rescue(self) -> str:
+        """Save what can be saved: a deleted -wal still open here is copied into the database."""
+        if identity(self.path) != self.files.expected[self.path]:
+            return ("Messages acked until now are only in the deleted file, still open in this "
+                    "process: they are lost when it stops.")
+        try:
+            with self._mutex:
+                busy, frames, copied = self.db.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+        except sqlite3.Error as error:
+            return f"Copying the -wal into the database failed ({error})."
+        if busy:
+            return "Copying the -wal into the database did not finish."
+        return f"Every message acked until now ({copied} of {frames} WAL pages) was copied into {self.path}."
+
+    def _watch(self, every: float) -> None:
+        while not self._stop.wait(every):
+            try:
+                self.check()
+            except StoreUnavailable:
+                return  # said once, in the log; writes are refused from now on
 
     # ---------------------------------------------------------------- writing
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
-        """Store one message that used up its seq; committed when this returns."""
-        self.db.execute(
-            "INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)",
-            (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
-             _json(error) if error is not None else None),
-        )
+        """Store one message that used up its seq; committed when this returns.
+
+        Raises :class:`StoreUnavailable` when the files are gone: checked before the commit
+        (nothing is written into a deleted file) and after it (a deletion during the commit
+        refuses this message too); each check is two ``stat`` calls."""
+        self.check()
+        row = (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
+               _json(error) if error is not None else None)
+        with self._mutex:
+            self.db.execute("INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)", row)
+        self.check()
 
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
-        self.db.execute(
-            "INSERT INTO sessions (world, after_seq, data) VALUES (?, ?, ?)",
-            (world, after_seq, _json(data)),
-        )
+        self.check()
+        with self._mutex:
+            self.db.execute(
+                "INSERT INTO sessions (world, after_seq, data) VALUES (?, ?, ?)",
+                (world, after_seq, _json(data)),
+            )
 
     def save_snapshot(self, state: World) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO snapshots (world, seq, engine_version, state) VALUES (?, ?, ?, ?)",
-            (state.world, state.last_seq, ENGINE_VERSION, dump_state(state)),
-        )
+        """Write the world's snapshot now (encoded on the caller's thread)."""
+        self._write_snapshot(state.world, state.last_seq, self._encoder.encode(state))
+
+    def save_snapshot_soon(self, state: World) -> Future[None]:
+        """Encode and write the snapshot in the snapshot thread; the state is immutable, so the
+        caller moves on at once. A failure is logged there (a snapshot is only a cache)."""
+        return self._writer.submit(self._snapshot_in_thread, state)
+
+    def _snapshot_in_thread(self, state: World) -> None:
+        try:
+            self.save_snapshot(state)
+        except (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable) as error:
+            log.error("world %s: the snapshot at seq %d was not written: %s", state.world, state.last_seq, error)
+
+    def _write_snapshot(self, world: str, seq: int, blob: bytes) -> None:
+        self.check()
+        with self._mutex:
+            self.db.execute(
+                "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
+                "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != ?",
+                (world, seq, ENGINE_VERSION, blob, ENGINE_VERSION),
+            )
 
     # ---------------------------------------------------------------- reading
 
@@ -164,15 +265,30 @@ class Store:
         return [r[0] for r in rows]
 
     def snapshot(self, world: str) -> World | None:
+        """The world's snapshot, or None: none, another version's, or one that cannot be read
+        (named in the log; the caller rebuilds the world from its log)."""
         row = self.db.execute(
-            "SELECT state, engine_version FROM snapshots WHERE world = ?", (world,)
+            "SELECT state, engine_version, seq FROM snapshots WHERE world = ?", (world,)
         ).fetchone()
-        if row is None or row[1] != ENGINE_VERSION:
+        if row is None:
+            return None
+        blob, version, seq = row
+        if version != ENGINE_VERSION:
+            why = "a pickle of older versions, no longer read: it could run code" if version == "1" else \
+                f"engine version {version!r}, not {ENGINE_VERSION!r}"
+            log.warning("world %s: the snapshot at seq %s is not used (%s); rebuilding the world from its log",
+                        world, seq, why)
             return None
         try:
-            return load_state(row[0])
-        except Exception:  # noqa: BLE001 - a snapshot is only a cache: rebuild from the log
+            state = snapshots.decode(blob)
+            if state.world != world or state.last_seq != seq:
+                raise snapshots.SnapshotUnreadable(
+                    f"it holds world {state.world!r} at seq {state.last_seq}, not this row's")
+        except snapshots.SnapshotUnreadable as error:
+            log.warning("world %s: the snapshot at seq %s is refused (%s); rebuilding the world from its log",
+                        world, seq, error)
             return None
+        return state
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
         """Sessions and messages after ``after_seq``, in the order they happened.

@@ -164,12 +164,14 @@ async def test_per_world_tokens_admit_each_world_only_with_its_own_token(
 def test_the_tokens_file_is_read_and_a_bad_one_stops_the_start(tmp_path: Path) -> None:
     good = tmp_path / "tokens.json"
     good.write_text(json.dumps({"worldA": "token-of-a"}))
+    good.chmod(0o600)  # a tokens file open to others is refused (test_secrets.py)
     args = parser().parse_args(["serve", "--db", str(tmp_path / "x.db"), "--token", "t", "--tokens-file", str(good)])
     config = from_args(args)
     assert config.token_for("worldA") == "token-of-a" and config.token_for("other") == "t"
     for text in ("[1, 2]", '{"worldA": ""}', '{"worldA": 3}', "{not json"):
         bad = tmp_path / "bad.json"
         bad.write_text(text)
+        bad.chmod(0o600)
         args = parser().parse_args(["serve", "--db", str(tmp_path / "x.db"), "--token", "t", "--tokens-file", str(bad)])
         with pytest.raises(ConfigError, match="tokens file"):
             from_args(args)

@@ -51,7 +51,7 @@ export const RULESET_ACTIONS = Object.freeze({
 });
 
 /** Ack error codes after which the message must be sent again (its seq was not used up). */
-export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited"]);
+export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable"]);
 
 /** Connect refusals that retrying will not fix until a setting changes. */
 export const FATAL_CONNECT_CODES = Object.freeze(["auth_failed", "unknown_ruleset", "protocol_mismatch"]);

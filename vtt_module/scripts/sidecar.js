@@ -4,7 +4,7 @@
  * @module sidecar
  */
 
-import { MODULE_ID } from "./constants.js";
+import { MODULE_ID, RESEND_CODES } from "./constants.js";
 import { Outbox } from "./outbox.js";
 import { Recorder } from "./recorder.js";
 import { SidecarClient } from "./sidecar-client.js";
@@ -99,6 +99,14 @@ export class Sidecar {
       if (prev !== "connected") log.info(`connected (${detail?.ruleset}), last_seq ${detail?.last_seq}`);
       if (this.warned) n.info(this.t("INITIATIVE_SIDECAR.notify.connected", { ruleset: detail?.ruleset ?? "" }));
       this.warned = false;
+      // the welcome's warnings (a module of another version than the sidecar's), each once
+      for (const w of detail?.warnings ?? []) {
+        if (prev === "connected") break;
+        const key = `INITIATIVE_SIDECAR.warning.${w.code}`;
+        const text = this.t(key, w.data ?? {});
+        n.warn(text === key ? `Initiative Sidecar: ${w.message}` : text, { permanent: true });
+        log.warn(`the sidecar warns: ${w.code} ${w.message}`);
+      }
     } else if (status === "unreachable") {
       if (!this.warned) {
         this.warned = true;
@@ -107,7 +115,8 @@ export class Sidecar {
       }
     } else if (status === "refused") {
       if (prev !== "refused") {
-        n.error(this.t("INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?" }));
+        const mismatch = detail?.code === "protocol_mismatch";
+        n.error(this.t(mismatch ? "INITIATIVE_SIDECAR.warning.protocol_mismatch" : "INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?" }));
         log.error(`the sidecar refused the connection: ${detail?.code}`);
       }
       this.warned = true;
@@ -185,11 +194,11 @@ export class Sidecar {
       for (const plan of ack.plans ?? []) this.handlers.onPlan(plan);
       for (const prompt of ack.prompts ?? []) this.handlers.onPrompt(prompt);
       if (ack.notices?.length) this.handlers.onNotices(ack.notices, message);
-    } else if (ack.error && !["out_of_order", "rate_limited"].includes(ack.error.code)) {
+    } else if (ack.error && !RESEND_CODES.includes(ack.error.code)) {
       log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
       this.handlers.onRefused(message, ack.error);
     }
-    if (!ack.ok && ["out_of_order", "rate_limited"].includes(ack.error?.code)) return;
+    if (!ack.ok && RESEND_CODES.includes(ack.error?.code)) return;
     const waiter = this.waiters.get(message.data.seq);
     this.waiters.delete(message.data.seq);
     waiter?.(ack);

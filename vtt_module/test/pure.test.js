@@ -86,6 +86,7 @@ test("the outbox numbers, keeps until acked, survives a reload and resends after
   assert.deepEqual([a.data.seq, b.data.seq], [1, 2]);
   assert.equal(box.settle(1, { ok: true, seq: 1 }), "done");
   assert.equal(box.settle(2, { ok: false, error: { code: "out_of_order" } }), "resend");
+  assert.equal(box.settle(2, { ok: false, error: { code: "store_unavailable" } }), "resend", "not stored: kept");
   const reloaded = new Outbox(store);
   assert.equal(reloaded.peek().data.seq, 2);
   assert.deepEqual(reloaded.welcome(1), { lostHistory: false, dropped: [] });

@@ -395,3 +395,14 @@ def test_ST_3_the_moment_closes_when_the_first_interrupters_turn_ends() -> None:
     assert t.order() == [NINA, MITCH, LARRY] and t.current == MITCH and t.reproduces()
     t.next_turn()
     assert t.current == LARRY
+
+
+def test_ST_4_carried_over_when_the_round_has_no_turn_left_its_movement_comes_at_once() -> None:
+    t = Table().setup((MITCH, 10, 5), (LARRY, 6, 3))
+    t.next_turn()
+    t.intent("hold", LARRY, owner(LARRY))  # nobody left: the round has no turn in progress
+    assert t.current is None
+    t.intent("hold", LARRY, owner(LARRY), next_round=True)
+    assert t.current == LARRY and t.entry(LARRY)["acts"] == "movement_only"
+    t.next_turn()
+    assert t.plan["round"] == 2 and t.entry(LARRY)["acts"] == "held" and t.current == MITCH
