@@ -4,9 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 NODE_STAMP := vtt_module/node_modules/.installed
-HOST ?= 127.0.0.1
-PORT ?= 8765
-DB ?= ./initiative-sidecar.db
+HOST := 127.0.0.1
+PORT := 8765
+DB := ./initiative-sidecar.db
 
 .PHONY: run test test-python test-node check bench venv clean
 
@@ -35,7 +35,7 @@ test-node: $(STAMP)
 	  "apt-get install chromium (Debian's package; .ci/run installs it)"; exit 1; }
 	@if [ -f vtt_module/package.json ]; then \
 	  $(MAKE) --no-print-directory $(NODE_STAMP) && \
-	  cd vtt_module && SIDECAR_PYTHON=$(abspath $(PY)) npm test; \
+	  cd vtt_module && SIDECAR_PYTHON=$(abspath $(PY)) npm run test:both; \
 	else echo "no module tests yet"; fi
 
 # ruff (pinned, explicit rule set) over the package and the tests; mypy --strict over the package.

@@ -29,6 +29,8 @@ def parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the sidecar (socket.io on aiohttp)")
     serve.add_argument("--host", help="address to bind (default 127.0.0.1: this machine only)")
+    serve.add_argument("--allow-remote", dest="allow_remote", action="store_const", const=True,
+                       help="allow a --host other than loopback (dangerous: other machines can reach the sidecar)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
     serve.add_argument("--db", help="SQLite database file (default ./initiative-sidecar.db)")
     serve.add_argument("--token", help="the shared token (default: $INITIATIVE_SIDECAR_TOKEN, "
@@ -39,11 +41,20 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--snapshot-every", dest="snapshot_every", type=int, help="messages between snapshots")
     serve.add_argument("--rate", type=float, help="messages per second per connection")
     serve.add_argument("--burst", type=int, help="burst above the rate")
+    serve.add_argument("--connect-timeout", dest="connect_timeout", type=float,
+                       help="seconds a socket may stay open before it authenticates (default 5)")
+    serve.add_argument("--pending-per-address", dest="pending_per_address", type=int,
+                       help="sockets one address may hold before they authenticate (default 64)")
+    serve.add_argument("--max-outgoing-bytes", dest="max_outgoing_bytes", type=int,
+                       help="bytes waiting to be sent to a client before it is cut off (default 8 MiB)")
     serve.add_argument("--log-level", dest="log_level", help="DEBUG, INFO, WARNING...")
     serve.add_argument("--ws-compression", dest="ws_compression", action="store_const", const=True,
                        help="accept permessage-deflate (off by default: it costs CPU and memory on loopback)")
     serve.add_argument("--metrics-from", dest="metrics_from",
                        help="comma-separated networks besides loopback that may read /healthz and /metrics")
+    serve.add_argument("--store", help="hosted mode: a postgresql:// URL shared by sidecar processes "
+                       "(default: the SQLite file --db); see docs/hosting.md")
+    serve.add_argument("--redis", help="hosted mode: a redis:// URL carrying broadcasts between processes")
 
     rep = sub.add_parser("replay", help="replay a recording headless (no database)")
     rep.add_argument("file", help="recording (JSON Lines); - for standard input")
@@ -73,6 +84,8 @@ def parser() -> argparse.ArgumentParser:
                        help="client processes for the multi-client scenarios (default 2)")
     bench.add_argument("--no-deflate", dest="no_deflate", action="store_true",
                        help="clients do not offer permessage-deflate (a browser does)")
+    bench.add_argument("--hosted", action="store_true",
+                       help="1 and 2 processes on PostgreSQL behind nginx against SQLite (docs/hosting.md)")
     return top
 
 
@@ -94,6 +107,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if command == "module":
         return module(args, stdout, stderr)
     if command == "bench":
+        if getattr(args, "hosted", False):
+            from .benchkit.hosted import run_hosted
+
+            return run_hosted(args, stdout, stderr)
         from .bench import run_bench
 
         return run_bench(args, stdout, stderr)

@@ -31,9 +31,29 @@ class ConfigError(Exception):
     """A setting has a value the sidecar cannot start with."""
 
 
+DEFAULT_HOST = "127.0.0.1"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+REMOTE_DANGER = (
+    "anyone who can reach this machine on that address can connect, try tokens, and see and "
+    "change the game; the token and the game travel in clear text without TLS"
+)
+
+
 @dataclass(frozen=True)
 class Config:
-    host: str = "127.0.0.1"
+    host: str = DEFAULT_HOST
+    #: bind an address other than loopback (``--allow-remote``): off unless asked for
+    allow_remote: bool = False
     port: int = 8765
     db: Path = Path("initiative-sidecar.db")
     token: str = ""
@@ -47,15 +67,26 @@ class Config:
     #: messages per second per connection, and the burst allowed above it
     rate: float = 2000.0
     burst: int = 4000
-    #: bad tokens from one address before it is throttled, and for how long (seconds)
+    #: wrong tokens (from one address, or for one token) within ``throttle_seconds`` before
+    #: attempts are checked one at a time, one per ``throttle_spacing`` seconds
     auth_failures: int = 5
     throttle_seconds: float = 30.0
+    throttle_spacing: float = 0.5
     check_outbound: bool = True
+    #: seconds an Engine.IO socket may stay open without being accepted (good auth)
+    connect_timeout: float = 5.0
+    #: sockets one address may hold that are not (yet) accepted; loopback counts as one address
+    pending_per_address: int = 64
+    #: bytes waiting to be sent to one connection before it is cut (a client that does not read)
+    max_outgoing_bytes: int = 8 * 1024 * 1024
     #: accept permessage-deflate on the websocket (off: loopback gains nothing from it)
     ws_compression: bool = False
     log_level: str = "INFO"
     #: networks besides loopback that may read /healthz and /metrics
     metrics_from: tuple[str, ...] = ()
+    #: hosted mode: a postgresql:// URL (else the SQLite file ``db``), a redis:// URL for rooms
+    store: str = ""
+    redis: str = ""
 
     def token_for(self, world: str) -> str:
         return self.world_tokens.get(world, self.token)
@@ -93,8 +124,16 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         raise ConfigError(f"port {port} is out of range")
     origins_raw = _pick(getattr(args, "origins", None), "ORIGINS", None, str)
     origins = tuple(o.strip() for o in origins_raw.split(",") if o.strip()) if origins_raw else DEFAULT_ORIGINS
+    host = (_pick(getattr(args, "host", None), "HOST", "", str) or "").strip() or DEFAULT_HOST
+    allow_remote = bool(_pick(getattr(args, "allow_remote", None), "ALLOW_REMOTE", False, _bool))
+    if not is_loopback(host) and not allow_remote:
+        raise ConfigError(
+            f"will not listen on {host}, which is not loopback: {REMOTE_DANGER}. "
+            f"Pass --allow-remote (or {ENV_PREFIX}ALLOW_REMOTE=1) to bind there anyway."
+        )
     config = Config(
-        host=_pick(getattr(args, "host", None), "HOST", "127.0.0.1", str),
+        host=host,
+        allow_remote=allow_remote,
         port=port,
         db=db,
         token=_pick(getattr(args, "token", None), "TOKEN", "", str),
@@ -106,13 +145,25 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         ),
         rate=float(_positive(_pick(getattr(args, "rate", None), "RATE", 2000.0, float), "rate")),
         burst=_positive(_pick(getattr(args, "burst", None), "BURST", 4000, int), "burst"),
+        connect_timeout=float(_positive(
+            _pick(getattr(args, "connect_timeout", None), "CONNECT_TIMEOUT", 5.0, float), "connect timeout")),
+        pending_per_address=_positive(
+            _pick(getattr(args, "pending_per_address", None), "PENDING_PER_ADDRESS", 64, int), "pending sockets per address"),
+        max_outgoing_bytes=_positive(
+            _pick(getattr(args, "max_outgoing_bytes", None), "MAX_OUTGOING_BYTES", 8 * 1024 * 1024, int),
+            "outgoing buffer"),
         log_level=_pick(getattr(args, "log_level", None), "LOG_LEVEL", "INFO", str).upper(),
         check_outbound=_pick(getattr(args, "check_outbound", None), "CHECK_OUTBOUND", True, _bool),
         ws_compression=_pick(getattr(args, "ws_compression", None), "WS_COMPRESSION", False, _bool),
         metrics_from=_networks(_pick(getattr(args, "metrics_from", None), "METRICS_FROM", "", str)),
+        store=_pick(getattr(args, "store", None), "STORE", "", str),
+        redis=_pick(getattr(args, "redis", None), "REDIS", "", str),
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")
+    if not config.token and config.store:  # a token made here would differ in each process
+        raise ConfigError("--store (hosted mode) needs --token or INITIATIVE_SIDECAR_TOKEN, the same for "
+                          "every process (see docs/hosting.md)")
     if not config.token:
         config = _with_stored_token(config, announce)
     return config

@@ -8,15 +8,20 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     ├── TooLarge                      too_large
     ├── OutOfOrder                    out_of_order      (a gap in ``seq``)
     ├── RateLimited                   rate_limited
+    ├── Superseded                    superseded        (the sender is no longer the world's writer)
+    ├── TooManyCombats                too_many_combats
+    ├── TooManyCombatants             too_many_combatants
     ├── UnknownCombat                 unknown_combat
     ├── UnknownCombatant              unknown_combatant
     ├── UnknownPrompt                 unknown_prompt
     ├── NotPermitted                  not_permitted
     ├── RuleViolation                 rule_violation    (``rule`` = the rule id)
     ├── StoreUnavailable              store_unavailable (the database went away; not stored)
+    │   └── ServedElsewhere           served_elsewhere  (another process owns the world; hosted)
     └── InternalError                 internal_error    (a bug; the message is refused)
 
-    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, bad_auth, throttled)
+    ConnectRefused (auth_failed, unknown_ruleset, protocol_mismatch, invalid_auth; hosted
+    mode: served_elsewhere, store_unavailable)
     is raised while a connection is being accepted; it never becomes an ack.
 
 Errors become acks in one place (:func:`SidecarError.to_wire`); a traceback never reaches a
@@ -73,6 +78,25 @@ class RateLimited(SidecarError):
     code = "rate_limited"
 
 
+class Superseded(SidecarError):
+    """The connection is no longer its world's writer (another took over); nothing is stored
+    and its ``seq`` is not used up: it belongs to the new writer."""
+
+    code = "superseded"
+
+
+class TooManyCombats(SidecarError):
+    """A hook would create a combat past the limit of combats per world."""
+
+    code = "too_many_combats"
+
+
+class TooManyCombatants(SidecarError):
+    """A hook's combat holds more combatants than the limit per combat."""
+
+    code = "too_many_combatants"
+
+
 class UnknownCombat(SidecarError):
     """An intent names a combat the sidecar has not seen."""
 
@@ -104,10 +128,19 @@ class RuleViolation(SidecarError):
 
 
 class StoreUnavailable(SidecarError):
-    """The database file was deleted or replaced while serving: nothing is stored (or acked)
-    until the sidecar restarts; the message uses up no seq."""
+    """The database cannot store the message: its file was deleted or replaced while serving
+    (nothing is stored until the sidecar restarts), or SQLite failed to write it (e.g. the
+    disk is full). The message uses up no seq; the module resends it."""
 
     code = "store_unavailable"
+
+
+class ServedElsewhere(StoreUnavailable):
+    """Hosted mode: another sidecar process holds the world's lease (and may have stored this
+    seq); nothing was stored here. At connect it refuses the connection with the same code:
+    the module retries, and reaches the owner (or this process once the owner is gone)."""
+
+    code = "served_elsewhere"
 
 
 class InternalError(SidecarError):
@@ -119,10 +152,14 @@ class InternalError(SidecarError):
 class ConnectRefused(Exception):
     """A connection was refused before it was accepted; ``code`` is the reason code."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, path: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.path = path
 
     def to_wire(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+        wire = {"code": self.code, "message": self.message}
+        if self.path is not None:
+            wire["path"] = self.path
+        return wire

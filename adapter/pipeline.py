@@ -5,6 +5,12 @@ schema, apply to the engine, build the ack. Nothing here does I/O: the server st
 emits what :func:`process` returns, replay prints it. A message refused for its content is
 still acked, its ``seq`` used up, and stored with its error (``Result.record``); a
 duplicate, a gap or an unreadable ``seq`` is not stored and changes nothing.
+
+Once a ``seq`` is taken, every way out is an ack: a refusal for the content, and for any
+failure of the sidecar itself (the engine, building the ack, the outbound schema check) an
+``internal_error`` with the state as it was. A refused message is stored as
+:func:`adapter.protocol.storable` copies it, so storing a refusal cannot fail on what the
+message held (a lone surrogate, JSON nested 990 levels deep).
 """
 
 from __future__ import annotations
@@ -18,12 +24,25 @@ import orjson
 
 from . import protocol
 from .engine import Hook, Intent, Session, World, apply, plan_of
-from .errors import InternalError, InvalidMessage, OutOfOrder, SidecarError, TooLarge
+from .engine.ruleset import SKIPPED_ACTS, get_ruleset
+from .errors import (
+    InternalError,
+    InvalidMessage,
+    OutOfOrder,
+    SidecarError,
+    TooLarge,
+    TooManyCombatants,
+    TooManyCombats,
+)
 
 log = logging.getLogger("initiative_sidecar.pipeline")
 
 #: application size limit for one message, bytes of JSON (below socket.io's buffer limit)
 DEFAULT_MAX_BYTES = 256 * 1024
+#: combats one world keeps (a hook creating one more is refused ``too_many_combats``)
+MAX_COMBATS = 100
+#: combatants in one combat (a hook with more is refused ``too_many_combatants``)
+MAX_COMBATANTS = 200
 
 
 @dataclass(frozen=True)
@@ -35,13 +54,32 @@ class Result:
     #: the message used up its seq and must be stored (with ``error`` if refused)
     record: bool = False
     error: dict[str, Any] | None = None
+    #: the message as it is stored (for a refusal, a copy the store can always write)
+    stored: Any = None
 
 
 def size_of(payload: Any) -> int:
+    """Bytes of the message as JSON: exact from orjson; for what orjson will not write (a
+    lone surrogate, nesting past 254 levels, a huge integer), counted without recursion."""
     try:
         return len(orjson.dumps(payload))
     except (TypeError, orjson.JSONEncodeError):
-        return len(repr(payload))
+        pass
+    size = 0
+    stack = [payload]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            size += 1 + sum(len(str(k)) + 4 for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            size += 1 + len(item)
+            stack.extend(item)
+        elif isinstance(item, (str, bytes)):
+            size += len(item) + 2
+        else:
+            size += len(repr(item)) if isinstance(item, (int, float)) and not isinstance(item, bool) else 5
+    return size
 
 
 #: the largest seq (JavaScript's largest exact integer, the schema's maximum)
@@ -73,7 +111,7 @@ def process(
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
         return Result(world=world, ack=refusal(None, error))
     if seq <= world.last_seq:
-        return Result(world=world, ack=duplicate_ack(world, seq))
+        return Result(world=world, ack=duplicate_ack(world, seq, payload))
     if seq > world.last_seq + 1:
         gap = OutOfOrder(f"expected seq {world.last_seq + 1}, got {seq}: resend from there", path="/seq")
         return Result(world=world, ack=refusal(seq, gap))
@@ -82,39 +120,84 @@ def process(
         if size > max_bytes:
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
         protocol.validate(event, payload)
+        check_limits(world, event, payload)
         outcome = apply(world, to_message(event, payload))
+        prompts = [p.to_wire() for p in outcome.prompts]
+        ack: dict[str, Any] = {
+            "ok": True,
+            "seq": seq,
+            "plans": list(outcome.plans),
+            "prompts": prompts,
+            "notices": [n.to_wire() for n in outcome.notices],
+        }
+        if check_outbound:
+            protocol.check_outbound("ack", ack)
     except SidecarError as error:
-        ack = refusal(seq, error)
-        return Result(world=replace(world, last_seq=seq), ack=ack, record=True, error=ack["error"])
+        return refused(world, seq, payload, error)
     except Exception as bug:  # a bug must not wedge the world: refuse, keep the state, go on
-        log.exception("the engine failed on %s seq %d", event, seq)
+        log.exception("the sidecar failed on %s seq %d", event, seq)
         failure = InternalError(f"the sidecar failed on this message ({type(bug).__name__}); it was refused")
-        ack = refusal(seq, failure)
-        return Result(world=replace(world, last_seq=seq), ack=ack, record=True, error=ack["error"])
-    prompts = [p.to_wire() for p in outcome.prompts]
-    ack = {
-        "ok": True,
-        "seq": seq,
-        "plans": list(outcome.plans),
-        "prompts": prompts,
-        "notices": [n.to_wire() for n in outcome.notices],
-    }
+        return refused(world, seq, payload, failure)
     emits = tuple(("plan", p) for p in outcome.plans) + tuple(("prompt", p) for p in prompts)
-    if check_outbound:
-        protocol.check_outbound("ack", ack)
-    return Result(world=outcome.world, ack=ack, emits=emits, record=True)
+    return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=payload)
 
 
-def duplicate_ack(world: World, seq: int) -> dict[str, Any]:
-    """A seq already seen: changes nothing; carries every current plan and pending prompt."""
+def refused(world: World, seq: int, payload: Any, error: SidecarError) -> Result:
+    """A refusal that uses up ``seq``: stored with its error, nothing else changes."""
+    ack = refusal(seq, error)
+    return Result(world=replace(world, last_seq=seq), ack=ack, record=True, error=ack["error"],
+                  stored=protocol.storable(payload))
+
+
+def duplicate_ack(world: World, seq: int, payload: Any = None) -> dict[str, Any]:
+    """A seq already seen: changes nothing. It carries the current plan of the combat the
+    resent message names (a hook's ``combat._id``, an intent's ``combat_id`` or the combat of
+    the prompt it answers) and that combat's pending prompts (and any not tied to a combat):
+    what the lost ack was about, bounded by one combat whatever the world holds."""
+    combat_id = touched_combat(world, payload)
+    combat = world.combats.get(combat_id) if combat_id is not None else None
     return {
         "ok": True,
         "seq": seq,
         "duplicate": True,
-        "plans": [plan_of(c) for c in world.combats.values() if c.last_plan is not None],
-        "prompts": [p.to_wire() for p in world.prompts.values()],
+        "plans": [plan_of(combat)] if combat is not None and combat.last_plan is not None else [],
+        "prompts": [p.to_wire() for p in world.prompts.values() if p.combat_id in (combat_id, None)],
         "notices": [],
     }
+
+
+def touched_combat(world: World, payload: Any) -> str | None:
+    """The combat a message is about, read defensively (a duplicate is not validated again)."""
+    if not isinstance(payload, Mapping):
+        return None
+    combat = payload.get("combat")
+    if isinstance(combat, Mapping) and isinstance(combat.get("_id"), str):
+        return str(combat["_id"])
+    if isinstance(payload.get("combat_id"), str):
+        return str(payload["combat_id"])
+    args = payload.get("args")
+    prompt_id = args.get("prompt_id") if isinstance(args, Mapping) else None
+    prompt = world.prompts.get(prompt_id) if isinstance(prompt_id, str) else None
+    return prompt.combat_id if prompt is not None else None
+
+
+def check_limits(world: World, event: str, payload: Mapping[str, Any]) -> None:
+    """The caps on a world's size (after the schema): combats per world, combatants per combat."""
+    if event != "hook":
+        return
+    combat = payload["combat"]
+    count = len(combat["combatants"])
+    if count > MAX_COMBATANTS:
+        raise TooManyCombatants(
+            f"the combat has {count} combatants; the sidecar takes at most {MAX_COMBATANTS} per combat",
+            path="/combat/combatants",
+        )
+    if payload["hook"] != "deleteCombat" and combat["_id"] not in world.combats and len(world.combats) >= MAX_COMBATS:
+        raise TooManyCombats(
+            f"the world already has {len(world.combats)} combats, the most the sidecar keeps; "
+            "delete a finished combat in Foundry first",
+            path="/combat/_id",
+        )
 
 
 def to_message(event: str, payload: Mapping[str, Any]) -> Hook | Intent:
@@ -156,9 +239,14 @@ def open_session(world: World | None, data: Mapping[str, Any]) -> World:
 
 
 def welcome(world: World) -> dict[str, Any]:
+    """Where to resume, and what the module needs to know of the ruleset (it keeps no copy):
+    the intent kinds it accepts and the ``acts`` whose turns are skipped."""
+    rs = get_ruleset(world.ruleset)
     return {
         "world": world.world,
         "ruleset": world.ruleset,
         "last_seq": world.last_seq,
         "combats": [{"combat_id": c.id, "revision": c.revision} for c in world.combats.values()],
+        "intents": sorted(rs.intents),
+        "skipped_acts": sorted(SKIPPED_ACTS),
     }

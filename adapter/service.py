@@ -11,12 +11,14 @@ import logging
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from .engine import World
-from .errors import StoreUnavailable
+from .errors import ServedElsewhere, StoreUnavailable
 from .pipeline import DEFAULT_MAX_BYTES, Result, open_session, process, refusal
-from .store import Store, StoreCorrupt, damaged
+from .store import StoreCorrupt, damaged
+from .store.contract import WorldStore
 
 log = logging.getLogger("initiative_sidecar.service")
 
@@ -24,7 +26,7 @@ log = logging.getLogger("initiative_sidecar.service")
 class Worlds:
     def __init__(
         self,
-        store: Store,
+        store: WorldStore,
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
         snapshot_every: int = 200,
@@ -36,6 +38,8 @@ class Worlds:
         self.check_outbound = check_outbound
         self.states: dict[str, World] = {}
         self._since_snapshot: dict[str, int] = {}
+        #: worlds whose lease this process holds (a shared store: one process per world)
+        self.owned: set[str] = set()
 
     def load(self) -> None:
         """Rebuild every stored world: its snapshot, then the log after it.
@@ -44,28 +48,53 @@ class Worlds:
         try:
             self._load()
         except sqlite3.DatabaseError as error:
-            raise StoreCorrupt(damaged(self.store.path, str(error))) from error
+            raise StoreCorrupt(damaged(Path(self.store.name), str(error))) from error
 
     def _load(self) -> None:
         for world_id in self.store.worlds():
-            state = self.store.snapshot(world_id)
-            replayed = 0
-            for entry in self.store.history(world_id, state.last_seq if state else 0):
-                if entry.kind == "session":
-                    state = open_session(state, entry.data)
-                elif state is not None and entry.error is not None:
-                    # refused when it came: it stays refused (whatever this engine would say)
-                    state = replace(state, last_seq=entry.seq)
-                elif state is not None:
-                    state = process(
-                        state, entry.kind, entry.data, max_bytes=self.max_bytes, check_outbound=False
-                    ).world
-                    replayed += 1
-            if state is not None:
-                self.states[world_id] = state
-                if replayed:  # the next checkpoint saves this replay for the start after
-                    self._since_snapshot[world_id] = replayed
-                log.info("world %s restored at seq %d (%d messages replayed)", world_id, state.last_seq, replayed)
+            self.load_world(world_id)
+
+    def load_world(self, world_id: str) -> None:
+        """Rebuild one world from the store: its snapshot, then the log after it."""
+        state = self.store.snapshot(world_id)
+        replayed = 0
+        for entry in self.store.history(world_id, state.last_seq if state else 0):
+            if entry.kind == "session":
+                state = open_session(state, entry.data)
+            elif state is not None and entry.error is not None:
+                # refused when it came: it stays refused (whatever this engine would say)
+                state = replace(state, last_seq=entry.seq)
+            elif state is not None:
+                state = process(
+                    state, entry.kind, entry.data, max_bytes=self.max_bytes, check_outbound=False
+                ).world
+                replayed += 1
+        if state is not None:
+            self.states[world_id] = state
+            if replayed:  # the next checkpoint saves this replay for the start after
+                self._since_snapshot[world_id] = replayed
+            log.info("world %s restored at seq %d (%d messages replayed)", world_id, state.last_seq, replayed)
+
+    def claim(self, world_id: str) -> None:
+        """Take the world's lease for this process, or raise :class:`ServedElsewhere` (another
+        process holds it) or :class:`StoreUnavailable`. A shared store's world is (re)loaded
+        when its lease is taken: its last owner may have been another process."""
+        if not self.store.take_lease(world_id):
+            raise ServedElsewhere(f"world {world_id} is served by another sidecar process; retry")
+        if world_id not in self.owned and self.store.shared:
+            self.states.pop(world_id, None)
+            self.load_world(world_id)
+        self.owned.add(world_id)
+
+    def release(self, world_id: str) -> None:
+        """The world's writer left: a shared store's world is snapshotted, dropped from memory
+        and its lease released, so any process can take it next."""
+        if self.store.shared and world_id in self.owned:
+            self.checkpoint(world_id)
+            self.owned.discard(world_id)
+            self.states.pop(world_id, None)
+            self._since_snapshot.pop(world_id, None)
+            self.store.release_lease(world_id)
 
     def connect(self, auth: Mapping[str, Any]) -> World:
         """A connection for a world: record its session (auth minus token) and apply it."""
@@ -91,9 +120,15 @@ class Worlds:
         if result.record:
             # committed before the state moves on: if this raises, nothing happened
             try:
-                self.store.append(world_id, result.world.last_seq, event, payload, result.error)
+                self.store.append(world_id, result.world.last_seq, event, result.stored, result.error)
             except StoreUnavailable as gone:  # refused, not stored: the seq stays free
+                if isinstance(gone, ServedElsewhere):
+                    self.owned.discard(world_id)  # stale here: reloaded at the next claim
                 return Result(world=state, ack=refusal(result.world.last_seq, gone))
+            except sqlite3.Error as error:  # e.g. the disk is full: an ack all the same
+                log.error("world %s: seq %d could not be stored: %s", world_id, result.world.last_seq, error)
+                failed = StoreUnavailable(f"the database could not store this message ({error}); resend it later")
+                return Result(world=state, ack=refusal(result.world.last_seq, failed))
         self.states[world_id] = result.world
         if result.record:
             self._snapshot(result.world)

@@ -15,6 +15,7 @@ import json
 import sys
 import time
 from typing import Any
+from urllib.parse import urlencode
 
 import socketio
 
@@ -27,7 +28,9 @@ CONNECT_BATCH = 50
 async def connect(url: str, world: str, token: str, deflate: bool) -> socketio.AsyncClient:
     options: dict[str, Any] = {"compress": 15} if deflate else {}
     sio = socketio.AsyncClient(reconnection=False, json=wirejson, websocket_extra_options=options)
-    await sio.connect(url, auth=auth(world, token), transports=["websocket"], wait_timeout=30)
+    # the world in the query string too, as the module sends it (nginx routes by it)
+    await sio.connect(f"{url}/?{urlencode({'world': world})}", auth=auth(world, token), transports=["websocket"],
+                      wait_timeout=30)
     return sio
 
 

@@ -49,15 +49,16 @@ class Server:
                 self.process.wait(timeout)
 
 
-def start(kind: str, db: Path | None = None, timeout: float = 30.0) -> Server:
-    """Start a server process and wait until a TCP connection to it succeeds."""
+def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple[str, ...] = ()) -> Server:
+    """Start a server process and wait until a TCP connection to it succeeds (``extra``: more
+    ``serve`` flags, e.g. ``--store``)."""
     port = free_port()
     if kind == "echo":
         argv = [sys.executable, "-m", "adapter.benchkit.echo", str(port)]
     else:
         assert db is not None
         argv = [sys.executable, "-m", "adapter", "serve", "--host", "127.0.0.1",
-                "--port", str(port), "--db", str(db), "--token", TOKEN, "--log-level", "WARNING"]
+                "--port", str(port), "--db", str(db), "--token", TOKEN, "--log-level", "WARNING", *extra]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     began = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)

@@ -68,7 +68,10 @@ def plan_of(combat: Combat) -> dict[str, Any]:
 def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, bool]:
     rs = get_ruleset(combat.ruleset)
     upcoming = preview_next_round(ctx, rs, combat) if combat.order else None
-    body = plan_body(rs, combat, upcoming)
+    formula = rs.formula
+    body = plan_body(
+        rs, combat, upcoming, (lambda c: formula(ctx, combat, c)) if formula is not None else None
+    )
     del body["combat_id"]
     if body == combat.last_plan:
         return combat, False

@@ -1,7 +1,9 @@
 """The plan: what the module shows and writes for one combat.
 
 ``plan`` = ``{combat_id, revision, round, turn, current, next_round, order: [entry...]}``;
-each entry = ``{combatant_id, initiative, acts, reaction, tags, detail, rules}``. The
+each entry = ``{combatant_id, initiative, acts, reaction, tags, detail, rules}`` plus, when
+they say something, ``actions``/``gm_actions`` (:mod:`.actions`) and ``formula`` (the dice
+the ruleset needs rolled, ``Ruleset.formula``). The
 ``initiative`` numbers come from :func:`adapter.engine.order.encode_initiatives`, so that
 Foundry's own sort reproduces ``order`` on every client.
 """
@@ -9,15 +11,22 @@ Foundry's own sort reproduces ``order`` on every client.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
+from .actions import actions_now
 from .adopt import adopted_values
-from .model import Combat
+from .model import Combat, Combatant
 from .order import encode_initiatives
 from .ruleset import Entry, Ruleset
 
 
-def plan_body(rs: Ruleset, combat: Combat, upcoming: Combat | None) -> dict[str, Any]:
+def plan_body(
+    rs: Ruleset,
+    combat: Combat,
+    upcoming: Combat | None,
+    formula: Callable[[Combatant], str | None] | None = None,
+) -> dict[str, Any]:
     """The plan without its revision (compared to the last one to see whether it changed)."""
     order, views, values = _entries(rs, combat)
     current = combat.current
@@ -28,7 +37,12 @@ def plan_body(rs: Ruleset, combat: Combat, upcoming: Combat | None) -> dict[str,
         "current": current,
         "next_round": None,
         "order": [
-            _entry(cid, views[cid], values[cid], combat.combatants[cid].score) for cid in order
+            _extras(
+                _entry(cid, views[cid], values[cid], combat.combatants[cid].score),
+                actions_now(rs.intents, combat.started, views[cid]),
+                formula(combat.combatants[cid]) if formula is not None else None,
+            )
+            for cid in order
         ],
     }
     if upcoming is not None:
@@ -67,3 +81,16 @@ def _entry(cid: str, view: Entry, value: float | None, score: float | None) -> d
         "detail": detail,
         "rules": list(view.rules),
     }
+
+
+def _extras(
+    entry: dict[str, Any], actions: tuple[list[str], list[str]], formula: str | None
+) -> dict[str, Any]:
+    mine, gms = actions
+    if mine:
+        entry["actions"] = mine
+    if gms:
+        entry["gm_actions"] = gms
+    if formula is not None:
+        entry["formula"] = formula
+    return entry

@@ -52,6 +52,8 @@ Describe = Callable[[Combat, Combatant], Entry]
 #: under way") and may change the score (dice-pool: the net successes)
 Adopt = Callable[["Ctx", Combat, str], Combat]
 SortKey = Callable[[Combat, Combatant], Sequence[float]]
+#: the dice formula a combatant's initiative roll must use, or None for the system's own roll
+Formula = Callable[["Ctx", Combat, Combatant], "str | None"]
 
 
 def describe_plain(combat: Combat, combatant: Combatant) -> Entry:
@@ -86,6 +88,8 @@ class Ruleset:
     #: to come (it acts after the turn in progress at the latest); "sorted" = where Foundry's
     #: sort puts it (above the turn in progress means its turn this round is over)
     late_scores: str = "next"
+    #: the initiative dice this ruleset needs rolled (sent in plan entries as ``formula``)
+    formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)
     adopt: Adopt = adopt_as_stored
 

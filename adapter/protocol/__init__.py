@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache
 from pathlib import Path
@@ -25,6 +26,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from ..errors import InvalidMessage
+from . import wirejson
 from .fast import TRUSTED_ITEMS, Check, compile_checks, compile_trusting_items, is_valid
 
 PROTOCOL_VERSION = 1
@@ -168,9 +170,11 @@ def _refs(node: Any) -> Iterator[str]:
 
 
 def check_shape(instance: Any, max_depth: int = MAX_DEPTH) -> None:
-    """Refuse NaN/Infinity (JSON has none), values JSON has no type for (bytes) and nesting
-    deeper than ``max_depth``."""
-    if _plain(instance, max_depth):
+    """Refuse what no message may hold, naming where: NaN/Infinity (JSON has none), values
+    JSON has no type for (bytes of a binary attachment, an integer too long to read), text
+    with a lone UTF-16 surrogate (it cannot be stored or sent as UTF-8), and nesting deeper
+    than ``max_depth``."""
+    if _plain(instance, max_depth) and _encodable(instance):
         return
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(instance, ())]
     while stack:
@@ -182,12 +186,86 @@ def check_shape(instance: Any, max_depth: int = MAX_DEPTH) -> None:
         if isinstance(value, float) and not math.isfinite(value):
             raise InvalidMessage(f"{value} is not a JSON number", path=pointer(path))
         if isinstance(value, dict):
+            for key in value:
+                if not isinstance(key, str) or _has_surrogate(key):
+                    raise InvalidMessage(f"the key {printable(key)!r} is not text: {LONE_SURROGATE}",
+                                         path=pointer(path + (key,)))
             stack.extend((v, path + (k,)) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((v, path + (i,)) for i, v in enumerate(value))
-        elif not (value is None or isinstance(value, (str, int, float))):
-            # e.g. bytes from a socket.io binary attachment: not JSON, cannot be stored
+        elif isinstance(value, str):
+            if _has_surrogate(value):
+                raise InvalidMessage(f"the text is not text: {LONE_SURROGATE}", path=pointer(path))
+        elif type(value) is int and not INT_RANGE[0] <= value <= INT_RANGE[1]:
+            raise InvalidMessage(f"the integer {_abbreviated(value)} is beyond the 64-bit range a message may hold",
+                                 path=pointer(path))
+        elif isinstance(value, wirejson.Unreadable):
+            raise InvalidMessage(f"{value.what} is not a value a message may hold", path=pointer(path))
+        elif not (value is None or isinstance(value, (int, float))):
+            # e.g. bytes of a binary attachment: not JSON, cannot be stored
             raise InvalidMessage(f"a {type(value).__name__} is not a JSON value", path=pointer(path))
+
+
+#: the integers a message may hold: what orjson writes and the store reads back (JavaScript's
+#: ``JSON.stringify(1e20)`` prints a 21-digit integer, which lands outside it)
+INT_RANGE = (-(2**63), 2**64 - 1)
+
+
+def _abbreviated(value: int) -> str:
+    text = str(value)
+    return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
+
+
+LONE_SURROGATE = "it holds a lone UTF-16 surrogate (half of a character, e.g. a name cut inside an emoji)"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def printable(text: str) -> str:
+    """``text`` with each lone surrogate written as its ``\\uXXXX`` escape (storable, sendable)."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def storable(value: Any, max_depth: int = MAX_DEPTH) -> Any:
+    """A copy of a refused message that the store can always write and a reader can always
+    read: lone surrogates written as ``\\uXXXX`` text, values JSON has no type for as
+    ``<what>``, anything nested deeper than ``max_depth`` as one string (no recursion)."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any, int]] = [(value, root, 0, 0)]
+    while stack:
+        item, parent, key, depth = stack.pop()
+        if isinstance(item, (dict, list)) and depth > max_depth:
+            parent[key] = f"<nested deeper than {max_depth} levels>"
+        elif isinstance(item, dict):
+            copy: dict[str, Any] = {}
+            parent[key] = copy
+            for k, v in item.items():
+                name = printable(k) if isinstance(k, str) else str(k)
+                copy[name] = None
+                stack.append((v, copy, name, depth + 1))
+        elif isinstance(item, list):
+            parent[key] = elements = [None] * len(item)
+            stack.extend((v, elements, i, depth + 1) for i, v in enumerate(item))
+        elif isinstance(item, str):
+            parent[key] = printable(item)
+        elif item is None or isinstance(item, (int, float)):
+            parent[key] = item
+        else:
+            parent[key] = repr(item) if isinstance(item, wirejson.Unreadable) else f"<{type(item).__name__}>"
+    return root[0]
+
+
+def _encodable(instance: Any) -> bool:
+    """orjson writes it (no surrogates, nothing but JSON types, integers within 64 bits,
+    nesting within 254): true of nearly every message, checked at C speed."""
+    try:
+        orjson.dumps(instance)
+    except (TypeError, orjson.JSONEncodeError):
+        return False
+    return True
 
 
 def _plain(value: Any, depth: int) -> bool:
@@ -259,7 +337,7 @@ def describe(error: ValidationError) -> str:
 
 def pointer(path: Iterable[Any]) -> str:
     """A JSON pointer (RFC 6901) for a path of keys and indexes."""
-    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    parts = [printable(str(p)).replace("~", "~0").replace("/", "~1") for p in path]
     return "".join("/" + p for p in parts)
 
 

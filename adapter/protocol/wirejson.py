@@ -7,6 +7,12 @@ lone surrogates and non-string keys. Those fall back to :mod:`json`, so what a p
 and what the sidecar answers are unchanged; only the spacing and escaping of the text differ
 (no spaces, UTF-8 instead of ``\\u`` escapes), which every JSON reader treats alike.
 orjson would write ``NaN`` as ``null``: floats that are not finite go to :mod:`json` too.
+
+Reading never fails on a value it cannot hold: an integer of more than
+:data:`MAX_INTEGER_DIGITS` digits (Python refuses to convert 4,300 or more) becomes an
+:class:`Unreadable` that :func:`adapter.protocol.check_shape` refuses with its path, so the
+message gets its ``invalid_message`` ack instead of a traceback. JSON nested too deep for
+either parser is a ``ValueError`` (a malformed frame).
 """
 
 from __future__ import annotations
@@ -29,11 +35,38 @@ def dumps(obj: Any, **kwargs: Any) -> str:
     return text.decode()
 
 
+#: the most digits an integer may have (a JavaScript number never prints more than 309)
+MAX_INTEGER_DIGITS = 400
+
+
+class Unreadable:
+    """A value read from the wire that no message may hold (a huge integer, a binary
+    attachment); :func:`adapter.protocol.check_shape` refuses it by its ``what``."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __repr__(self) -> str:
+        return f"<{self.what}>"
+
+
+def _parse_int(digits: str) -> int | Unreadable:
+    count = len(digits) - digits.startswith("-")
+    if count > MAX_INTEGER_DIGITS:
+        return Unreadable(f"an integer of {count} digits")
+    return int(digits)
+
+
 def loads(text: str | bytes, **kwargs: Any) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(text, **kwargs)
+        try:
+            return json.loads(text, parse_int=_parse_int, **kwargs)
+        except RecursionError:
+            raise ValueError("JSON nested too deep to read") from None
 
 
 def _has_nonfinite(value: Any) -> bool:

@@ -15,7 +15,7 @@ import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import socketio
@@ -24,81 +24,68 @@ from aiohttp import web
 from .. import protocol
 from ..config import Config
 from ..engine import known_rulesets
-from ..errors import ConnectRefused, InvalidMessage, RateLimited
+from ..errors import ConnectRefused, InvalidMessage, RateLimited, StoreUnavailable, Superseded
 from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..service import Worlds
-from ..store import Store
+from ..store.opening import open_store
+from .guard import GuardedServer, Limits, address_key, remote_of
+from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
-from .operations import add_operations
+from .operations import STATUS_KEY, add_operations
+from .rooms import room_manager
 from .status import same_origin_page
+from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
 WORLDS_KEY = web.AppKey("worlds", Worlds)
-SIO_KEY = web.AppKey("sio", socketio.AsyncServer)
-
-
-@dataclass
-class Bucket:
-    """Token bucket for the per-connection rate limit."""
-
-    rate: float
-    burst: float
-    tokens: float = 0.0
-    stamp: float = field(default_factory=time.monotonic)
-
-    def __post_init__(self) -> None:
-        self.tokens = self.burst
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+SIO_KEY = web.AppKey("sio", GuardedServer)
 
 
 @dataclass
 class Connection:
     world: str
     remote: str
-    bucket: Bucket
 
 
 class Sidecar:
     """The running service: connections, per-world locks, throttling of bad tokens."""
 
-    def __init__(self, config: Config, worlds: Worlds, sio: socketio.AsyncServer) -> None:
+    def __init__(self, config: Config, worlds: Worlds, sio: GuardedServer) -> None:
         self.config = config
         self.worlds = worlds
         self.sio = sio
         self.connections: dict[str, Connection] = {}
         self.writers: dict[str, str] = {}  # world -> sid
         self.locks: dict[str, asyncio.Lock] = {}
-        self.failures: dict[str, list[float]] = {}
+        self.throttle = Throttle(config.auth_failures, config.throttle_seconds, config.throttle_spacing)
         self.tasks: set[asyncio.Future[Any]] = set()
+        self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
+        self.closing = False
 
     # ---------------------------------------------------------------- connecting
 
     async def connect(self, sid: str, environ: dict[str, Any], auth: Any) -> None:
-        remote = _remote(environ)
+        remote = remote_of(environ)
         try:
-            auth = self.check_auth(remote, auth)
+            auth = await self.check_auth(remote, auth)
         except ConnectRefused as refused:
             log.warning("connection from %s refused: %s", remote, refused.code)
             raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
         world_id = str(auth["world"])
         async with self.lock(world_id):
+            try:
+                self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
+            except StoreUnavailable as refused:  # served_elsewhere, or the store is down
+                log.info("connection for world %s refused: %s", world_id, refused.code)
+                raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
             previous = self.writers.get(world_id)
             state = self.worlds.connect(auth)
             self.writers[world_id] = sid
-            self.connections[sid] = Connection(
-                world_id, remote, Bucket(self.config.rate, float(self.config.burst))
-            )
-        await self.sio.enter_room(sid, world_id)
+            self.connections[sid] = Connection(world_id, remote)
+        self.sio.accepted(sid)
+        await self.sio.enter_room(sid, room_of(world_id))
         log.info(
             "connected: world %s, ruleset %s, module %s, Foundry %s, system %s, from %s",
             world_id, auth["ruleset"], auth.get("module_version", "?"),
@@ -108,17 +95,23 @@ class Sidecar:
             self.spawn(self.supersede(previous, world_id))
         self.spawn(self.sio.emit("welcome", welcome(state) | version_warnings(auth), to=sid))
 
-    def check_auth(self, remote: str, auth: Any) -> dict[str, Any]:
-        """The connect auth, or :class:`ConnectRefused` with its reason code."""
-        if self.throttled(remote):
-            raise ConnectRefused("throttled", "too many failed attempts; wait and try again")
+    async def check_auth(self, remote: str, auth: Any) -> dict[str, Any]:
+        """The connect auth, or :class:`ConnectRefused` with its reason code. While the token
+        or the address is under attack, the check waits its turn (:mod:`.throttle`)."""
         try:
             protocol.validate("auth", auth)
         except InvalidMessage as error:
             raise ConnectRefused("invalid_auth", f"{error.message} (at {error.path or '/'})") from error
-        expected = self.config.token_for(str(auth["world"]))
+        world_id = str(auth["world"])
+        keys = ("address " + address_key(remote),
+                "token " + (world_id if world_id in self.config.world_tokens else "(shared)"))
+        wait = self.throttle.turn(keys)
+        if wait > 0:
+            log.info("a connection from %s waits %.2f s for its turn: recent wrong tokens", remote, wait)
+            await asyncio.sleep(wait)
+        expected = self.config.token_for(world_id)
         if not hmac.compare_digest(str(auth["token"]).encode(), expected.encode()):
-            self.failures.setdefault(remote, []).append(time.monotonic())
+            self.throttle.failed_attempt(keys)
             raise ConnectRefused("auth_failed", "the token is not the one this sidecar expects")
         if auth["protocol"] != protocol.PROTOCOL_VERSION:
             raise ConnectRefused(
@@ -130,15 +123,11 @@ class Sidecar:
                 "unknown_ruleset",
                 f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(known_rulesets())}",
             )
-        self.failures.pop(remote, None)
+        try:
+            protocol.validate("settings", {"ruleset": auth["ruleset"], "settings": auth.get("settings", {})})
+        except InvalidMessage as error:
+            raise ConnectRefused("invalid_message", error.message, path=error.path) from error
         return dict(auth)
-
-    def throttled(self, remote: str) -> bool:
-        window = self.config.throttle_seconds
-        now = time.monotonic()
-        recent = [t for t in self.failures.get(remote, []) if now - t < window]
-        self.failures[remote] = recent
-        return len(recent) >= self.config.auth_failures
 
     async def supersede(self, sid: str, world_id: str) -> None:
         log.info("world %s: a new connection took over; closing the old one", world_id)
@@ -151,9 +140,22 @@ class Sidecar:
         conn = self.connections.pop(sid, None)
         if conn is not None and self.writers.get(conn.world) == sid:
             del self.writers[conn.world]
-            async with self.lock(conn.world):
-                self.worlds.checkpoint(conn.world)
+            if not self.closing:  # at shutdown one checkpoint covers every world
+                async with self.lock(conn.world):
+                    self.worlds.checkpoint(conn.world)
+                    if conn.world not in self.writers:  # no new writer came meanwhile
+                        self.worlds.release(conn.world)
             log.info("disconnected: world %s", conn.world)
+
+    async def close(self, grace: float = 1.5) -> None:
+        """Shutting down: let the messages in hand finish (each is stored before its ack goes),
+        then close every socket; the caller has stopped accepting, and snapshots after."""
+        self.closing = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while self.in_hand and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        await self.sio.close_all()
 
     # ---------------------------------------------------------------- messages
 
@@ -174,18 +176,22 @@ class Sidecar:
     async def message(self, sid: str, event: str, payload: Any) -> dict[str, Any]:
         conn = self.connections.get(sid)
         if conn is None or self.writers.get(conn.world) != sid:
-            error = InvalidMessage("this connection is not (or no longer) the writer of a world")
+            error = Superseded("another connection took over this world; this message was not stored")
             return refusal(read_seq(payload), error)
-        if not conn.bucket.take():
+        if not self.sio.take(sid):
             limit = RateLimited(f"more than {self.config.rate:g} messages per second; slow down and resend")
             return refusal(read_seq(payload), limit)
-        async with self.lock(conn.world):
-            result = self.worlds.handle(conn.world, event, payload)
+        self.in_hand += 1
+        try:
+            async with self.lock(conn.world):
+                result = self.worlds.handle(conn.world, event, payload)
+        finally:
+            self.in_hand -= 1
         if result.error is not None:
             log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
-        if result.emits and self.listeners(conn.world, sid):
+        if result.emits and (self.config.redis or self.listeners(conn.world, sid)):
             for name, data in result.emits:
-                await self.sio.emit(name, data, room=conn.world, skip_sid=sid)
+                await self.sio.emit(name, data, room=room_of(conn.world), skip_sid=sid)
         return result.ack
 
     # ---------------------------------------------------------------- helpers
@@ -193,7 +199,7 @@ class Sidecar:
     def listeners(self, world_id: str, sender: str) -> bool:
         """Whether anyone but the sender is in the world's room (else a broadcast is skipped:
         the sender has the plans in its ack, and encoding for nobody costs every message)."""
-        return any(p != sender for p, _ in self.sio.manager.get_participants("/", world_id))
+        return any(p != sender for p, _ in self.sio.manager.get_participants("/", room_of(world_id)))
 
     def lock(self, world_id: str) -> asyncio.Lock:
         return self.locks.setdefault(world_id, asyncio.Lock())
@@ -207,11 +213,11 @@ class Sidecar:
 SIDECAR_KEY = web.AppKey("sidecar", Sidecar)
 
 
-def _remote(environ: dict[str, Any]) -> str:
-    request = environ.get("aiohttp.request")
-    if request is not None and request.remote:
-        return str(request.remote)
-    return str(environ.get("REMOTE_ADDR", "?"))
+def room_of(world_id: str) -> str:
+    """The socket.io room of a world. World rooms have names of their own (``world:<id>``):
+    socket.io gives each connection a room named after its sid, and a world id equal to
+    another connection's sid must not name that room (``cannot enter a sid room``)."""
+    return "world:" + world_id
 
 
 @web.middleware
@@ -245,7 +251,10 @@ def origin_guard(origins: tuple[str, ...]) -> Any:
 
 def create_app(config: Config) -> web.Application:
     """The aiohttp app with the socket.io server and the store, opened and closed with it."""
-    sio = socketio.AsyncServer(
+    sio = GuardedServer(
+        limits=Limits(rate=config.rate, burst=config.burst, connect_timeout=config.connect_timeout,
+                      pending_per_address=config.pending_per_address,
+                      max_outgoing_bytes=config.max_outgoing_bytes),
         async_mode="aiohttp",
         cors_allowed_origins=list(config.origins),
         max_http_buffer_size=config.buffer_bytes,
@@ -254,8 +263,9 @@ def create_app(config: Config) -> web.Application:
         serializer=wirejson.Packet,
         logger=False,
         engineio_logger=False,
+        **({"client_manager": room_manager(config.redis)} if config.redis else {}),
     )
-    guards = [origin_guard(config.origins)]
+    guards = [host_guard(config), origin_guard(config.origins)]
     if not config.ws_compression:
         guards.append(no_ws_compression)
     app = web.Application(middlewares=guards)
@@ -263,17 +273,19 @@ def create_app(config: Config) -> web.Application:
     app[SIO_KEY] = sio
 
     async def lifespan(app: web.Application) -> AsyncIterator[None]:
-        store = Store(config.db, serving=True)
+        store = open_store(config.store, config.db)
         worlds = Worlds(
             store,
             max_bytes=config.max_bytes,
             snapshot_every=config.snapshot_every,
             check_outbound=config.check_outbound,
         )
-        worlds.load()
+        if not store.shared:  # a shared store's worlds are loaded as their writers connect
+            worlds.load()
         app[WORLDS_KEY] = worlds
         sidecar = Sidecar(config, worlds, sio)
         app[SIDECAR_KEY] = sidecar
+        app[STATUS_KEY].throttle = sidecar.throttle  # one count of guesses: sockets and the status page
         observers = app[OBSERVERS_KEY]  # metrics and the status page hear of every ack
         sio.on("connect", observers.wrap_connect(sidecar.connect))
         sio.on("disconnect", sidecar.disconnect)
@@ -283,7 +295,9 @@ def create_app(config: Config) -> web.Application:
         yield
         for task in list(sidecar.tasks):
             task.cancel()
+        began = time.monotonic()
         worlds.checkpoint()
+        log.info("snapshots of %d worlds written in %.2f s", len(worlds.states), time.monotonic() - began)
         store.close()
 
     app.cleanup_ctx.append(lifespan)

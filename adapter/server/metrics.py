@@ -19,7 +19,6 @@ takes a write transaction and the stored worlds are loaded, else 503 with the re
 from __future__ import annotations
 
 import ipaddress
-import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
@@ -105,16 +104,6 @@ def operator_only(config: Config) -> Callable[[web.Request], bool]:
         return address.is_loopback or any(address in network for network in networks)
 
     return allowed
-
-
-def store_writable(db: sqlite3.Connection) -> str | None:
-    """None if the store takes a write transaction, else why not."""
-    try:
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("ROLLBACK")
-    except sqlite3.Error as error:
-        return f"the store cannot be written: {error}"
-    return None
 
 
 def add_metrics_routes(app: web.Application, config: Config, metrics: Metrics,

@@ -12,7 +12,7 @@ from aiohttp import web
 from .. import protocol
 from ..config import Config
 from ..version import __version__
-from .metrics import Metrics, add_metrics_routes, store_writable
+from .metrics import Metrics, add_metrics_routes
 from .module_files import add_module_routes
 from .observe import OBSERVERS_KEY, Observers
 from .status import StatusBoard
@@ -37,8 +37,7 @@ def add_operations(app: web.Application, config: Config) -> None:
         worlds = running.get("worlds")
         if worlds is None:
             return False, {"ok": False, "problem": "the worlds are not loaded yet"}
-        gone = worlds.store.gone  # the database or its -wal deleted while serving
-        problem = f"the store cannot be written: {gone}" if gone else store_writable(worlds.store.db)
+        problem = worlds.store.problem()
         body = {
             "ok": problem is None,
             "store": problem or "writable",

@@ -5,8 +5,11 @@ Behind the world's token. ``POST /login`` with the token in a form body sets the
 kept in memory (a restart logs everyone out). The session sees the worlds whose token is
 the one given: the shared token shows every world without its own ``--tokens-file`` token,
 a world's own token that world. Without a valid cookie every page answers 401 and shows
-nothing of any world. The token is never put in a URL and never logged. Bad tokens count
-per address as at connect: ``auth_failures`` in ``throttle_seconds`` answer 429.
+nothing of any world. The token is never put in a URL and never logged. A login is throttled
+by the same :class:`.throttle.Throttle` as a socket's connect (one count of guesses, whichever
+door they knock at), per address and per token: a form's token is tried against the shared
+token and every world's own, so a wrong one counts against all of them. Under attack a login
+waits its turn; the right token is never refused.
 
 Live: ``GET /status/events`` is a server-sent event stream whose ``worlds`` event carries
 the worlds' HTML (rendered here, every player-controlled text escaped by Jinja2), sent
@@ -34,7 +37,9 @@ from ..engine import plan_of
 from ..html import environment
 from ..texts import TEXTS
 from ..version import __version__
+from .guard import address_key
 from .observe import Answered
+from .throttle import Throttle
 
 COOKIE = "isc_status"
 SESSION_SECONDS = 12 * 3600
@@ -86,7 +91,8 @@ class StatusBoard:
         self.sessions: dict[str, Session] = {}
         self.refusals: dict[str, deque[dict[str, Any]]] = {}
         self.subscribers: set[Subscriber] = set()
-        self.failures: dict[str, list[float]] = {}
+        #: the sidecar's own throttle replaces this one when it starts (see create_app)
+        self.throttle = Throttle(config.auth_failures, config.throttle_seconds, config.throttle_spacing)
         self.closing = False
         self.writers: Mapping[str, str] = {}
         self.states: Mapping[str, Any] = {}
@@ -134,13 +140,11 @@ class StatusBoard:
         own = frozenset(w for w, t in self.config.world_tokens.items() if hmac.compare_digest(token.encode(), t.encode()))
         return Scope(shared, own) if shared or own else None
 
-    def throttled(self, remote: str) -> bool:
-        now = time.monotonic()
-        if len(self.failures) > MAX_SESSIONS * 16:  # many addresses guessing: forget the stale ones
-            self.failures = {r: t for r, t in self.failures.items() if t and now - t[-1] < self.config.throttle_seconds}
-        recent = [t for t in self.failures.get(remote, []) if now - t < self.config.throttle_seconds]
-        self.failures[remote] = recent
-        return len(recent) >= self.config.auth_failures
+    def throttle_keys(self, remote: str) -> tuple[str, ...]:
+        """What one login attempt counts against: its address, and every token it is tried
+        against (the keys :meth:`adapter.server.Sidecar.check_auth` uses)."""
+        worlds = tuple(f"token {world}" for world in self.config.world_tokens)
+        return ("address " + address_key(remote), "token (shared)", *worlds)
 
     def open_session(self, scope: Scope) -> str:
         now = time.monotonic()

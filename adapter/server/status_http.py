@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -40,14 +39,14 @@ def add_status_routes(app: web.Application, board: StatusBoard) -> None:
     async def login(request: web.Request) -> web.Response:
         form = await request.post()
         lang = language(str(form.get("lang", "")), request.headers.get("Accept-Language", ""))
-        remote = request.remote or "?"
-        if board.throttled(remote):
-            return _html(board.page("status_login.html", lang, error=TEXTS[lang]["throttled"]), status=429)
+        keys = board.throttle_keys(request.remote or "?")
+        wait = board.throttle.turn(keys)
+        if wait > 0:  # recent wrong tokens: this attempt waits its turn, then is checked
+            await asyncio.sleep(wait)
         scope = board.scope_of(str(form.get("token", "")))
         if scope is None:
-            board.failures.setdefault(remote, []).append(time.monotonic())
+            board.throttle.failed_attempt(keys)
             return _html(board.page("status_login.html", lang, error=TEXTS[lang]["wrong_token"]), status=401)
-        board.failures.pop(remote, None)
         response = web.HTTPSeeOther(f"/?lang={lang}")
         response.set_cookie(COOKIE, board.open_session(scope), httponly=True, samesite="Strict", path="/",
                             max_age=SESSION_SECONDS, secure=request.secure)

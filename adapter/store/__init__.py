@@ -25,7 +25,6 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +43,12 @@ from .guard import (
     read_only,
     why_unwritable,
 )
+from .rows import ENGINE_VERSION, LogEntry, merged, snapshot_from
 
 __all__ = ["LogEntry", "Store", "StoreCorrupt", "StoreInUse", "StoreReadOnly", "StoreUnusable", "damaged"]
 
 log = logging.getLogger("initiative_sidecar.store")
 
-#: bump when the engine's state classes change shape: older snapshots are then ignored.
-#: "1" was the pickle format, which is no longer read (a pickle can run code).
-ENGINE_VERSION = "2"
 #: SQLite result codes (primary) that mean "cannot write here", not "damaged"
 _UNWRITABLE_CODES = {3: "SQLITE_PERM", 8: "SQLITE_READONLY", 14: "SQLITE_CANTOPEN"}
 
@@ -104,22 +101,18 @@ def _refuse_emptied(path: Path) -> None:
         raise StoreCorrupt(damaged(path, "the file is empty: 0 bytes, truncated or not written by the sidecar"))
 
 
-@dataclass(frozen=True)
-class LogEntry:
-    """One stored line of a world's history, in the order it happened."""
-
-    kind: str  # "session", "hook", "intent"
-    seq: int
-    data: Any
-    error: Any = None
-
-
 class Store:
     """The database of one sidecar. ``serving=True`` (the server's store) also takes the
-    database's lock and watches its files; tools (``export``, tests) open it plainly."""
+    database's lock and watches its files; tools (``export``, tests) open it plainly.
+
+    It meets :class:`.contract.WorldStore`. No other process shares it (the lock file sees to
+    that), so it is not ``shared`` and every world's lease is this process's."""
+
+    shared = False
 
     def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0) -> None:
         self.path = Path(path)
+        self.name = str(self.path)
         if serving and (why := why_unwritable(self.path)):
             raise StoreReadOnly(read_only(self.path, why))
         self.lock = DatabaseLock(self.path) if serving else None
@@ -208,6 +201,30 @@ class Store:
             except StoreUnavailable:
                 return  # said once, in the log; writes are refused from now on
 
+    def problem(self) -> str | None:
+        """None if the store can be written now, else why not (for /healthz)."""
+        if self.gone:  # the database or its -wal deleted while serving
+            return f"the store cannot be written: {self.gone}"
+        return self.writable()
+
+    def writable(self) -> str | None:
+        """None if the store takes a write transaction, else why not. Under the mutex: the
+        snapshot thread shares this connection, and its insert must not land inside (and be
+        rolled back with) this probe's transaction."""
+        try:
+            with self._mutex:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            return f"the store cannot be written: {error}"
+        return None
+
+    def take_lease(self, world: str) -> bool:
+        return True  # the database's lock file already makes this process its only writer
+
+    def release_lease(self, world: str) -> None:
+        pass
+
     # ---------------------------------------------------------------- writing
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
@@ -273,22 +290,7 @@ class Store:
         if row is None:
             return None
         blob, version, seq = row
-        if version != ENGINE_VERSION:
-            why = "a pickle of older versions, no longer read: it could run code" if version == "1" else \
-                f"engine version {version!r}, not {ENGINE_VERSION!r}"
-            log.warning("world %s: the snapshot at seq %s is not used (%s); rebuilding the world from its log",
-                        world, seq, why)
-            return None
-        try:
-            state = snapshots.decode(blob)
-            if state.world != world or state.last_seq != seq:
-                raise snapshots.SnapshotUnreadable(
-                    f"it holds world {state.world!r} at seq {state.last_seq}, not this row's")
-        except snapshots.SnapshotUnreadable as error:
-            log.warning("world %s: the snapshot at seq %s is refused (%s); rebuilding the world from its log",
-                        world, seq, error)
-            return None
-        return state
+        return snapshot_from(world, blob, version, seq)
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
         """Sessions and messages after ``after_seq``, in the order they happened.
@@ -308,18 +310,7 @@ class Store:
             "SELECT seq, event, payload, error FROM messages WHERE world = ? AND seq > ? ORDER BY seq",
             (world, after_seq),
         )
-        pending = list(sessions)
-        for seq, event, payload, error in messages:
-            while pending and pending[0][0] < seq:
-                s_after, s_data = pending.pop(0)
-                yield LogEntry("session", s_after, self._read(s_data, world, f"session after seq {s_after}"))
-            where = f"message {seq}"
-            yield LogEntry(
-                event, seq, self._read(payload, world, where),
-                self._read(error, world, where) if error else None,
-            )
-        for s_after, s_data in pending:
-            yield LogEntry("session", s_after, self._read(s_data, world, f"session after seq {s_after}"))
+        yield from merged(world, sessions, messages, self._read)
 
     def _read(self, text: Any, world: str, where: str) -> Any:
         try:

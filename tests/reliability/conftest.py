@@ -41,3 +41,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         for name, count in sorted(fuzzcount.COUNTS.items()):
             terminalreporter.write_line(f"{name}: {count} cases")
         terminalreporter.write_line(f"total: {sum(fuzzcount.COUNTS.values())} cases")
+    if fuzzcount.FIGURES:
+        terminalreporter.section("reliability figures")
+        for name, value in fuzzcount.FIGURES.items():
+            terminalreporter.write_line(f"{name}: {value}")

@@ -5,3 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 COUNTS: Counter[str] = Counter()
+
+#: figures a reliability test measured (name -> value), printed in the terminal summary
+FIGURES: dict[str, object] = {}

@@ -23,7 +23,7 @@ from typing import Any
 
 import socketio
 
-from tests.reliability.table import GM, Reference, combats_of, session_data
+from tests.reliability.table import GM, Reference, combats_of, read_state, session_data
 from tests.server.conftest import TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,6 +144,10 @@ class Link:
                 future.exception()
         return future
 
+    async def ask(self, event: str, data: Any) -> Any:
+        """Emit and wait for the ack (10 s)."""
+        return await asyncio.wait_for(await self.emit(event, data), 10)
+
     async def close(self) -> None:
         try:
             await asyncio.wait_for(self.sio.disconnect(), 5)
@@ -230,13 +234,12 @@ class Outbox:
         self.unacked_but_stored += sum(1 for s in range(self.stored + 1, last + 1) if s not in self.acked)
         self.reconnects += 1
         self.stored = max(self.stored, last)
-        if last:  # resend the last stored message: a duplicate, carrying the restored state
+        if last:  # resend the last stored message: a duplicate; then read the restored state
             event, data = self.ref.messages[last - 1]
             dup = await asyncio.wait_for(await link.emit(event, data), 10)
             self.duplicates += 1
             assert dup["duplicate"] is True and dup["seq"] == last, dup
-            got = {"plans": sorted(dup["plans"], key=lambda p: p["combat_id"]),
-                   "prompts": sorted(dup["prompts"], key=lambda p: p["prompt_id"])}
+            got = await read_state(link.ask, last, [c["combat_id"] for c in welcome["combats"]])
             assert got == self.ref.state_at(last), f"{world}: the state restored at seq {last} differs"
         await self.pump(link, last + 1)
 
@@ -269,11 +272,7 @@ class Outbox:
         try:
             welcome = await asyncio.wait_for(link.welcome, 10)
             assert welcome["last_seq"] == self.total
-            event, data = self.ref.messages[-1]
-            dup = await asyncio.wait_for(await link.emit(event, data), 10)
-            assert dup["duplicate"] is True
-            return {"plans": sorted(dup["plans"], key=lambda p: p["combat_id"]),
-                    "prompts": sorted(dup["prompts"], key=lambda p: p["prompt_id"])}
+            return await read_state(link.ask, self.total, [c["combat_id"] for c in welcome["combats"]])
         finally:
             await link.close()
 

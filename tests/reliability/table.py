@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,10 +72,32 @@ class Reference:
 
 
 def state_of(world: World) -> dict[str, Any]:
-    """Every plan and every pending prompt of a world, as a duplicate ack shows them."""
-    ack = duplicate_ack(world, max(world.last_seq, 1))
-    return {"plans": sorted(ack["plans"], key=lambda p: p["combat_id"]),
-            "prompts": sorted(ack["prompts"], key=lambda p: p["prompt_id"])}
+    """Every plan and every pending prompt of a world, as :func:`read_state` reads them."""
+    acks = [duplicate_ack(world, max(world.last_seq, 1), probe(world.last_seq, cid)) for cid in world.combats]
+    return merged(acks)
+
+
+def probe(seq: int, combat_id: str) -> dict[str, Any]:
+    """A duplicate of ``seq`` naming one combat: its ack carries that combat's plan and prompts."""
+    return {"seq": max(seq, 1), "user": GM, "world_time": 0, "hook": "updateCombat", "combat": {"_id": combat_id}}
+
+
+def merged(acks: list[dict[str, Any]]) -> dict[str, Any]:
+    plans = {p["combat_id"]: p for a in acks for p in a["plans"]}
+    prompts = {p["prompt_id"]: p for a in acks for p in a["prompts"]}
+    return {"plans": [plans[k] for k in sorted(plans)], "prompts": [prompts[k] for k in sorted(prompts)]}
+
+
+async def read_state(ask: Callable[[str, dict[str, Any]], Awaitable[Any]], seq: int,
+                     combat_ids: Iterable[str]) -> dict[str, Any]:
+    """Every plan and pending prompt of the combats named, read over the wire with one
+    duplicate per combat (a duplicate ack carries the combat its message names)."""
+    acks = []
+    for cid in combat_ids:
+        ack = await ask("hook", probe(seq, cid))
+        assert ack["duplicate"] is True, ack
+        acks.append(ack)
+    return merged(acks)
 
 
 def combats_of(world: World) -> list[dict[str, Any]]:

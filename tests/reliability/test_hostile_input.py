@@ -29,7 +29,7 @@ from adapter.pipeline import process
 from tests.reliability import fuzzcount
 from tests.reliability.harness import auth_for, open_link
 from tests.reliability.mutations import CATEGORIES, Case, RandomDraw, bases, make_case
-from tests.reliability.table import build, state_of
+from tests.reliability.table import build, read_state, state_of
 from tests.server.conftest import Running
 
 
@@ -175,8 +175,7 @@ async def test_hostile_messages_through_the_real_server_are_refused_and_others_k
             local = replace(local, last_seq=local.last_seq + 2)
             dup = await (await link.emit("hook", {**base.templates[0][1], "seq": local.last_seq}))
             assert dup["duplicate"] is True
-            assert {"plans": sorted(dup["plans"], key=lambda p: p["combat_id"]),
-                    "prompts": sorted(dup["prompts"], key=lambda p: p["prompt_id"])} == state_of(base.world)
+            assert await read_state(link.ask, local.last_seq, base.world.combats) == state_of(base.world)
         await asyncio.wait_for(playing, 60)
     finally:
         playing.cancel()
@@ -189,8 +188,6 @@ async def test_hostile_messages_through_the_real_server_are_refused_and_others_k
         link = await open_link(sidecar.url, auth_for(base.world.world, base.world.ruleset))
         try:
             welcome = await link.welcome
-            dup = await (await link.emit("hook", {**base.templates[0][1], "seq": welcome["last_seq"]}))
-            assert {"plans": sorted(dup["plans"], key=lambda p: p["combat_id"]),
-                    "prompts": sorted(dup["prompts"], key=lambda p: p["prompt_id"])} == state_of(base.world)
+            assert await read_state(link.ask, welcome["last_seq"], base.world.combats) == state_of(base.world)
         finally:
             await link.close()

@@ -21,7 +21,7 @@ import pytest
 
 from tests.reliability.harness import Disconnected, Link, auth_for, open_link
 from tests.reliability.proxy import FaultProxy, Faults
-from tests.reliability.table import Reference, build, combats_of, state_of
+from tests.reliability.table import Reference, build, combats_of, read_state, state_of
 from tests.server.conftest import Running
 
 
@@ -123,11 +123,8 @@ def stored_seqs(db: Any, world: str) -> list[tuple[int, str | None]]:
 async def final_state(url: str, ref: Reference) -> dict[str, Any]:
     link = await open_link(url, auth_for(ref.world, ref.ruleset))
     try:
-        await asyncio.wait_for(link.welcome, 10)
-        event, data = ref.messages[-1]
-        dup = await asyncio.wait_for(await link.emit(event, data), 10)
-        return {"plans": sorted(dup["plans"], key=lambda p: p["combat_id"]),
-                "prompts": sorted(dup["prompts"], key=lambda p: p["prompt_id"])}
+        welcome = await asyncio.wait_for(link.welcome, 10)
+        return await read_state(link.ask, welcome["last_seq"], [c["combat_id"] for c in welcome["combats"]])
     finally:
         await link.close()
 
@@ -176,9 +173,9 @@ async def test_a_gap_is_refused_out_of_order_and_its_seq_is_not_used_up(sidecar:
         assert await (await link.emit(*msgs[1])) == fight_night.acks[1]
         assert await (await link.emit(*msgs[2])) == fight_night.acks[2]
         dup = await (await link.emit(*msgs[1]))
-        assert dup["duplicate"] is True and state_of(fight_night.worlds[3]) == {
-            "plans": sorted(dup["plans"], key=lambda p: p["combat_id"]),
-            "prompts": sorted(dup["prompts"], key=lambda p: p["prompt_id"])}
+        assert dup["duplicate"] is True and dup["seq"] == 2
+        combats = list(fight_night.worlds[3].combats)
+        assert state_of(fight_night.worlds[3]) == await read_state(link.ask, 2, combats)
     finally:
         await link.close()
 

@@ -14,7 +14,7 @@ import pytest
 import socketio
 
 from adapter.cli import parser
-from adapter.config import DEFAULT_ORIGINS, Config, from_args
+from adapter.config import DEFAULT_ORIGINS, Config, ConfigError, from_args
 from adapter.server.run import is_loopback
 from tests.reliability.harness import Serve, auth_for, open_link
 from tests.reliability.table import build
@@ -126,17 +126,51 @@ async def test_serve_without_host_listens_on_loopback(serve_factory: Callable[..
     assert "not loopback" not in serve.log.read_text()
 
 
-async def test_binding_elsewhere_without_tls_warns(serve_factory: Callable[..., Serve]) -> None:
-    """192.0.2.1 (TEST-NET-1) is no address of this machine: the warning is printed, the bind
-    then fails cleanly, and nothing is ever exposed beyond loopback by this test."""
+async def test_binding_elsewhere_needs_allow_remote_and_then_warns(serve_factory: Callable[..., Serve]) -> None:
+    """192.0.2.1 (TEST-NET-1) is no address of this machine: without ``--allow-remote`` the
+    start is refused and says why; with it the warning is printed, the bind then fails
+    cleanly, and nothing is ever exposed beyond loopback by this test."""
+    refused_start = serve_factory("exposed-refused")
+    refused_start.command = lambda: [  # type: ignore[method-assign]
+        *Serve.command(refused_start)[:4], "--host", "192.0.2.1", *Serve.command(refused_start)[6:]]
+    with pytest.raises(RuntimeError, match="did not start"):
+        await refused_start.start()
+    assert refused_start.proc is not None and refused_start.proc.returncode == 2
+    err = refused_start.log.read_text()
+    assert "will not listen on 192.0.2.1, which is not loopback" in err and "--allow-remote" in err
+    assert "clear text" in err and "cannot listen" not in err and "Traceback" not in err
+
     serve = serve_factory("exposed")
-    serve.command = lambda: [*Serve.command(serve)[:4], "--host", "192.0.2.1", *Serve.command(serve)[6:]]  # type: ignore[method-assign]
+    serve.command = lambda: [  # type: ignore[method-assign]
+        *Serve.command(serve)[:4], "--host", "192.0.2.1", "--allow-remote", *Serve.command(serve)[6:]]
     with pytest.raises(RuntimeError, match="did not start"):
         await serve.start()
     assert serve.proc is not None and serve.proc.returncode == 4
     err = serve.log.read_text()
-    assert "bound to 192.0.2.1, which is not loopback, without TLS" in err
+    assert "bound to 192.0.2.1, which is not loopback, without TLS" in err and "clear text" in err
     assert "cannot listen on 192.0.2.1" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_host_setting_means_the_loopback_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str,
+) -> None:
+    monkeypatch.setenv("INITIATIVE_SIDECAR_HOST", value)
+    config = from_args(parser().parse_args(["serve", "--db", str(tmp_path / "x.db"), "--token", "t"]))
+    assert config.host == "127.0.0.1"
+    config = from_args(parser().parse_args(["serve", "--host", value, "--db", str(tmp_path / "x.db"), "--token", "t"]))
+    assert config.host == "127.0.0.1"
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.10"])
+def test_every_address_but_loopback_needs_allow_remote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       host: str) -> None:
+    base = ["serve", "--host", host, "--db", str(tmp_path / "x.db"), "--token", "t"]
+    with pytest.raises(ConfigError, match="--allow-remote"):
+        from_args(parser().parse_args(base))
+    assert from_args(parser().parse_args([*base, "--allow-remote"])).host == host
+    monkeypatch.setenv("INITIATIVE_SIDECAR_ALLOW_REMOTE", "1")
+    assert from_args(parser().parse_args(base)).allow_remote is True
 
 
 async def test_only_the_configured_foundry_origins_may_connect_and_a_refused_one_is_logged(

@@ -19,6 +19,7 @@ import socketio
 from adapter.cli import parser
 from adapter.config import ConfigError, from_args
 from tests.foundry import combat, combatant, current, d20_roll
+from tests.reliability.table import read_state
 from tests.server.conftest import GM, TOKEN, Client, Running, auth, connect, refused
 
 B_COMBAT = "combatOfWorldB01"
@@ -91,7 +92,7 @@ async def test_a_connection_for_world_a_never_reads_or_changes_world_b(sidecar: 
     assert mine["prompts"] == []
     theirs = await a.send("hook", hook(9, "updateCombat", b_fight()))
     assert theirs["ok"] and theirs["plans"] == []
-    mine_now = await state(a, 9, "hook", hook(9, "updateCombat", b_fight()))
+    mine_now = await read_state(a.send, 9, [own["_id"], B_COMBAT])
     assert mine_now["prompts"] == [] and sorted(p["combat_id"] for p in mine_now["plans"]) == sorted(
         [own["_id"], B_COMBAT])
 

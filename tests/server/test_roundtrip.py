@@ -50,7 +50,8 @@ async def test_connect_without_auth_is_refused(sidecar: Running) -> None:
 async def test_welcome_then_hook_gets_ack_with_plan(sidecar: Running) -> None:
     client = await connect(sidecar.url, auth())
     welcome = await asyncio.wait_for(client.welcome, 5)
-    assert welcome == {"world": "world0000000001", "ruleset": "foundry-core", "last_seq": 0, "combats": []}
+    assert welcome == {"world": "world0000000001", "ruleset": "foundry-core", "last_seq": 0, "combats": [],
+                       "intents": [], "skipped_acts": ["defend_only", "held", "none"]}
     protocol.check_outbound("welcome", welcome)
     ack = await client.send("hook", hook(1))
     assert ack["ok"] and ack["seq"] == 1

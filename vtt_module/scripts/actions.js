@@ -1,35 +1,29 @@
 /**
  * Player and GM actions: the combat tracker's context menu entries and the token HUD
- * buttons, shown only for combatants the user owns and only when the ruleset has them.
- * Each becomes an intent through the {@link Relay}.
+ * buttons, shown only for combatants the user owns and only when the sidecar offers them
+ * (plan entries' `actions`/`gm_actions`, kept in each combatant's flag state; the intents of
+ * the ruleset from the sidecar's `welcome`). Each becomes an intent through the {@link Relay}.
+ * The GM also gets "Set initiative…": the rule score shown plainly, the stored number typed by
+ * hand (the tracker's own input turns into text once initiatives carry decimals).
  * @module actions
  */
 
-import { MODULE_ID, RULESET_ACTIONS } from "./constants.js";
-import { getSetting, SETTINGS, statPaths } from "./settings.js";
-import { readStats } from "./payloads.js";
+import { MODULE_ID } from "./constants.js";
+import { sidecarRules } from "./settings.js";
 import { ownersOf, translator } from "./foundry-data.js";
+import { menuEntry, elementOf } from "./compat.js";
+import { dashContent, anchorButtons, readiedContent, readyContent, setInitiativeContent } from "./dialogs.js";
 
 /**
- * The intents a combatant's owner may declare now, from the ruleset and its flag state.
- * @param {string} ruleset @param {object|undefined} state the combatant's plan state
- * @param {{isGM:boolean, started:boolean}} ctx
+ * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them.
+ * @param {object|undefined} state the combatant's plan state
+ * @param {{isGM:boolean}} ctx
  * @returns {string[]} action ids (`dash`, `hold`, `hold.next_round`, `hold.target_aware`,
  *   `act.now`, `act.after`, `act.before`, `reaction.use`, `readied.declare`, `readied.trigger`)
  */
-export function availableActions(ruleset, state, { isGM, started }) {
-  const kinds = RULESET_ACTIONS[ruleset] ?? [];
-  const out = [];
-  const held = state?.acts === "held";
-  if (kinds.includes("dash") && !(state?.tags ?? []).includes("dashed")) out.push("dash");
-  if (kinds.includes("hold")) {
-    if (!held) out.push("hold", "hold.next_round");
-    else if (isGM) out.push("hold.target_aware");
-  }
-  if (kinds.includes("act") && held && started) out.push("act.now", "act.after", "act.before");
-  if (kinds.includes("reaction.use") && state?.reaction?.available) out.push("reaction.use");
-  if (kinds.includes("readied.declare") && started && !state?.detail?.readied_id) out.push("readied.declare");
-  if (kinds.includes("readied.trigger") && state?.detail?.readied_id) out.push("readied.trigger");
+export function availableActions(state, { isGM }) {
+  const out = [...(state?.actions ?? [])];
+  if (isGM) out.push(...(state?.gm_actions ?? []));
   return out;
 }
 
@@ -73,13 +67,10 @@ export class Actions {
   /** @param {object} env @param {import("./relay.js").Relay} relay */
   constructor(env, relay) { this.env = env; this.relay = relay; this.t = translator(env); }
 
-  ruleset() { return getSetting(this.env, SETTINGS.RULESET); }
-
   /** Actions for a combatant of the viewed combat (owned ones only). */
   actionsFor(combat, combatant) {
     if (!combat || !combatant?.isOwner) return [];
-    const state = combatant.flags?.[MODULE_ID]?.state;
-    return availableActions(this.ruleset(), state, { isGM: this.env.game.user.isGM, started: (combat.round ?? 0) > 0 });
+    return availableActions(combatant.flags?.[MODULE_ID]?.state, { isGM: this.env.game.user.isGM });
   }
 
   /**
@@ -99,57 +90,66 @@ export class Actions {
     const DialogV2 = this.env.foundry.applications.api.DialogV2;
     const t = this.t;
     if (action === "dash") {
-      // BI-4: up to 5 + Dex, Dex read where the stat paths setting says (dnd5e by default)
-      const paths = statPaths(getSetting(this.env, SETTINGS.STAT_PATHS), this.env.game.system?.id);
-      const dex = Number(readStats(combatant.actor, paths).dex ?? 0);
-      const max = Math.max(5 + (Number.isFinite(dex) ? dex : 0), 0);
-      const r = await DialogV2.input({
-        window: { title: t("INITIATIVE_SIDECAR.dialog.dashTitle") }, rejectClose: false,
-        content: `<label>${t("INITIATIVE_SIDECAR.dialog.dashAmount", { max })} <input type="number" name="amount" min="1" max="${max}" value="${max}"></label>`
-      });
+      // the limit (BI-4) is the sidecar's to check: a dash beyond it is refused with the reason
+      const r = await DialogV2.input({ window: { title: t("INITIATIVE_SIDECAR.dialog.dashTitle") }, rejectClose: false, content: dashContent(t) });
       return r ? { amount: r.amount } : null;
     }
     if (action === "act.after" || action === "act.before") {
-      const buttons = combat.turns.filter((c) => c.id !== combatant.id && c.visible !== false)
-        .map((c) => ({ action: c.id, label: c.name }));
-      const anchor = await DialogV2.wait({ window: { title: t("INITIATIVE_SIDECAR.dialog.anchorTitle") }, buttons, rejectClose: false });
+      const anchor = await DialogV2.wait({ window: { title: t("INITIATIVE_SIDECAR.dialog.anchorTitle") }, buttons: anchorButtons(combat.turns, combatant.id), rejectClose: false });
       return anchor ? { anchor } : null;
     }
     if (action === "readied.declare") {
-      const options = combat.turns.filter((c) => c.id !== combatant.id && c.visible !== false)
-        .map((c) => `<option value="${c.id}">${c.name}</option>`).join("");
-      const r = await DialogV2.input({
-        window: { title: t("INITIATIVE_SIDECAR.dialog.readiedTitle") }, rejectClose: false,
-        content: `<label>${t("INITIATIVE_SIDECAR.dialog.readiedMode")} <select name="mode">`
-          + `<option value="standard">${t("INITIATIVE_SIDECAR.dialog.standard")}</option>`
-          + `<option value="preemptive">${t("INITIATIVE_SIDECAR.dialog.preemptive")}</option></select></label>`
-          + `<label>${t("INITIATIVE_SIDECAR.dialog.trigger")} <input type="text" name="trigger" required></label>`
-          + `<label>${t("INITIATIVE_SIDECAR.dialog.readiedAction")} <input type="text" name="action" required></label>`
-          + `<label>${t("INITIATIVE_SIDECAR.dialog.target")} <select name="target_id"><option value=""></option>${options}</select></label>`
-      });
+      const r = await DialogV2.input({ window: { title: t("INITIATIVE_SIDECAR.dialog.readiedTitle") }, rejectClose: false, content: readiedContent(t, combat.turns, combatant.id) });
       return r ?? null;
     }
     return {};
   }
 
   /**
-   * Entries for `getCombatTrackerContextOptions` (v13: `li` is an HTMLElement; v12: jQuery).
+   * GM: set a combatant's initiative by hand. The dialog shows the rule score plainly; the
+   * value is written as Foundry's own edit would be, and the forwarder sends it as the GM's
+   * `initiative.set`.
+   * @param {object} combatant @param {number} [given] skip the dialog
+   */
+  async setInitiative(combatant, given) {
+    let value = given;
+    if (value === undefined) {
+      const DialogV2 = this.env.foundry.applications.api.DialogV2;
+      const score = combatant.flags?.[MODULE_ID]?.state?.detail?.score;
+      const r = await DialogV2.input({
+        window: { title: this.t("INITIATIVE_SIDECAR.action.setInitiative") }, rejectClose: false,
+        content: setInitiativeContent(this.t, { name: combatant.name, initiative: combatant.initiative, score })
+      });
+      value = r ? Number(r.initiative) : NaN;
+    }
+    if (!Number.isFinite(value)) return null;
+    return combatant.update({ initiative: value });
+  }
+
+  /**
+   * Entries for `getCombatTrackerContextOptions` (read once, at the tracker's first render).
    * @param {object[]} menuItems the list to extend
    */
   extendTrackerMenu(menuItems) {
     const lookup = (li) => {
-      const el = li?.dataset ? li : li?.[0];
+      const el = elementOf(li);
       const combat = this.env.game.combat;
       return { combat, combatant: combat?.combatants.get(el?.dataset?.combatantId) };
     };
     for (const [action, [label, icon]] of Object.entries(LABELS)) {
-      menuItems.push({
-        name: `INITIATIVE_SIDECAR.action.${label}`,
+      menuItems.push(menuEntry(this.env, {
+        label: `INITIATIVE_SIDECAR.action.${label}`,
         icon: `<i class="${icon}"></i>`,
-        condition: (li) => { const { combat, combatant } = lookup(li); return this.actionsFor(combat, combatant).includes(action); },
-        callback: (li) => { const { combat, combatant } = lookup(li); return this.perform(action, combat, combatant); }
-      });
+        visible: (li) => { const { combat, combatant } = lookup(li); return this.actionsFor(combat, combatant).includes(action); },
+        run: (li) => { const { combat, combatant } = lookup(li); return this.perform(action, combat, combatant); }
+      }));
     }
+    menuItems.push(menuEntry(this.env, {
+      label: "INITIATIVE_SIDECAR.action.setInitiative",
+      icon: '<i class="fa-solid fa-pen-to-square"></i>',
+      visible: (li) => Boolean(this.env.game.user.isGM && lookup(li).combatant),
+      run: (li) => this.setInitiative(lookup(li).combatant)
+    }));
   }
 
   /** Ready to strike (BI-3), outside combat, from the token HUD. */
@@ -159,11 +159,7 @@ export class Actions {
     let answer = given;
     if (!answer) {
       const DialogV2 = this.env.foundry.applications.api.DialogV2;
-      answer = await DialogV2.input({
-        window: { title: this.t("INITIATIVE_SIDECAR.dialog.readyTitle") }, rejectClose: false,
-        content: `<label><input type="checkbox" name="weapon_ready" checked> ${this.t("INITIATIVE_SIDECAR.dialog.readyWeapon")}</label>`
-          + `<label><input type="checkbox" name="sees" checked> ${this.t("INITIATIVE_SIDECAR.dialog.readySees")}</label>`
-      });
+      answer = await DialogV2.input({ window: { title: this.t("INITIATIVE_SIDECAR.dialog.readyTitle") }, rejectClose: false, content: readyContent(this.t) });
       if (!answer) return null;
     }
     const watching = answer.watching ?? [...(game.user.targets ?? [])].map((t) => t.id ?? t.document?.id).filter(Boolean);
@@ -181,10 +177,10 @@ export class Actions {
     return this.relay.request({ kind: "ready.confirm", args: { actor_id: actorId } });
   }
 
-  /** Token HUD buttons (`renderTokenHUD`). */
+  /** Token HUD buttons (`renderTokenHUD`), where the sidecar's ruleset accepts `ready.start`. */
   decorateTokenHUD(hud, html) {
-    if (!(RULESET_ACTIONS[this.ruleset()] ?? []).includes("ready.start")) return;
-    const el = html?.querySelector ? html : html?.[0];
+    if (!sidecarRules(this.env).intents.includes("ready.start")) return;
+    const el = elementOf(html);
     const token = hud.object?.document ?? hud.document;
     if (!el || !token?.actor?.isOwner) return;
     const col = el.querySelector(".col.right") ?? el;
@@ -193,8 +189,10 @@ export class Actions {
       const b = doc.createElement("button");
       b.type = "button";
       b.className = "control-icon initiative-sidecar-hud";
-      b.dataset.tooltip = this.t(`INITIATIVE_SIDECAR.action.${label}`);
-      b.innerHTML = `<i class="${icon}"></i>`;
+      b.dataset.tooltipText = this.t(`INITIATIVE_SIDECAR.action.${label}`);
+      const i = doc.createElement("i");
+      i.className = icon;
+      b.append(i);
       b.addEventListener("click", fn);
       col.append(b);
     };

@@ -7,6 +7,7 @@
 
 import { MODULE_ID } from "./constants.js";
 import { gmIds } from "./foundry-data.js";
+import { escapeHTML } from "./html.js";
 
 /** Notice kinds that are bookkeeping, not rulings worth a chat line. */
 const QUIET = Object.freeze(["dice_pool.recount"]);
@@ -19,7 +20,7 @@ const QUIET = Object.freeze(["dice_pool.recount"]);
  */
 export function noticeMessage(notice, look) {
   if (!notice?.text || QUIET.includes(notice.kind)) return null;
-  const esc = String(notice.text).replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" }[c]));
+  const esc = escapeHTML(notice.text); // the text names combatants: players' names
   let whisper = [];
   if (notice.combatant_id && look.hidden(notice.combatant_id)) whisper = [...look.gms];
   else if (notice.actor_id && !notice.combatant_id) whisper = [...new Set([...look.gms, ...look.owners(notice.actor_id)])];

@@ -7,13 +7,21 @@
  * ignored; while a write is in flight only the newest waiting plan is applied next.
  *
  * Steering: `combatTurn`/`combatRound` (initiating client, before the update) and
- * `preUpdateCombat` move a forward step past turns whose flags say `none`, `defend_only` or
- * `held`, and start a new round on `next_round.current`.
+ * `preUpdateCombat` move a forward step past turns whose `acts` the sidecar lists as skipped
+ * (its `welcome`), and start a new round on `next_round.current`.
+ *
+ * No ghost combatants: a combat update whose row names a combatant that no longer exists
+ * creates a new one [F13 `common/data/fields.mjs` EmbeddedCollectionField]. Rows name only
+ * combatants present when the update is built; one deleted while the update is in flight
+ * (by another client) and recreated by it is deleted again at once.
  * @module applier
  */
 
 import { MODULE_ID } from "./constants.js";
 import { isStale, planUpdate, steerTurn } from "./plan.js";
+import { sorterFor } from "./turns.js";
+import { deletion } from "./compat.js";
+import { sidecarRules } from "./settings.js";
 import * as log from "./log.js";
 
 /** Applies the sidecar's plans to Foundry's combats (active GM only). */
@@ -30,6 +38,8 @@ export class PlanApplier {
     /** combat id → the plan last applied (for announcements) */
     this.last = new Map();
     this.writes = 0;
+    /** updates in flight: which combatant rows they carry, which of those got deleted */
+    this.inflight = new Set();
   }
 
   /** The revision applied for a combat (memory, else the combat's flag). */
@@ -89,8 +99,11 @@ export class PlanApplier {
   async write(plan) {
     const combat = this.env.game.combats.get(plan.combat_id);
     if (!combat) return;
-    const source = combat.toObject();
-    const { data } = planUpdate(source, plan);
+    const { data } = planUpdate(combat.toObject(), plan, {
+      sortAfter: sorterFor(combat),
+      del: (path, key) => deletion(this.env, path, key),
+      skipped: sidecarRules(this.env).skipped_acts
+    });
     const old = this.last.get(plan.combat_id) ?? null;
     this.last.set(plan.combat_id, plan);
     let writes = 0;
@@ -98,11 +111,35 @@ export class PlanApplier {
       const before = combat.combatant?.id ?? null;
       const options = { [MODULE_ID]: { own: true, revision: plan.revision } };
       if (before === plan.current || !("turn" in data || "round" in data)) options.turnEvents = false;
-      await combat.update(data, options);
+      const rows = new Set((data.combatants ?? []).map((r) => r._id));
+      const watch = { combatId: combat.id, rows, deleted: new Set() };
+      this.inflight.add(watch);
+      try {
+        await combat.update(data, options);
+      } finally {
+        this.inflight.delete(watch);
+      }
       writes = 1;
       this.writes += 1;
+      await this.buryGhosts(watch);
     }
     this.hooks.onApplied?.(plan, old, writes);
+  }
+
+  /** A combatant was deleted: note it if an update in flight names it. @param {object} combatant */
+  deleted(combatant) {
+    for (const w of this.inflight) {
+      if (w.combatId === combatant.parent?.id && w.rows.has(combatant.id)) w.deleted.add(combatant.id);
+    }
+  }
+
+  /** Delete the combatants our update recreated after someone deleted them. */
+  async buryGhosts(watch) {
+    const combat = this.env.game.combats.get(watch.combatId);
+    const ghosts = [...watch.deleted].filter((id) => combat?.combatants.get(id));
+    if (!ghosts.length) return;
+    log.warn(`a plan named ${ghosts.length} combatant(s) deleted meanwhile; removing what the write recreated`);
+    await combat.deleteEmbeddedDocuments("Combatant", ghosts, { [MODULE_ID]: { own: true, ghost: true } });
   }
 }
 
@@ -113,7 +150,9 @@ export class PlanApplier {
 export function registerSteering(env) {
   const skipDefeated = () => Boolean(env.game.settings.get("core", "combatTrackerConfig")?.skipDefeated);
   const steer = (combat, change, canWriteOthers) => {
-    const target = steerTurn(combat.toObject(), change, { skipDefeated: skipDefeated() });
+    const target = steerTurn(combat.toObject(), change, {
+      skipDefeated: skipDefeated(), skipped: sidecarRules(env).skipped_acts, sortAfter: sorterFor(combat)
+    });
     if (!target) return null;
     change.round = target.round;
     if (target.initiatives && canWriteOthers) {

@@ -13,10 +13,12 @@
  * @param {{acts?:string, reaction?:{available:boolean, reason:string|null}|null, tags?:string[],
  *   detail?:object, rules?:string[]}|undefined} state
  * @param {Translate} t localizer (`INITIATIVE_SIDECAR.badge.<key>` keys)
+ * @param {number|null} [plainScore] the rule score to show when the tracker's numbers carry
+ *   decimals (tie-breakers) and the plan gives no score of its own
  * @returns {Badge[]}
  */
-export function badgesFor(state, t) {
-  if (!state) return [];
+export function badgesFor(state, t, plainScore = null) {
+  if (!state) return plainScore === null ? [] : [ruleScore(t, plainScore)];
   const out = [];
   const tags = state.tags ?? [];
   const detail = state.detail ?? {};
@@ -33,6 +35,7 @@ export function badgesFor(state, t) {
   // placed below a lower score (a dashed turn waiting for the turn in progress): the
   // tracker's number is just below its predecessor's, the rule's score is this one
   if (detail.score !== undefined && detail.score !== null) add("score", { score: detail.score });
+  else if (plainScore !== null) out.push(ruleScore(t, plainScore));
   const hesitation = Number(detail.turns_lost ?? detail.hesitation ?? 0);
   switch (state.acts) {
     case "movement_or_action": add("movement-or-action"); break;
@@ -46,5 +49,29 @@ export function badgesFor(state, t) {
   if (tags.includes("reroll_pending")) add("reroll-pending");
   if (tags.includes("ready_to_strike") || tags.includes("ready")) add("ready");
   if (tags.some((tag) => tag.startsWith("readied"))) add("readied");
+  return out;
+}
+
+/** The plain rule score of a row whose tracker number carries a tie-break fraction. */
+function ruleScore(t, score) {
+  return {
+    key: "rule-score", css: "isc-badge isc-rule-score",
+    text: t("INITIATIVE_SIDECAR.badge.rule-score", { score }),
+    tooltip: t("INITIATIVE_SIDECAR.badgeTip.rule-score", { score })
+  };
+}
+
+/**
+ * The plain score of each combatant when any initiative has decimals (then Foundry shows every
+ * row with two decimals [F13 `combat-tracker.mjs` `_prepareTurnContext` `hasDecimals`]): the
+ * whole part, the rule score of every ruleset (fractions only break ties).
+ * @param {Array<{id:string, initiative:number|null}>} combatants
+ * @returns {Record<string, number>}
+ */
+export function plainScores(combatants) {
+  const list = [...combatants];
+  if (!list.some((c) => Number.isFinite(c.initiative) && !Number.isInteger(c.initiative))) return {};
+  const out = {};
+  for (const c of list) if (Number.isFinite(c.initiative)) out[c.id] = Math.trunc(c.initiative);
   return out;
 }

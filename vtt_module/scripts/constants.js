@@ -15,20 +15,21 @@ export const PROTOCOL = 1;
 /** Rulesets the sidecar knows, in the order the setting lists them. */
 export const RULESETS = Object.freeze(["foundry-core", "balanced-d20", "dice-pool", "storyteller"]);
 
-/** Plan `acts` values whose turns the module skips when the pointer moves forward. */
-export const SKIPPED_ACTS = Object.freeze(["none", "defend_only", "held"]);
-
-/** Every `acts` value of a plan entry. */
-export const ACTS = Object.freeze(["full", "movement_or_action", "movement_only", "defend_only", "none", "held"]);
-
 /**
- * Foundry hooks that fire on every client after a change and are forwarded by the active GM.
- * `initiativeRoll` is synthesized by the module (Foundry has no initiative hook).
+ * Foundry hooks that fire on every client after a change and are forwarded by the active GM
+ * (registerForwarder registers exactly these). `initiativeRoll` is synthesized by the module
+ * (Foundry has no initiative hook) from `updateCombatant`.
+ *
+ * Not forwarded, on purpose: `combatStart` fires only on the client that starts the combat,
+ * before the update, with data a later hook may still change; the `updateCombat` carrying
+ * `round: 1` that follows on every client says the same, after the fact.
+ * `combatTurnChange` fires on every client right after the `updateCombat` of the same turn
+ * change and carries nothing that update's diff and the combat's `current` lack [F13
+ * `client/documents/combat.mjs` `_manageTurnEvents`]; forwarding it would send every turn twice.
  */
 export const FORWARDED_HOOKS = Object.freeze([
   "createCombat", "updateCombat", "deleteCombat",
-  "createCombatant", "updateCombatant", "deleteCombatant",
-  "combatTurnChange"
+  "createCombatant", "updateCombatant", "deleteCombatant"
 ]);
 
 /**
@@ -39,22 +40,11 @@ export const OPTION_WHITELIST = Object.freeze([
   "action", "direction", "worldTime", "turnEvents", "combatTurn", "diff", "recursive", "modifiedTime"
 ]);
 
-/**
- * Intent kinds each ruleset accepts from players (what the tracker menu and token HUD offer).
- * `reaction.use` is offered only where the plan gives reactions (entry.reaction not null).
- */
-export const RULESET_ACTIONS = Object.freeze({
-  "foundry-core": Object.freeze([]),
-  "balanced-d20": Object.freeze(["dash", "reaction.use", "ready.start", "readied.declare", "readied.trigger"]),
-  "dice-pool": Object.freeze(["hold", "act"]),
-  "storyteller": Object.freeze(["hold", "act"])
-});
-
 /** Ack error codes after which the message must be sent again (its seq was not used up). */
-export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable"]);
+export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable", "served_elsewhere"]);
 
 /** Connect refusals that retrying will not fix until a setting changes. */
-export const FATAL_CONNECT_CODES = Object.freeze(["auth_failed", "unknown_ruleset", "protocol_mismatch"]);
+export const FATAL_CONNECT_CODES = Object.freeze(["auth_failed", "unknown_ruleset", "protocol_mismatch", "invalid_message"]);
 
 /** Messages on the module socket (`module.initiative-sidecar`). */
 export const SOCKET_TYPES = Object.freeze({

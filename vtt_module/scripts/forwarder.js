@@ -5,7 +5,7 @@
  * @module forwarder
  */
 
-import { MODULE_ID } from "./constants.js";
+import { MODULE_ID, FORWARDED_HOOKS } from "./constants.js";
 import { initiativeRollField } from "./payloads.js";
 import { isActiveGM } from "./foundry-data.js";
 
@@ -16,16 +16,21 @@ const QUIET_COMBATANT_KEYS = Object.freeze(["_id", "_stats", "flags", "initiativ
 export function isOwnWrite(options) { return Boolean(options?.[MODULE_ID]?.own); }
 
 /**
- * What to send for an `updateCombatant` change, decided from the change alone.
- * @param {object} changed the update diff
+ * What to send for an `updateCombatant` change. Foundry sends only the diff of an update
+ * [F13 `client/data/client-backend.mjs`], so a roll is recognised by its mark's new `nonce`
+ * in the diff (unique per roll), and the roll itself is read from the document: a reroll with
+ * the same total, or a clear-and-roll-again with the same roll, leaves the total or the
+ * roll's JSON out of the diff.
+ * @param {object} changed the update diff @param {object} [mark] the combatant's `flags.<id>.roll` now
+ * @param {number|null} [initiative] the combatant's initiative now
  * @returns {{kind:"roll", roll:object, rerollOf?:string}|{kind:"set", value:number}|{kind:"hook"}|{kind:"none"}}
  */
-export function classifyCombatantChange(changed) {
-  const mark = changed.flags?.[MODULE_ID]?.roll;
+export function classifyCombatantChange(changed, mark, initiative) {
+  const fresh = changed.flags?.[MODULE_ID]?.roll?.nonce;
+  if (fresh && mark?.nonce === fresh && mark.json && Number.isFinite(initiative)) {
+    try { return { kind: "roll", roll: JSON.parse(mark.json), rerollOf: mark.reroll_of ?? undefined }; } catch { /* not a roll */ }
+  }
   if ("initiative" in changed) {
-    if (mark?.json && Number.isFinite(changed.initiative)) {
-      try { return { kind: "roll", roll: JSON.parse(mark.json), rerollOf: mark.reroll_of ?? undefined }; } catch { /* not a roll */ }
-    }
     if (Number.isFinite(changed.initiative)) return { kind: "set", value: changed.initiative };
     return { kind: "hook" }; // reset to null
   }
@@ -33,44 +38,60 @@ export function classifyCombatantChange(changed) {
 }
 
 /**
- * Register the forwarding hooks. Each handler runs on every client and returns at once
- * unless this is the active GM with a live sidecar link.
+ * Register the forwarding hooks (one per name in {@link FORWARDED_HOOKS}). Each handler runs
+ * on every client and returns at once unless this is the active GM with a live sidecar link.
+ *
+ * Combatant hooks fire before the combat re-sorts its turns [F13 `client-backend.mjs`,
+ * `combat.mjs` `#onModifyCombatants`]: inside them `combat.turn`/`combat.combatant` can be
+ * stale (even the combatant just deleted). Their message is therefore built a microtask
+ * later, once Foundry's synchronous refresh is done; every forwarded hook goes through the
+ * same queue, so messages keep the order of the hooks.
  * @param {object} env Foundry globals @param {() => import("./sidecar.js").Sidecar|null} sidecar
+ * @returns {string[]} the hook names registered
  */
 export function registerForwarder(env, sidecar) {
   const { Hooks } = env;
   const live = () => (isActiveGM(env) ? sidecar() : null);
-
-  Hooks.on("createCombat", (combat, options, userId) => {
-    const s = live(); if (!s || isOwnWrite(options)) return;
-    s.hook("createCombat", combat, userId, undefined, options);
-  });
-  Hooks.on("updateCombat", (combat, changed, options, userId) => {
-    const s = live(); if (!s || isOwnWrite(options)) return;
-    s.hook("updateCombat", combat, userId, changed, options);
-  });
-  Hooks.on("deleteCombat", (combat, options, userId) => {
-    const s = live(); if (!s || isOwnWrite(options)) return;
-    s.hook("deleteCombat", combat, userId, undefined, options);
-  });
-  Hooks.on("createCombatant", (combatant, options, userId) => {
-    const s = live(); if (!s || isOwnWrite(options) || !combatant.parent) return;
-    s.hook("createCombatant", combatant.parent, userId, { _id: combatant.id }, options);
-  });
-  Hooks.on("deleteCombatant", (combatant, options, userId) => {
-    const s = live(); if (!s || isOwnWrite(options) || !combatant.parent) return;
-    s.hook("deleteCombatant", combatant.parent, userId, { _id: combatant.id }, options);
-  });
-  Hooks.on("updateCombatant", (combatant, changed, options, userId) => {
-    const s = live(); if (!s || isOwnWrite(options) || !combatant.parent) return;
-    const combat = combatant.parent;
-    const what = classifyCombatantChange(changed);
-    if (what.kind === "roll") {
-      s.hook("initiativeRoll", combat, userId, undefined, options, initiativeRollField(combatant.id, what.roll, what.rerollOf));
-    } else if (what.kind === "set") {
-      s.intent({ user: userId, kind: "initiative.set", combat_id: combat.id, combatant_id: combatant.id, args: { value: what.value } });
-    } else if (what.kind === "hook") {
-      s.hook("updateCombatant", combat, userId, changed, options);
+  const later = (send) => queueMicrotask(() => { const s = live(); if (s) send(s); });
+  const handlers = {
+    createCombat: (combat, options, userId) => {
+      if (!live() || isOwnWrite(options)) return;
+      later((s) => s.hook("createCombat", combat, userId, undefined, options));
+    },
+    updateCombat: (combat, changed, options, userId) => {
+      if (!live() || isOwnWrite(options)) return;
+      later((s) => s.hook("updateCombat", combat, userId, changed, options));
+    },
+    deleteCombat: (combat, options, userId) => {
+      if (!live() || isOwnWrite(options)) return;
+      later((s) => s.hook("deleteCombat", combat, userId, undefined, options));
+    },
+    createCombatant: (combatant, options, userId) => {
+      if (!live() || isOwnWrite(options) || !combatant.parent) return;
+      const combat = combatant.parent;
+      later((s) => s.hook("createCombatant", combat, userId, { _id: combatant.id }, options));
+    },
+    deleteCombatant: (combatant, options, userId) => {
+      if (!live() || isOwnWrite(options) || !combatant.parent) return;
+      const combat = combatant.parent;
+      later((s) => s.hook("deleteCombatant", combat, userId, { _id: combatant.id }, options));
+    },
+    updateCombatant: (combatant, changed, options, userId) => {
+      if (!live() || isOwnWrite(options) || !combatant.parent) return;
+      const combat = combatant.parent;
+      const what = classifyCombatantChange(changed, combatant.flags?.[MODULE_ID]?.roll, combatant.initiative);
+      if (what.kind === "none") return;
+      later((s) => {
+        if (what.kind === "roll") {
+          s.hook("initiativeRoll", combat, userId, undefined, options, initiativeRollField(combatant.id, what.roll, what.rerollOf));
+        } else if (what.kind === "set") {
+          s.intent({ user: userId, kind: "initiative.set", combat_id: combat.id, combatant_id: combatant.id, args: { value: what.value } });
+        } else {
+          s.hook("updateCombatant", combat, userId, changed, options);
+        }
+      });
     }
-  });
+  };
+  for (const name of FORWARDED_HOOKS) Hooks.on(name, handlers[name]);
+  return [...FORWARDED_HOOKS];
 }

@@ -6,19 +6,16 @@
 
 import { MODULE_ID } from "./constants.js";
 import { combatSnapshot, currentOf, readStats } from "./payloads.js";
-import { statPaths, getSetting, SETTINGS } from "./settings.js";
+import { rulesetStatPaths } from "./settings.js";
 
 /** A localizer bound to `game.i18n`. @param {object} env @returns {(key:string, data?:object) => string} */
 export function translator(env) {
   return (key, data) => (data ? env.game.i18n.format(key, data) : env.game.i18n.localize(key));
 }
 
-/** Is this client the active GM (the only one that talks to the sidecar)? @param {object} env */
+/** Is this client the active GM (the only one that talks to the sidecar)? [F13 `User#isActiveGM`] @param {object} env */
 export function isActiveGM(env) {
-  const u = env.game.user;
-  if (!u?.isGM) return false;
-  if (typeof u.isActiveGM === "boolean") return u.isActiveGM; // v13
-  return env.game.users.activeGM?.id === u.id;                // v12
+  return Boolean(env.game.user?.isActiveGM);
 }
 
 /** Ids of users with GM rights. @param {object} env @returns {string[]} */
@@ -45,7 +42,7 @@ export function ownersOf(env, actor) {
  * @param {object} env @param {object} combat a Combat document @returns {object}
  */
 export function snapshotOf(env, combat) {
-  const paths = statPaths(getSetting(env, SETTINGS.STAT_PATHS), env.game.system?.id);
+  const paths = rulesetStatPaths(env);
   const extras = {};
   for (const c of combat.combatants) {
     extras[c.id] = {

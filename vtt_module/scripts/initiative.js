@@ -1,27 +1,28 @@
 /**
  * Initiative rolls. Foundry has no initiative hook, so on every client the module wraps
  * `Combatant#getInitiativeRoll` to remember the Roll it hands out, and in
- * `preUpdateCombatant` (the roller's own client) marks the initiative change with that roll
- * (`flags.initiative-sidecar.roll = {json}`): the GM's forwarder then sends `initiativeRoll`.
- * An initiative change without a mark is a manual edit (`initiative.set`).
+ * `preUpdateCombatant` (the roller's own client) marks the initiative change with that roll:
+ * `flags.initiative-sidecar.roll = {json, reroll_of, nonce, total}`. The nonce is new for every
+ * roll: Foundry sends only the diff of an update, so a mark carrying only the roll would vanish
+ * from the update when a reroll gives the same roll [F13 `client/data/client-backend.mjs`].
+ * The GM's forwarder then sends `initiativeRoll`; an initiative change without a new nonce is
+ * a manual edit (`initiative.set`).
+ *
+ * Dice: when the sidecar's plan gives a combatant a `formula` (the dice-pool ruleset's pool),
+ * the module builds that Roll itself: a system's own initiative roll may ignore the formula it
+ * is passed (dnd5e's `Combatant5e.getInitiativeRoll` builds its roll from the actor).
  * @module initiative
  */
 
 import { MODULE_ID } from "./constants.js";
-import { readPath } from "./payloads.js";
-import { getSetting, SETTINGS, statPaths } from "./settings.js";
 import { setProperty } from "./foundry-data.js";
+import { gmOnlyMessage } from "./compat.js";
+import { escapeHTML } from "./html.js";
 import * as log from "./log.js";
 
-/**
- * The dice-pool formula (DP-1, DP-3, DP-7): Reaction + Wits − size (+ modifier) six-sided
- * dice, 4+ succeeds, each 1 takes one away.
- * @param {Record<string, number>} stats @returns {string|null} null when the stats are missing
- */
-export function poolFormula(stats) {
-  if (!Number.isFinite(stats.reaction) || !Number.isFinite(stats.wits)) return null;
-  const pool = stats.reaction + stats.wits - (Number(stats.size) || 0) + (Number(stats.pool_modifier) || 0);
-  return `${Math.max(pool, 0)}d6cs>=4df=1`;
+/** A fresh mark id. @param {object} env */
+function nonce(env) {
+  return env.foundry?.utils?.randomID?.(16) ?? `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 }
 
 /**
@@ -35,17 +36,8 @@ export function wrapInitiativeRoll(env) {
   const original = proto.getInitiativeRoll;
   if (typeof original !== "function" || original.__initiativeSidecar) return pending;
   const wrapped = function getInitiativeRoll(formula) {
-    let f = formula;
-    if (!f && getSetting(env, SETTINGS.RULESET) === "dice-pool") {
-      const paths = statPaths(getSetting(env, SETTINGS.STAT_PATHS), env.game.system?.id);
-      const stats = {};
-      for (const key of ["reaction", "wits", "size", "pool_modifier"]) {
-        const v = Number(readPath(this.actor, paths[key]));
-        if (paths[key] && Number.isFinite(v)) stats[key] = v;
-      }
-      f = poolFormula(stats) ?? undefined;
-    }
-    const roll = original.call(this, f);
+    const wanted = this.flags?.[MODULE_ID]?.state?.formula;
+    const roll = wanted ? new env.Roll(wanted, this.actor?.getRollData?.() ?? {}) : original.call(this, formula);
     pending.set(this.id, roll);
     return roll;
   };
@@ -55,17 +47,26 @@ export function wrapInitiativeRoll(env) {
 }
 
 /**
+ * The mark of one roll. @param {object} env @param {object} roll an evaluated Roll
+ * @param {string|null} [rerollOf]
+ */
+export function rollMark(env, roll, rerollOf = null) {
+  return { json: JSON.stringify(roll.toJSON()), reroll_of: rerollOf, nonce: nonce(env), total: roll.total };
+}
+
+/**
  * Register the marking hook (every client).
- * @param {object} env @param {Map<string, object>} pending from {@link wrapInitiativeRoll}
+ * @param {object} env @param {() => Map<string, object>} pending from {@link wrapInitiativeRoll}
  */
 export function registerRollMarking(env, pending) {
   env.Hooks.on("preUpdateCombatant", (combatant, changed) => {
     if (!("initiative" in changed)) return;
-    const roll = pending.get(combatant.id);
+    const rolls = pending();
+    const roll = rolls?.get(combatant.id);
     if (!roll) return;
-    pending.delete(combatant.id);
+    rolls.delete(combatant.id);
     if (roll.total !== changed.initiative) return;
-    setProperty(env, changed, `flags.${MODULE_ID}.roll`, { json: JSON.stringify(roll.toJSON()), reroll_of: null });
+    setProperty(env, changed, `flags.${MODULE_ID}.roll`, rollMark(env, roll));
   });
 }
 
@@ -81,8 +82,13 @@ export async function rollReroll(env, prompt) {
   await roll.evaluate();
   try {
     // a hidden combatant's roll stays with the GMs, as Foundry's own initiative rolls do
-    await roll.toMessage?.({ speaker: { actor: combatant?.actorId, token: combatant?.tokenId, alias: combatant?.name }, flavor: `${prompt.rule}: reroll` },
-      combatant?.hidden ? { rollMode: "gmroll" } : {});
+    await roll.toMessage?.({ speaker: { actor: combatant?.actorId, token: combatant?.tokenId, alias: combatant?.name }, flavor: rerollFlavor(prompt.rule) },
+      combatant?.hidden ? gmOnlyMessage(env) : {});
   } catch (e) { log.warn("could not post the reroll to chat", e); }
   return { rollJSON: roll.toJSON(), rerollOf: prompt.data.reroll_of ?? prompt.data.offer_id ?? prompt.prompt_id };
+}
+
+/** The chat flavor of a reroll (HTML in Foundry's chat card). @param {string} rule */
+export function rerollFlavor(rule) {
+  return `${escapeHTML(rule)}: reroll`;
 }

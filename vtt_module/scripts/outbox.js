@@ -4,6 +4,13 @@
  *
  * Invariants: `seq` strictly increases per world and survives reloads; `pending` is sorted
  * by seq; `acked` is the highest seq the sidecar acknowledged.
+ *
+ * Bounded: it lives in a client setting, i.e. the browser's localStorage (a few MB per origin,
+ * shared with Foundry). When the unacked messages pass `maxChars` (the sidecar has been away
+ * a long time), all but the oldest (maybe in flight) are dropped and numbering continues
+ * after it: the sidecar never sees a gap, and `resync` tells the owner to send each combat's current state once the
+ * sidecar is back (as after a lost history). `onFull` warns the GM. A save the browser refuses
+ * (QuotaExceededError) keeps the messages in memory and warns too.
  * @module outbox
  */
 
@@ -15,22 +22,67 @@ import { RESEND_CODES } from "./constants.js";
  * @typedef {{load:() => (OutboxState|null|undefined), save:(state:OutboxState) => void}} OutboxStore
  */
 
+/** Characters of unacked messages kept at most: 1 MB of localStorage (UTF-16), with the recording 3 MB of the usual 5 MB per origin. */
+export const OUTBOX_MAX_CHARS = 500_000;
+
 /** The persisted outbox and sequence numbers of one world. */
 export class Outbox {
-  /** @param {OutboxStore} store */
-  constructor(store) {
+  /**
+   * @param {OutboxStore} store
+   * @param {{maxChars?:number, onFull?:(dropped:number) => void}} [opts]
+   */
+  constructor(store, { maxChars = OUTBOX_MAX_CHARS, onFull } = {}) {
     this.store = store;
+    this.maxChars = maxChars;
+    this.onFull = onFull;
     const loaded = store.load();
-    /** @type {OutboxState} */
+    /** @type {OutboxState & {resync?:boolean}} */
     this.state = {
       seq: Number(loaded?.seq) || 0,
       acked: Number(loaded?.acked) || 0,
-      pending: Array.isArray(loaded?.pending) ? loaded.pending : []
+      pending: Array.isArray(loaded?.pending) ? loaded.pending : [],
+      resync: Boolean(loaded?.resync)
     };
+    this.chars = this.state.pending.reduce((n, m) => n + JSON.stringify(m).length, 0);
   }
 
-  /** Persist the state. */
-  save() { this.store.save(structuredClone(this.state)); }
+  /**
+   * Persist the state. A save the browser refuses (localStorage full: Foundry's and other
+   * modules' data count too) keeps the messages in memory, where they are still sent; the GM
+   * is warned once, and the current state is sent again at the next welcome in case a reload
+   * lost what was not saved.
+   */
+  save() {
+    const fail = () => {
+      this.state.resync = true;
+      if (!this.refused) { this.refused = true; this.onFull?.(this.state.pending.length); }
+    };
+    try {
+      const r = this.store.save(structuredClone(this.state));
+      if (r && typeof r.then === "function") r.then(() => { this.refused = false; }, fail);
+      else this.refused = false;
+    } catch { fail(); }
+  }
+
+  /**
+   * Drop the unacked messages but the oldest (it may be in flight: its seq stays used); the
+   * owner resends the current state instead (`resync`).
+   */
+  overflow() {
+    const [head, ...rest] = this.state.pending;
+    if (!rest.length) return;
+    this.state = { seq: head.data.seq, acked: this.state.acked, pending: [head], resync: true };
+    this.chars = JSON.stringify(head).length;
+    const dropped = rest.length;
+    try { this.store.save(structuredClone(this.state)); } catch { /* nothing more to drop */ }
+    this.onFull?.(dropped);
+  }
+
+  /** Was the outbox emptied since the last resync? (then send each combat's state) */
+  get needsResync() { return this.state.resync; }
+
+  /** The current state was sent again. */
+  resynced() { this.state.resync = false; this.save(); }
 
   /**
    * Number a payload and keep it until acked.
@@ -38,10 +90,12 @@ export class Outbox {
    * @returns {Message} the message with `data.seq` set
    */
   enqueue(event, data) {
-    const seq = this.state.seq + 1;
-    this.state.seq = seq;
+    const size = JSON.stringify({ event, data: { seq: this.state.seq + 1, ...data } }).length;
+    if (this.chars + size > this.maxChars) this.overflow();
+    const seq = ++this.state.seq;
     const message = { event, data: { seq, ...data } };
     this.state.pending.push(message);
+    this.chars += size;
     this.save();
     return message;
   }
@@ -60,6 +114,7 @@ export class Outbox {
   settle(seq, ack) {
     if (!ack.ok && RESEND_CODES.includes(ack.error?.code)) return "resend";
     this.state.pending = this.state.pending.filter((m) => m.data.seq !== seq);
+    this.chars = this.state.pending.reduce((n, m) => n + JSON.stringify(m).length, 0);
     this.state.acked = Math.max(this.state.acked, seq);
     this.save();
     return "done";
@@ -79,11 +134,13 @@ export class Outbox {
     const last = Number(lastSeq) || 0;
     if (last < this.state.acked) {
       const dropped = this.state.pending;
-      this.state = { seq: last, acked: last, pending: [] };
+      this.state = { seq: last, acked: last, pending: [], resync: false };
+      this.chars = 0;
       this.save();
       return { lostHistory: true, dropped };
     }
     this.state.pending = this.state.pending.filter((m) => m.data.seq > last);
+    this.chars = this.state.pending.reduce((n, m) => n + JSON.stringify(m).length, 0);
     this.state.acked = Math.max(this.state.acked, last);
     if (this.state.seq < last) this.state.seq = last;
     // Unacked messages must follow last_seq without a gap: renumber if the sidecar is behind.

@@ -8,7 +8,8 @@
  * @module plan
  */
 
-import { MODULE_ID, SKIPPED_ACTS } from "./constants.js";
+import { MODULE_ID } from "./constants.js";
+import { deletion } from "./compat.js";
 
 /**
  * Foundry's own order: initiative descending, null last, ties by `_id` ascending (code points).
@@ -35,12 +36,13 @@ export function isStale(plan, appliedRevision) {
 }
 
 /**
- * The combatant flag state for a plan entry.
+ * The combatant flag state for a plan entry (what every client reads: badges, steering, the
+ * actions a combatant may take now and the dice its ruleset rolls, both from the sidecar).
  * @param {object} entry plan order entry @param {number} revision
- * @returns {{revision:number, acts:string, reaction:object|null, tags:string[], detail:object, rules:string[]}}
+ * @returns {{revision:number, acts:string, reaction:object|null, tags:string[], detail:object, rules:string[], actions?:string[], formula?:string|null}}
  */
 export function entryState(entry, revision) {
-  return {
+  const state = {
     revision,
     acts: entry.acts,
     reaction: entry.reaction ? { available: Boolean(entry.reaction.available), reason: entry.reaction.reason ?? null } : null,
@@ -48,89 +50,155 @@ export function entryState(entry, revision) {
     detail: { ...(entry.detail ?? {}) },
     rules: [...(entry.rules ?? [])]
   };
+  if (Array.isArray(entry.actions)) state.actions = [...entry.actions];
+  if (entry.formula !== undefined) state.formula = entry.formula;
+  return state;
+}
+
+/** A state that says nothing Foundry does not do itself (no need to write it where none is). */
+function isPlainState(state) {
+  return state.acts === "full" && state.reaction === null && !state.tags.length && !Object.keys(state.detail).length
+    && !state.rules.length && !(state.actions?.length) && !state.formula;
+}
+
+/** A state that only restates the document: a defeated combatant that does not act. */
+function restatesDefeat(state, c) {
+  return Boolean(c.defeated) && state.acts === "none" && same(state.tags, ["defeated"]) && state.reaction === null
+    && !Object.keys(state.detail).length && !state.rules.length && !(state.actions?.length) && !state.formula;
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * The single `Combat#update` that applies a plan: every changed initiative, each changed
- * combatant's plan state (flags), the combat's plan flag, and `round`/`turn` so the pointer
- * sits on `plan.current` under Foundry's sort of the new initiatives.
- *
- * Keys of `detail` that disappeared are deleted with Foundry's `-=key` syntax (flag objects merge).
+ * The single `Combat#update` that applies a plan, holding only what a rule changed:
+ * - an initiative where the plan's differs (never `null` over a number);
+ * - a combatant's plan state where it differs (a plain state is not written where none is; a
+ *   state that only restates the document, a defeated combatant not acting, is written only
+ *   beside another change);
+ * - `round`/`turn` only when the pointer must move: when Foundry, keeping its `turn` index
+ *   over the new order, would point at someone else than `plan.current`, or the plan starts a
+ *   new round. The index comes from `sortAfter` (the combat's own sort, see turns.js), never
+ *   from a comparator of ours. A started combat whose system keeps `turn: null` gets a `turn`
+ *   only when a rule moved the pointer: the plan names a current and the last plan applied
+ *   (the combat's flag) named another one (documented in docs/module.md);
+ * - the combat's plan flag, when anything else is written or its `next_round` tells the
+ *   steering something.
+ * Rows name only combatants in `source` (a row with an unknown `_id` would create one).
+ * A plan that agrees with the combat gives `data: null`.
  * @param {object} source `combat.toObject()`
  * @param {object} plan the sidecar's plan
- * @returns {{data:object|null, turn:number|null, changedCombatants:number}} `data` null: nothing to write
+ * @param {{sortAfter?:(rows:Array<{_id:string, initiative:number|null}>) => string[],
+ *   del?:(path:string, key:string) => [string, unknown], skipped?:string[]}} [opts]
+ * @returns {{data:object|null, turn:number|null, changedCombatants:number}}
  */
-export function planUpdate(source, plan) {
+export function planUpdate(source, plan, opts = {}) {
+  const del = opts.del ?? ((path, key) => deletion({}, path, key)); // callers pass their generation's
   const byId = new Map((source.combatants ?? []).map((c) => [c._id, c]));
   const combatants = [];
-  const after = new Map([...byId].map(([id, c]) => [id, { _id: id, initiative: c.initiative }]));
+  const passive = []; // rows that only restate the document: written only beside another change
+  const moved = [];
   for (const entry of plan.order ?? []) {
     const c = byId.get(entry.combatant_id);
     if (!c) continue;
     const update = { _id: c._id };
-    if (c.initiative !== entry.initiative) {
+    if (Number.isFinite(entry.initiative) && c.initiative !== entry.initiative) {
       update.initiative = entry.initiative;
-      after.get(c._id).initiative = entry.initiative;
+      moved.push({ _id: c._id, initiative: entry.initiative });
     }
     const old = c.flags?.[MODULE_ID]?.state;
     const state = entryState(entry, plan.revision);
     const { revision: _r1, ...oldBody } = old ?? {};
     const { revision: _r2, ...newBody } = state;
-    if (!old || !same(oldBody, newBody)) {
+    let quiet = false;
+    if (old ? !same(oldBody, newBody) : !isPlainState(state)) {
+      quiet = !old && !("initiative" in update) && restatesDefeat(state, c);
       update[`flags.${MODULE_ID}.state`] = state;
       for (const key of Object.keys(old?.detail ?? {})) {
-        if (!(key in state.detail)) update[`flags.${MODULE_ID}.state.detail.-=${key}`] = null;
+        if (!(key in state.detail)) {
+          const [k, v] = del(`flags.${MODULE_ID}.state.detail`, key);
+          update[k] = v;
+        }
       }
     }
-    if (Object.keys(update).length > 1) combatants.push(update);
+    if (Object.keys(update).length > 1) (quiet ? passive : combatants).push(update);
   }
-  const sorted = foundrySort([...after.values()]);
-  const index = plan.current ? sorted.findIndex((c) => c._id === plan.current) : -1;
+  const sortAfter = opts.sortAfter ?? ((rows) => {
+    const values = new Map(rows.map((r) => [r._id, r.initiative]));
+    return foundrySort((source.combatants ?? []).map((c) => ({ _id: c._id, initiative: values.has(c._id) ? values.get(c._id) : c.initiative }))).map((c) => c._id);
+  });
   const data = {};
   if (combatants.length) data.combatants = combatants;
-  const started = (source.round ?? 0) > 0;
+  const oldFlag = source.flags?.[MODULE_ID]?.plan;
   let turn = source.turn ?? null;
-  if (started && index >= 0) {
-    turn = index;
-    if (plan.round > source.round) data.round = plan.round;
-    if (turn !== source.turn || data.round !== undefined) data.turn = turn;
+  if ((source.round ?? 0) > 0 && plan.current && byId.has(plan.current)) {
+    const order = sortAfter(moved);
+    const index = order.indexOf(plan.current);
+    const newRound = plan.round > source.round;
+    const keepsNull = source.turn === null || source.turn === undefined;
+    const ruleMoved = keepsNull && Boolean(oldFlag) && oldFlag.current !== plan.current;
+    const pointsElsewhere = !keepsNull && order[source.turn] !== plan.current;
+    if (index >= 0 && (newRound || pointsElsewhere || ruleMoved)) {
+      if (newRound) data.round = plan.round;
+      if (!keepsNull || ruleMoved) { turn = index; data.turn = index; }
+    }
   }
   const combatFlag = {
     revision: plan.revision, round: plan.round, current: plan.current ?? null,
     next_round: plan.next_round ?? null
   };
-  const oldFlag = source.flags?.[MODULE_ID]?.plan;
+  const steers = nextRoundSteers(combatFlag.next_round, byId, opts.skipped ?? []);
   const { revision: _a, ...oldFlagBody } = oldFlag ?? {};
   const { revision: _b, ...newFlagBody } = combatFlag;
-  const meaningful = Object.keys(data).length > 0 || !oldFlag || !same(oldFlagBody, newFlagBody);
-  if (!meaningful) return { data: null, turn, changedCombatants: 0 };
+  const flagNews = oldFlag ? !same(oldFlagBody, newFlagBody) && (steers || Boolean(oldFlag.next_round)) : steers;
+  if (!Object.keys(data).length && !flagNews) return { data: null, turn, changedCombatants: 0 };
+  if (passive.length) data.combatants = [...(data.combatants ?? []), ...passive];
   data[`flags.${MODULE_ID}.plan`] = combatFlag;
-  return { data, turn, changedCombatants: combatants.length };
+  return { data, turn, changedCombatants: combatants.length + passive.length };
+}
+
+/** Does `next_round` ask for anything Foundry's own next round would not do? */
+function nextRoundSteers(next, byId, skipped) {
+  if (!next) return false;
+  return (next.order ?? []).some((e) => {
+    const c = byId.get(e.combatant_id);
+    if (!c) return false;
+    const skips = skipped.includes(e.acts) && !(e.acts === "none" && c.defeated); // a defeat restates the document
+    return skips || (Number.isFinite(e.initiative) && c.initiative !== e.initiative);
+  });
 }
 
 /**
- * Whether a combatant's turn is skipped, from its flag state (and Foundry's skipDefeated).
- * @param {{flags?:object, defeated?:boolean}} c @param {boolean} [skipDefeated]
+ * Whether a combatant's turn is skipped, from its flag state (the `acts` values the sidecar
+ * says are skipped, from its `welcome`) and Foundry's skipDefeated.
+ * @param {{flags?:object, defeated?:boolean}} c @param {{skipDefeated?:boolean, skipped?:string[]}} [opts]
  */
-export function isSkipped(c, skipDefeated = false) {
+export function isSkipped(c, { skipDefeated = false, skipped = [] } = {}) {
   const acts = c.flags?.[MODULE_ID]?.state?.acts;
-  if (acts && SKIPPED_ACTS.includes(acts)) return true;
+  if (acts && skipped.includes(acts)) return true;
   return Boolean(skipDefeated && c.defeated);
+}
+
+/** The combat's own order after changing some initiatives (core's sort when none is given). */
+function sorterOf(source, opts) {
+  if (opts.sortAfter) return opts.sortAfter;
+  return (rows) => {
+    const values = new Map(rows.map((r) => [r._id, r.initiative]));
+    return foundrySort((source.combatants ?? []).map((c) => ({ _id: c._id, initiative: values.has(c._id) ? values.get(c._id) : c.initiative }))).map((c) => c._id);
+  };
 }
 
 /**
  * Where a forward move of the pointer should really land, from the flags every client has.
- * Skips turns whose `acts` is `none`, `defend_only` or `held`; when the round runs out, the
- * new round starts with `next_round.current` (the plan's view of the next round), placed by
- * the next round's initiatives when they are given.
+ * Skips turns whose `acts` the sidecar lists as skipped; when the round runs out, the new
+ * round starts with `next_round.current` (the plan's view of the next round), placed by the
+ * next round's initiatives when they are given. Indexes come from `opts.sortAfter` (the
+ * combat's own sort, see turns.js).
  *
  * @param {{round:number, turn:number|null, combatants:object[], flags?:object}} source combat source
  * @param {{round?:number, turn?:number|null}} change the proposed `{round, turn}`
- * @param {{skipDefeated?:boolean}} [opts]
+ * @param {{skipDefeated?:boolean, skipped?:string[], sortAfter?:(rows:object[]) => string[]}} [opts]
  * @returns {{round:number, turn:number, turnAsIs?:number, combatantId?:string|null,
- *   initiatives:Array<{_id:string, initiative:number|null}>|null}|null}
+ *   initiatives:Array<{_id:string, initiative:number}>|null}|null}
  *   the corrected target, or null to leave it alone. When the round flips, `turn` is the index
  *   once `initiatives` (the next round's values) are written and `turnAsIs` the index under the
  *   current values (for a client that may not write other combatants).
@@ -141,14 +209,15 @@ export function steerTurn(source, change, opts = {}) {
   const newTurn = change.turn ?? source.turn ?? 0;
   if (round === 0) {
     // combat starting (the round explicitly set to 1 or more): land on the first who acts;
-    // any other change before the start (v12 writes `turn` after rolls) is not ours to steer
+    // any other change before the start is not ours to steer
     return change.round !== undefined && change.round >= 1 ? firstActing(source, 1, opts) : null;
   }
   if (newRound < round || (newRound === round && newTurn <= (source.turn ?? 0))) return null; // backwards: not ours
-  const turns = foundrySort(source.combatants ?? []);
+  const byId = new Map((source.combatants ?? []).map((c) => [c._id, c]));
+  const turns = sorterOf(source, opts)([]).map((id) => byId.get(id));
   if (newRound === round) {
     for (let i = newTurn; i < turns.length; i++) {
-      if (!isSkipped(turns[i], opts.skipDefeated)) {
+      if (!isSkipped(turns[i], opts)) {
         return i === newTurn ? null : { round, turn: i, turnAsIs: i, combatantId: turns[i]._id, initiatives: null };
       }
     }
@@ -159,30 +228,34 @@ export function steerTurn(source, change, opts = {}) {
 
 /** The pointer at the start of `round`, from the plan flag's `next_round`. */
 function firstActing(source, round, opts) {
-  const planFlag = source.flags?.[MODULE_ID]?.plan;
-  const next = planFlag?.next_round;
-  let combatants = source.combatants ?? [];
-  let initiatives = null;
+  const next = source.flags?.[MODULE_ID]?.plan?.next_round;
+  const sortAfter = sorterOf(source, opts);
+  const byId = new Map((source.combatants ?? []).map((c) => [c._id, c]));
+  const initiatives = [];
+  const acts = new Map();
   if (next && next.round === round && Array.isArray(next.order)) {
-    const byId = new Map(next.order.map((e) => [e.combatant_id, e]));
-    initiatives = [];
-    combatants = combatants.map((c) => {
-      const e = byId.get(c._id);
-      if (!e) return c;
-      if (e.initiative !== c.initiative) initiatives.push({ _id: c._id, initiative: e.initiative });
-      const acts = e.acts ?? c.flags?.[MODULE_ID]?.state?.acts;
-      return { ...c, initiative: e.initiative, flags: { ...c.flags, [MODULE_ID]: { ...c.flags?.[MODULE_ID], state: { ...c.flags?.[MODULE_ID]?.state, acts } } } };
-    });
+    for (const e of next.order) {
+      const c = byId.get(e.combatant_id);
+      if (!c) continue;
+      // never null over a number; only what changes
+      if (Number.isFinite(e.initiative) && e.initiative !== c.initiative) initiatives.push({ _id: c._id, initiative: e.initiative });
+      if (e.acts) acts.set(c._id, e.acts);
+    }
   }
-  const turns = foundrySort(combatants);
-  let turn = next?.current ? turns.findIndex((c) => c._id === next.current) : -1;
+  const order = sortAfter(initiatives);
+  const skippedNext = (id) => {
+    const c = byId.get(id);
+    const a = acts.get(id) ?? c.flags?.[MODULE_ID]?.state?.acts;
+    return (a && (opts.skipped ?? []).includes(a)) || Boolean(opts.skipDefeated && c.defeated);
+  };
+  let turn = next?.round === round && next?.current ? order.indexOf(next.current) : -1;
   if (turn < 0) {
-    turn = turns.findIndex((c) => !isSkipped(c, opts.skipDefeated));
+    turn = order.findIndex((id) => !skippedNext(id));
     if (turn < 0) turn = 0;
   }
-  const id = turns[turn]?._id;
-  const turnAsIs = Math.max(0, foundrySort(source.combatants ?? []).findIndex((c) => c._id === id));
-  return { round, turn, turnAsIs, combatantId: id ?? null, initiatives: initiatives?.length ? initiatives : null };
+  const id = order[turn];
+  const turnAsIs = Math.max(0, sortAfter([]).indexOf(id));
+  return { round, turn, turnAsIs, combatantId: id ?? null, initiatives: initiatives.length ? initiatives : null };
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { rollReroll } from "./initiative.js";
 import { getSetting, SETTINGS } from "./settings.js";
+import { escapeHTML, escapingTranslator } from "./html.js";
 import * as log from "./log.js";
 
 /**
@@ -27,8 +28,9 @@ export function promptRecipients(prompt, activeUserIds, gmId) {
  */
 export function promptDialog(prompt, t, name) {
   const d = prompt.data ?? {};
-  const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
-  const fmt = (key, extra = {}) => t(key, { rule: prompt.rule, name: esc(name), natural: d.natural ?? "?", ...extra });
+  // every substituted value is escaped: the name is a player's, the rest comes over the wire
+  const safe = escapingTranslator(t);
+  const fmt = (key) => safe(key, { rule: prompt.rule ?? "", name: name ?? "?", natural: d.natural ?? "?" });
   switch (prompt.kind) {
     case "reroll":
       return { type: "confirm", title: fmt("INITIATIVE_SIDECAR.dialog.rerollTitle"), content: `<p>${fmt("INITIATIVE_SIDECAR.dialog.reroll")}</p>` };
@@ -45,7 +47,7 @@ export function promptDialog(prompt, t, name) {
         fields: ["actor_total", "target_total"]
       };
     default:
-      return { type: "none", title: prompt.kind, content: "" };
+      return { type: "none", title: escapeHTML(prompt.kind), content: "" };
   }
 }
 
@@ -90,10 +92,7 @@ export async function showPrompt(env, prompt, send) {
     else if (dialog.type === "confirm") {
       answer = await DialogV2.confirm({ window: { title: dialog.title }, content: dialog.content, rejectClose: false, modal: false });
     } else if (dialog.type === "input") {
-      answer = DialogV2.input
-        ? await DialogV2.input({ window: { title: dialog.title }, content: dialog.content, rejectClose: false })
-        : await DialogV2.prompt({ window: { title: dialog.title }, content: dialog.content, rejectClose: false,
-          ok: { callback: (_e, button) => Object.fromEntries(dialog.fields.map((f) => [f, button.form.elements[f].value])) } });
+      answer = await DialogV2.input({ window: { title: dialog.title }, content: dialog.content, rejectClose: false });
     } else if (dialog.type === "roll") {
       const { rollJSON, rerollOf } = await rollReroll(env, prompt);
       return await send.roll({ combat_id: prompt.combat_id, combatant_id: prompt.combatant_id, roll: rollJSON, reroll_of: rerollOf });

@@ -7,8 +7,20 @@
 
 import { SOCKET_NAME, SOCKET_TYPES } from "./constants.js";
 import { initiativeRollField } from "./payloads.js";
-import { isActiveGM } from "./foundry-data.js";
+import { isActiveGM, ownersOf } from "./foundry-data.js";
+import { notify } from "./html.js";
 import * as log from "./log.js";
+
+/**
+ * The intent as the GM's client vouches for it: the sender is Foundry's sender id, and what
+ * Foundry knows better than the sender's client is taken from Foundry here (a Ready to strike's
+ * owners: who may break it; a player must not leave a co-owner out or add a stranger).
+ */
+function trusted(env, intent, userId) {
+  if (intent.kind !== "ready.start") return { ...intent, user: userId };
+  const actor = env.game.actors.get(intent.args?.actor_id);
+  return { ...intent, user: userId, args: { ...intent.args, owners: actor ? ownersOf(env, actor) : [] } };
+}
 
 /** Kinds that name a combatant the sender must own (or be a GM). */
 const COMBATANT_KINDS = Object.freeze(["dash", "hold", "act", "reaction.use", "readied.declare", "readied.trigger", "initiative.set"]);
@@ -56,7 +68,7 @@ export class Relay {
 
   async receive(data, senderId) {
     const me = this.env.game.user.id;
-    if (data?.to && !data.to.includes(me)) return; // v12 relays to everyone: filter here
+    if (data?.to && !data.to.includes(me)) return; // `recipients` already targets; a second guard
     switch (data?.type) {
       case SOCKET_TYPES.INTENT:
       case SOCKET_TYPES.ROLL: {
@@ -103,7 +115,12 @@ export class Relay {
     if (!mayDeclare(this.env, user, intent)) {
       return { ok: false, error: { code: "not_permitted", message: "you do not own this combatant" } };
     }
-    const ack = await s.intent({ ...intent, user: userId });
+    // a declaration is for now: while the sidecar is away it is refused, not queued to be
+    // applied long after the player was told it failed (hooks, the table's facts, still queue)
+    if (s.status !== "connected") {
+      return { ok: false, error: { code: "no_sidecar", message: "the sidecar is not connected" } };
+    }
+    const ack = await s.intent(trusted(this.env, intent, userId));
     return summary(ack);
   }
 
@@ -120,14 +137,14 @@ export class Relay {
   roll(roll) { return this.send({ type: SOCKET_TYPES.ROLL, ...roll }); }
 
   async send(data) {
-    const { game, ui } = this.env;
+    const { game } = this.env;
     let result;
     if (isActiveGM(this.env)) {
       result = await this.handle(data, game.user.id);
     } else {
       const gm = game.users.activeGM;
       if (!gm) {
-        ui.notifications.warn(game.i18n.localize("INITIATIVE_SIDECAR.notify.noGM"));
+        notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noGM");
         return { ok: false, error: { code: "no_gm", message: "no GM connected" } };
       }
       const ref = `${game.user.id}.${++this.counter}`;
@@ -137,7 +154,8 @@ export class Relay {
         setTimeout(() => { if (this.waiting.delete(ref)) resolve({ ok: false, error: { code: "timeout", message: "no answer from the GM's client" } }); }, 20000);
       });
     }
-    if (!result.ok) ui.notifications.warn(game.i18n.format("INITIATIVE_SIDECAR.notify.refusedIntent", { message: result.error?.message ?? result.error?.code }));
+    // the sidecar's message names combatants (players' names): escaped by notify
+    if (!result.ok) notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.refusedIntent", { message: result.error?.message ?? result.error?.code });
     return result;
   }
 

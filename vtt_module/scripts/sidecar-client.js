@@ -45,6 +45,7 @@ export class SidecarClient {
     const socket = this.io(this.url, {
       transports: ["websocket"],
       auth: this.auth,               // the token travels here, never in the URL
+      query: { world: this.auth.world }, // hosted: nginx routes by world (deploy/nginx.conf)
       reconnection: true,
       reconnectionDelay: 500,
       reconnectionDelayMax: 5000,
@@ -75,7 +76,7 @@ export class SidecarClient {
       this.ready = false;
       const code = err?.data?.code ?? err?.data?.reason ?? err?.message;
       if (FATAL_CONNECT_CODES.includes(code)) {
-        this.events.onStatus("refused", { code });
+        this.events.onStatus("refused", { code, message: err?.data?.message ?? "" });
         this.retryLater(30000);      // a setting must change; try again now and then
       } else {
         this.events.onStatus("unreachable", { message: String(err?.message ?? err) });
@@ -132,8 +133,9 @@ export class SidecarClient {
         const verdict = this.outbox.settle(message.data.seq, ack);
         try { this.events.onAck(message, ack); } catch (e) { log.error("handling an ack failed", e); }
         if (verdict === "resend") {
-          if (ack.error?.code === "out_of_order") {
-            // The sidecar misses earlier messages: reconnect so its welcome says where to resume.
+          if (ack.error?.code === "out_of_order" || ack.error?.code === "served_elsewhere") {
+            // The sidecar misses earlier messages, or (hosted) another process serves the world
+            // now: reconnect so the welcome of whoever serves it says where to resume.
             this.ready = false;
             this.socket.disconnect().connect();
             break;

@@ -9,8 +9,9 @@ import { Outbox } from "./outbox.js";
 import { Recorder } from "./recorder.js";
 import { SidecarClient } from "./sidecar-client.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField } from "./payloads.js";
-import { getSetting, setSetting, SETTINGS, statPaths } from "./settings.js";
+import { getSetting, setSetting, SETTINGS, rulesetSettings } from "./settings.js";
 import { gmIds, isActiveGM, snapshotOf, currentOfCombat, translator, worldTime } from "./foundry-data.js";
+import { notify, escapeHTML, escapingTranslator } from "./html.js";
 import * as log from "./log.js";
 
 /** The connection owner (exists on the active GM's client only). */
@@ -24,14 +25,23 @@ export class Sidecar {
   constructor(env, handlers) {
     this.env = env;
     this.handlers = handlers;
-    this.t = translator(env);
     this.outbox = new Outbox({
       load: () => getSetting(env, SETTINGS.OUTBOX),
-      save: (state) => { setSetting(env, SETTINGS.OUTBOX, state); }
+      save: (state) => setSetting(env, SETTINGS.OUTBOX, state)
+    }, {
+      onFull: (count) => {
+        log.warn(`the outbox passed its bound: ${count} unsent messages dropped; the current state is sent once the sidecar is back`);
+        notify(env, "warn", "INITIATIVE_SIDECAR.notify.storageFull", { what: "outbox", count });
+      }
     });
     this.recorder = new Recorder({
       load: () => getSetting(env, SETTINGS.RECORDING),
-      save: (lines) => { setSetting(env, SETTINGS.RECORDING, lines); }
+      save: (lines) => setSetting(env, SETTINGS.RECORDING, lines)
+    }, {
+      onFull: (count) => {
+        log.warn(`the recording reached its bound (${count} lines); recording stopped`);
+        notify(env, "warn", "INITIATIVE_SIDECAR.notify.recordingFull", { count });
+      }
     });
     this.recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD));
     this.client = null;
@@ -48,10 +58,7 @@ export class Sidecar {
       token: getSetting(this.env, SETTINGS.TOKEN),
       world: game.world.id,
       ruleset: getSetting(this.env, SETTINGS.RULESET),
-      settings: {
-        auto_approve_rerolls: Boolean(getSetting(this.env, SETTINGS.AUTO_APPROVE)),
-        stat_paths: statPaths(getSetting(this.env, SETTINGS.STAT_PATHS), game.system?.id)
-      },
+      settings: rulesetSettings(this.env),
       gm_users: gmIds(this.env),
       module_version: game.modules?.get?.(MODULE_ID)?.version ?? "0.1.0",
       foundry_version: game.version ?? game.release?.version ?? "13",
@@ -64,7 +71,7 @@ export class Sidecar {
     if (!isActiveGM(this.env)) return false;
     const auth = this.auth();
     if (!auth.token) {
-      this.env.ui.notifications.warn(this.t("INITIATIVE_SIDECAR.notify.noToken"));
+      notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken");
       return false;
     }
     const url = getSetting(this.env, SETTINGS.URL);
@@ -94,46 +101,62 @@ export class Sidecar {
   setStatus(status, detail, url) {
     const prev = this.status;
     this.status = status;
-    const n = this.env.ui.notifications;
+    const n = (level, key, data) => notify(this.env, level, key, data);
     if (status === "connected") {
       if (prev !== "connected") log.info(`connected (${detail?.ruleset}), last_seq ${detail?.last_seq}`);
-      if (this.warned) n.info(this.t("INITIATIVE_SIDECAR.notify.connected", { ruleset: detail?.ruleset ?? "" }));
+      if (this.warned) n("info", "INITIATIVE_SIDECAR.notify.connected", { ruleset: detail?.ruleset ?? "" });
       this.warned = false;
       // the welcome's warnings (a module of another version than the sidecar's), each once
       for (const w of detail?.warnings ?? []) {
         if (prev === "connected") break;
         const key = `INITIATIVE_SIDECAR.warning.${w.code}`;
-        const text = this.t(key, w.data ?? {});
-        n.warn(text === key ? `Initiative Sidecar: ${w.message}` : text, { permanent: true });
+        const text = escapingTranslator(translator(this.env))(key, w.data ?? {});
+        this.env.ui.notifications.warn(text === key ? `Initiative Sidecar: ${escapeHTML(w.message)}` : text, { permanent: true });
         log.warn(`the sidecar warns: ${w.code} ${w.message}`);
       }
     } else if (status === "unreachable") {
       if (!this.warned) {
         this.warned = true;
-        n.warn(this.t("INITIATIVE_SIDECAR.notify.unreachable", { url }));
+        n("warn", "INITIATIVE_SIDECAR.notify.unreachable", { url });
         log.warn(`the sidecar at ${url} is not reachable; retrying in the background`);
       }
     } else if (status === "refused") {
       if (prev !== "refused") {
         const mismatch = detail?.code === "protocol_mismatch";
-        n.error(this.t(mismatch ? "INITIATIVE_SIDECAR.warning.protocol_mismatch" : "INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?" }));
+        n("error", mismatch ? "INITIATIVE_SIDECAR.warning.protocol_mismatch" : "INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?", message: detail?.message ?? "" });
         log.error(`the sidecar refused the connection: ${detail?.code}`);
       }
       this.warned = true;
     } else if (status === "superseded") {
-      n.warn(this.t("INITIATIVE_SIDECAR.notify.superseded"));
+      n("warn", "INITIATIVE_SIDECAR.notify.superseded");
     }
   }
 
   /** `welcome`: align seq numbers; after a lost history resend each active combat. */
   welcome(welcome) {
+    this.learnRules(welcome);
     this.handlers.onRevisions?.(welcome.combats ?? []);
     const { lostHistory } = this.outbox.welcome(welcome.last_seq);
-    if (!lostHistory) return;
-    log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
-    this.env.ui.notifications.warn(this.t("INITIATIVE_SIDECAR.notify.lostHistory"));
-    this.recorder.restart(this.client?.auth ?? this.auth());
+    if (lostHistory) {
+      log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
+      notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
+      this.recorder.restart(this.client?.auth ?? this.auth());
+    } else if (!this.outbox.needsResync) return;
+    // a lost history, or an outbox that dropped what it could not keep: the current state
+    this.outbox.resynced();
     for (const combat of this.env.game.combats ?? []) this.resync(combat);
+  }
+
+  /**
+   * Keep what the sidecar says of its ruleset (intents it accepts, skipped acts) in a world
+   * setting every client reads; written only when it changed.
+   * @param {{ruleset:string, intents?:string[], skipped_acts?:string[]}} welcome
+   */
+  learnRules(welcome) {
+    const rules = { ruleset: welcome.ruleset, intents: [...(welcome.intents ?? [])], skipped_acts: [...(welcome.skipped_acts ?? [])] };
+    const old = getSetting(this.env, SETTINGS.RULES) ?? {};
+    if (JSON.stringify(old) !== JSON.stringify(rules)) return setSetting(this.env, SETTINGS.RULES, rules);
+    return null;
   }
 
   /**

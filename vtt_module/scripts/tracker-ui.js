@@ -1,12 +1,16 @@
 /**
- * The `renderCombatTracker` hook: badges on each row (v13 passes an HTMLElement, v12 a
- * jQuery object) and, for the GM while recording, a button that downloads the recording.
+ * The `renderCombatTracker` hook (an HTMLElement in v13 and v14; registered at `init`, since
+ * the sidebar renders before `ready`): badges on each row and, for the GM while recording, a
+ * button that downloads the recording.
  * @module tracker-ui
  */
 
 import { decorateTracker } from "./tracker.js";
+import { plainScores } from "./badges.js";
 import { statesOf, translator } from "./foundry-data.js";
 import { getSetting, SETTINGS } from "./settings.js";
+import { elementOf } from "./compat.js";
+import { notify } from "./html.js";
 
 /**
  * Decorate a rendered tracker.
@@ -15,16 +19,16 @@ import { getSetting, SETTINGS } from "./settings.js";
  * @returns {number} badges added
  */
 export function onRenderTracker(env, app, html, api) {
-  const element = html?.querySelector ? html : html?.[0];
+  const element = elementOf(html);
   if (!element) return 0;
   const combat = app?.viewed ?? env.game.combat;
-  const count = combat ? decorateTracker(element, statesOf(combat), translator(env)) : 0;
+  const count = combat ? decorateTracker(element, statesOf(combat), translator(env), plainScores(combat.combatants)) : 0;
   if (env.game.user.isGM && getSetting(env, SETTINGS.RECORD) && !element.querySelector(".initiative-sidecar-download")) {
     const b = element.ownerDocument.createElement("button");
     b.type = "button";
     b.className = "initiative-sidecar-download inline-control icon fa-solid fa-file-arrow-down";
-    b.dataset.tooltip = env.game.i18n.localize("INITIATIVE_SIDECAR.action.download");
-    b.setAttribute("aria-label", b.dataset.tooltip);
+    b.dataset.tooltipText = env.game.i18n.localize("INITIATIVE_SIDECAR.action.download");
+    b.setAttribute("aria-label", b.dataset.tooltipText);
     b.addEventListener("click", () => api.download());
     (element.querySelector(".combat-tracker-header, header") ?? element).append(b);
   }
@@ -37,7 +41,7 @@ export function onRenderTracker(env, app, html, api) {
  */
 export function downloadRecording(env, recorder) {
   const text = recorder?.text() ?? "";
-  if (!text) { env.ui.notifications.info(env.game.i18n.localize("INITIATIVE_SIDECAR.notify.recordingEmpty")); return null; }
+  if (!text) { notify(env, "info", "INITIATIVE_SIDECAR.notify.recordingEmpty"); return null; }
   const save = env.foundry?.utils?.saveDataToFile ?? env.saveDataToFile;
   const name = `initiative-sidecar-${env.game.world.id}-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`;
   save(text, "application/x-ndjson", name);

@@ -1,7 +1,8 @@
 /**
  * Tracker badges: decorate the combat tracker's rows with each combatant's plan state.
  * Uses only the DOM of the element it is given (no Foundry globals), so a headless browser
- * can run it against a saved tracker fixture.
+ * can run it against a saved tracker fixture. Elements are created by the element's own
+ * `ownerDocument`: a v14 tracker may live in a popped-out window with its own document.
  * @module tracker
  */
 
@@ -15,14 +16,16 @@ export const BADGES_CLASS = "initiative-sidecar-badges";
  * @param {HTMLElement} root the tracker element (`renderCombatTracker`'s HTMLElement in v13)
  * @param {Record<string, object>} states combatant id → plan state (from its flags)
  * @param {(key:string, data?:object) => string} t localizer
+ * @param {Record<string, number>} [scores] plain rule scores (see badges.js `plainScores`)
  * @returns {number} how many badges were added
  */
-export function decorateTracker(root, states, t) {
+export function decorateTracker(root, states, t, scores = {}) {
   const doc = root.ownerDocument;
   let count = 0;
   for (const row of root.querySelectorAll("li.combatant[data-combatant-id]")) {
     row.querySelector(`.${BADGES_CLASS}`)?.remove();
-    const badges = badgesFor(states[row.dataset.combatantId], t);
+    const id = row.dataset.combatantId;
+    const badges = badgesFor(states[id], t, scores[id] ?? null);
     if (!badges.length) continue;
     const box = doc.createElement("div");
     box.className = BADGES_CLASS;
@@ -30,7 +33,7 @@ export function decorateTracker(root, states, t) {
       const span = doc.createElement("span");
       span.className = b.css;
       span.dataset.badge = b.key;
-      span.dataset.tooltip = b.tooltip;
+      span.dataset.tooltipText = b.tooltip; // shown as text by Foundry; `data-tooltip` would be HTML
       span.setAttribute("aria-label", b.tooltip);
       span.textContent = b.text;
       box.append(span);

@@ -69,34 +69,41 @@ export function wireModule(env) {
     state.sidecar.restart();
   };
 
-  env.Hooks.once("init", () => registerSettings(env, { onChange: onSettingChange }));
-  env.Hooks.once("setup", () => { state.pending = wrapInitiativeRoll(env); });
-  env.Hooks.once("ready", () => {
+  // Everything Foundry may call before `ready` is registered at `init`: the sidebar renders
+  // the tracker (first render, context menu built once) during initializeUI, before `ready`
+  // [F13 `client/game.mjs`, `sidebar/tabs/combat-tracker.mjs` `_onFirstRender`].
+  const api = {
+    state,
+    request: (intent) => state.relay.request(intent),
+    perform: (...args) => state.actions.perform(...args),
+    setInitiative: (...args) => state.actions.setInitiative(...args),
+    readyStart: (...args) => state.actions.readyStart(...args),
+    readyConfirm: (...args) => state.actions.readyConfirm(...args),
+    download: () => downloadRecording(env, state.sidecar?.recorder)
+  };
+  state.api = api;
+  env.Hooks.once("init", () => {
+    registerSettings(env, { onChange: onSettingChange });
     state.applier = new PlanApplier(env);
     state.relay = new Relay(env, { sidecar, onPrompt: routePrompt });
     state.actions = new Actions(env, state.relay);
     state.ready = new ReadyWatch(env, sidecar);
-    state.relay.listen();
-    registerForwarder(env, sidecar);
-    registerRollMarking(env, state.pending ?? wrapInitiativeRoll(env));
+    state.hooks = registerForwarder(env, sidecar);
+    registerRollMarking(env, () => state.pending);
     registerSteering(env);
     state.ready.register();
+    env.Hooks.on("deleteCombatant", (combatant) => state.applier.deleted(combatant));
     env.Hooks.on("renderCombatTracker", (app, html) => onRenderTracker(env, app, html, api));
     env.Hooks.on("getCombatTrackerContextOptions", (_app, items) => state.actions.extendTrackerMenu(items));
     env.Hooks.on("renderTokenHUD", (hud, html) => state.actions.decorateTokenHUD(hud, html));
     env.Hooks.on("renderSettingsConfig", (_app, html) => hideGMOnlySettings(env, html));
+  });
+  env.Hooks.once("setup", () => { state.pending = wrapInitiativeRoll(env); });
+  env.Hooks.once("ready", () => {
+    state.relay.listen();
     env.Hooks.on("userConnected", () => startOrStop());
-    const api = {
-      state,
-      request: (intent) => state.relay.request(intent),
-      perform: (...args) => state.actions.perform(...args),
-      readyStart: (...args) => state.actions.readyStart(...args),
-      readyConfirm: (...args) => state.actions.readyConfirm(...args),
-      download: () => downloadRecording(env, state.sidecar?.recorder)
-    };
     const mod = env.game.modules?.get?.(MODULE_ID);
     if (mod) mod.api = api;
-    state.api = api;
     startOrStop();
     log.info("ready");
   });

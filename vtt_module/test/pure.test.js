@@ -11,7 +11,6 @@ import { promptAnswer, promptDialog, promptRecipients } from "../scripts/prompts
 import { availableActions, actionIntent } from "../scripts/actions.js";
 import { classifyCombatantChange } from "../scripts/forwarder.js";
 import { noticeMessage } from "../scripts/announce.js";
-import { poolFormula } from "../scripts/initiative.js";
 import { assertValid, invalid } from "./helpers/schemas.js";
 
 const SAMPLES = JSON.parse(readFileSync(new URL("../../tests/fixtures/foundry-sample-payloads.json", import.meta.url), "utf8"));
@@ -66,16 +65,16 @@ test("every action builds a valid intent", () => {
   for (const action of ["dash", "hold", "hold.next_round", "hold.target_aware", "act.now", "act.after", "act.before", "reaction.use", "readied.declare", "readied.trigger"]) {
     assertValid("intent", { seq: 1, user: "u", world_time: 0, ...actionIntent(action, "c", "x", extra) });
   }
-  assert.deepEqual(availableActions("foundry-core", undefined, { isGM: false, started: true }), []);
-  assert.deepEqual(availableActions("storyteller", { acts: "held" }, { isGM: false, started: true }), ["act.now", "act.after", "act.before"]);
-  assert.ok(availableActions("balanced-d20", { acts: "full", tags: [], reaction: { available: true } }, { isGM: false, started: true }).includes("reaction.use"));
+  // the actions come from the sidecar's plan entry (kept in the flag state), GM-only ones for GMs
+  assert.deepEqual(availableActions(undefined, { isGM: false }), []);
+  const held = { acts: "held", actions: ["act.now", "act.after", "act.before"], gm_actions: ["hold.target_aware"] };
+  assert.deepEqual(availableActions(held, { isGM: false }), ["act.now", "act.after", "act.before"]);
+  assert.deepEqual(availableActions(held, { isGM: true }), ["act.now", "act.after", "act.before", "hold.target_aware"]);
 });
 
-test("stats are read by path; dnd5e proficiencies become skill names; the pool formula", () => {
+test("stats are read by path; dnd5e proficiencies become skill names", () => {
   const actor = { system: { abilities: { dex: { mod: 3 } }, skills: { ins: { proficient: 1 }, slt: { proficient: 0 } }, attributes: { reaction: { value: 3 } } } };
   assert.deepEqual(readStats(actor, { dex: "system.abilities.dex.mod", proficient: "system.skills", reaction: "system.attributes.reaction.value", wits: "system.nope" }), { dex: 3, proficient: ["insight"], reaction: 3 });
-  assert.equal(poolFormula({ reaction: 3, wits: 2, size: -9 }), "14d6cs>=4df=1");
-  assert.equal(poolFormula({ reaction: 3 }), null);
 });
 
 test("the outbox numbers, keeps until acked, survives a reload and resends after welcome", () => {
@@ -87,6 +86,7 @@ test("the outbox numbers, keeps until acked, survives a reload and resends after
   assert.equal(box.settle(1, { ok: true, seq: 1 }), "done");
   assert.equal(box.settle(2, { ok: false, error: { code: "out_of_order" } }), "resend");
   assert.equal(box.settle(2, { ok: false, error: { code: "store_unavailable" } }), "resend", "not stored: kept");
+  assert.equal(box.settle(2, { ok: false, error: { code: "served_elsewhere" } }), "resend", "hosted: another process owns it");
   const reloaded = new Outbox(store);
   assert.equal(reloaded.peek().data.seq, 2);
   assert.deepEqual(reloaded.welcome(1), { lostHistory: false, dropped: [] });
@@ -148,18 +148,20 @@ test("a plan that changes nothing writes nothing; vanished detail keys are delet
 
 test("steering skips none, defend_only and held turns and flips the round onto next_round.current", () => {
   const s = source();
+  const skipped = { skipped: ["defend_only", "held", "none"] }; // as the sidecar's welcome lists them
   const st = (acts) => ({ "initiative-sidecar": { state: { acts } } });
   s.combatants[1].flags = st("held");
-  assert.deepEqual(steerTurn(s, { round: 1, turn: 1 }), { round: 1, turn: 2, turnAsIs: 2, combatantId: "c", initiatives: null });
+  assert.deepEqual(steerTurn(s, { round: 1, turn: 1 }, skipped), { round: 1, turn: 2, turnAsIs: 2, combatantId: "c", initiatives: null });
+  assert.equal(steerTurn(s, { round: 1, turn: 1 }), null, "nothing is skipped before the sidecar said what is");
   s.combatants[2].flags = st("none");
   s.flags = { "initiative-sidecar": { plan: { next_round: { round: 2, current: "b", order: [{ combatant_id: "b", initiative: 12, acts: "full" }, { combatant_id: "a", initiative: 11, acts: "full" }, { combatant_id: "c", initiative: 8, acts: "none" }] } } } };
-  const flip = steerTurn(s, { round: 1, turn: 1 });
+  const flip = steerTurn(s, { round: 1, turn: 1 }, skipped);
   assert.equal(flip.round, 2);
   assert.equal(flip.combatantId, "b");
   assert.equal(flip.turn, 0, "b first once the next round's initiatives are written");
   assert.equal(flip.turnAsIs, 1, "b is second under today's initiatives");
   assert.deepEqual(flip.initiatives, [{ _id: "a", initiative: 11 }]);
-  assert.equal(steerTurn(s, { round: 1, turn: 0 }), null, "backwards moves are not steered");
+  assert.equal(steerTurn(s, { round: 1, turn: 0 }, skipped), null, "backwards moves are not steered");
   assert.deepEqual(readPlan(s).order, ["a", "b", "c"]);
 });
 
@@ -217,10 +219,11 @@ test("prompts: who sees them, their dialog, and the intent each answer sends", (
   assert.deepEqual(promptAnswer({ ...offer, kind: "opposed_check" }, { actor_total: "14", target_total: "12" }).args, { prompt_id: "pr1", actor_total: 14, target_total: 12 });
 });
 
-test("an initiative change with the roll mark is a roll; without it, the GM's manual edit", () => {
+test("an initiative change with a new roll mark is a roll; without it, the GM's manual edit", () => {
   const roll = SAMPLES.roll_initiative_1d20_plus_3.value;
-  assert.equal(classifyCombatantChange({ initiative: 17, flags: { "initiative-sidecar": { roll: { json: JSON.stringify(roll) } } } }).kind, "roll");
-  assert.deepEqual(classifyCombatantChange({ initiative: 15 }), { kind: "set", value: 15 });
+  const mark = { json: JSON.stringify(roll), reroll_of: null, nonce: "n1", total: 17 };
+  assert.equal(classifyCombatantChange({ initiative: 17, flags: { "initiative-sidecar": { roll: mark } } }, mark, 17).kind, "roll");
+  assert.deepEqual(classifyCombatantChange({ initiative: 15 }, mark, 15), { kind: "set", value: 15 }, "the old mark's nonce is not in the diff");
   assert.equal(classifyCombatantChange({ hidden: true }).kind, "hook");
   assert.equal(classifyCombatantChange({ flags: { x: 1 } }).kind, "none");
 });
@@ -249,5 +252,14 @@ test("players do not see the GM-only settings (token, record); a GM does", async
   assert.ok(!player.groups.get("initiative-sidecar.url").group.removed);
   const gm = make();
   assert.equal(hideGMOnlySettings({ game: { user: { isGM: true } } }, gm), 0);
-  assert.equal(hideGMOnlySettings({ game: { user: { isGM: false } } }, [make()]), 2, "v12 jQuery");
+});
+
+test("the module speaks English and Russian: both language files have the same keys", () => {
+  const keys = (o, p = "") => Object.entries(o).flatMap(([k, v]) => (v && typeof v === "object" ? keys(v, `${p}${k}.`) : [`${p}${k}`]));
+  const en = keys(JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url), "utf8"))).sort();
+  const ru = keys(JSON.parse(readFileSync(new URL("../lang/ru.json", import.meta.url), "utf8"))).sort();
+  assert.deepEqual(ru, en);
+  const manifest = JSON.parse(readFileSync(new URL("../module.json", import.meta.url), "utf8"));
+  assert.deepEqual(manifest.languages.map((l) => l.lang), ["en", "ru"]);
+  assert.deepEqual(manifest.compatibility, { minimum: "13", verified: "14.369", maximum: "14" });
 });

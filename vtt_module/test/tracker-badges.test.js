@@ -2,14 +2,9 @@
 // module's tracker.js with its CSS, rendered by headless Chromium (Debian's `chromium`).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { createServer } from "node:http";
-import { readFileSync, mkdirSync, mkdtempSync, existsSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+import { ROOT, serve, chromium } from "./helpers/chromium.js";
 const ARTIFACTS = path.join(ROOT, "test/artifacts");
 
 const STATES = {
@@ -37,33 +32,23 @@ const get = (k) => k.split(".").reduce((o, p) => o?.[p], lang) ?? k;
 const t = (k, d = {}) => get(k).replace(/\\{(\\w+)\\}/g, (_, x) => d[x] ?? "");
 const n = decorateTracker(document.querySelector("#combat"), ${JSON.stringify(STATES)}, t);
 document.body.dataset.badges = String(n);
+// a v14 popped-out tracker lives in another window: badges built by that window's document
+const frame = document.createElement("iframe");
+frame.srcdoc = ${JSON.stringify(fixture).replace(/</g, "\\u003c")};
+frame.addEventListener("load", () => {
+  const root = frame.contentDocument.querySelector("#combat");
+  // rows whose initiatives carry decimals also show the plain rule score
+  const m = decorateTracker(root, ${JSON.stringify(STATES)}, t, { p8HkD2sLq7Vt4XmN: 17, Wz3Lr9QyT6bJ1cVe: 13 });
+  const boxes = [...root.querySelectorAll(".initiative-sidecar-badges")];
+  document.body.dataset.popout = JSON.stringify({ badges: m, own: boxes.every((b) => b.ownerDocument === frame.contentDocument && b.ownerDocument !== document),
+    scores: [...root.querySelectorAll('[data-badge="rule-score"]')].map((b) => b.textContent) });
+});
+document.body.append(frame);
 </script></body></html>`;
 }
 
-function serve() {
-  return new Promise((resolve) => {
-    const server = createServer((req, res) => {
-      const url = new URL(req.url, "http://x");
-      if (url.pathname === "/") { res.setHeader("content-type", "text/html"); return res.end(page()); }
-      const file = path.join(ROOT, path.normalize(url.pathname).replace(/^\/+/, ""));
-      if (!file.startsWith(ROOT) || !existsSync(file)) { res.statusCode = 404; return res.end(); }
-      res.setHeader("content-type", file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "application/json");
-      res.end(readFileSync(file));
-    });
-    server.listen(0, "127.0.0.1", () => resolve(server));
-  });
-}
-
-function chromium(args) {
-  return new Promise((resolve, reject) => {
-    const profile = mkdtempSync(path.join(tmpdir(), "isc-chromium-"));
-    execFile("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${profile}`, "--virtual-time-budget=3000", ...args],
-      { timeout: 60000, maxBuffer: 10 * 1024 * 1024 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
-  });
-}
-
 test("the tracker shows each combatant's badges in headless Chromium", async () => {
-  const server = await serve();
+  const server = await serve(page);
   const url = `http://127.0.0.1:${server.address().port}/`;
   try {
     const dom = await chromium(["--dump-dom", url]);
@@ -71,11 +56,13 @@ test("the tracker shows each combatant's badges in headless Chromium", async () 
     const row = (id) => dom.split(`data-combatant-id="${id}"`)[1].split("</li>")[0];
     assert.match(row("p8HkD2sLq7Vt4XmN"), /isc-badge isc-reaction"[^>]*data-badge="reaction"/);
     assert.match(row("p8HkD2sLq7Vt4XmN"), /data-badge="ready"/);
-    assert.match(row("Wz3Lr9QyT6bJ1cVe"), /data-badge="no-reaction" data-tooltip="No reaction: dashed"/);
+    assert.match(row("Wz3Lr9QyT6bJ1cVe"), /data-badge="no-reaction" data-tooltip-text="No reaction: dashed"/);
     assert.match(row("Wz3Lr9QyT6bJ1cVe"), />Move or act</);
     assert.match(row("e5NbG7uK2pXa9RsD"), />Held</);
     assert.match(row("Rf6Nc2XwQ8kT3mHa"), />Hesitates 2</);
     assert.match(row("Jq4Tm8vC1zYh6LwF"), />Reroll\?</);
+    const popout = JSON.parse(dom.match(/data-popout="([^"]*)"/)[1].replace(/&quot;/g, '"'));
+    assert.deepEqual(popout, { badges: 11, own: true, scores: ["17", "13"] }, "a popped-out tracker gets its badges from its own document, rule scores shown plainly");
     mkdirSync(ARTIFACTS, { recursive: true });
     const shot = path.join(ARTIFACTS, "tracker-badges.png");
     await chromium([`--screenshot=${shot}`, "--window-size=320,330", url]);

@@ -11,7 +11,14 @@ from ...engine.ruleset import Ruleset, register
 from .adopt import adopt_pool_roll
 from .delay import INTENTS
 from .describe import describe
-from .rules import SETTINGS, group_initiative, hesitation, initiative_roll, order_key
+from .rules import (
+    SETTINGS,
+    group_initiative,
+    hesitation,
+    initiative_formula,
+    initiative_roll,
+    order_key,
+)
 from .sequence import kept_sequence
 
 RULESET = register(
@@ -23,6 +30,7 @@ RULESET = register(
         sort_key=order_key,
         describe=describe,
         settings=SETTINGS,
+        formula=initiative_formula,
         adopt=adopt_pool_roll,
     )
 )

@@ -19,7 +19,7 @@ from ...engine.events import Event, Joined, Rolled, TurnEnded
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
 from .count import DiceSettings, pool_dice, success_count
-from .pool import Dice, group_pool, members, pool
+from .pool import Dice, dice_for, group_pool, members, pool
 from .sequence import sequence_key, unit, unit_rank
 from .state import DicePoolCombat, DicePoolState, PoolRoll, combat_state, roll_of, turns_lost_of
 
@@ -38,6 +38,18 @@ def settings_of(ctx: Ctx) -> DiceSettings:
             rule="DP-3",
         )
     return DiceSettings(die_faces=faces, success_at=at, ones_cancel=bool(cancel))
+
+
+def initiative_formula(ctx: Ctx, combat: Combat, c: Combatant) -> str | None:
+    """DP-1 and DP-3: the dice the module rolls for this combatant (its group's pool, DP-6),
+    e.g. ``5d6cs>=4df=1``; None while its stats are incomplete or the settings unusable."""
+    dice = dice_for(combat, c)
+    if dice is None:
+        return None
+    try:
+        return settings_of(ctx).formula(dice.pool)
+    except RuleViolation:
+        return None
 
 
 def hesitation_turns(roll: PoolRoll) -> int:

@@ -1,24 +1,44 @@
 // One fake Foundry client: the globals a module sees (`game`, `Hooks`, `CONFIG`, `ui`,
-// `foundry`, `ChatMessage`, `Roll`, `io`), bound to one user of a shared World.
+// `foundry`, `ChatMessage`, `Roll`, `io`, `document`, and on v14 `_del`), bound to one user
+// of a shared World, in the World's generation.
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { io } from "socket.io-client";
 import { Hooks } from "./hooks.js";
 import { makeDocumentClasses } from "./documents.js";
-import { makeRoll } from "./roll.js";
-import { deepClone, getProperty, setProperty, expandObject, mergeInto, randomID } from "./utils.js";
+import { makeRoll, LEGACY_MODES } from "./roll.js";
+import { CombatTracker, newWindow } from "./combat-tracker.js";
+import { recordDeprecation } from "./generation.js";
+import { deepClone, getProperty, setProperty, expandObject, mergeInto, randomID, diffObject, ForcedDeletion, DELETE, escapeHTML } from "./utils.js";
 
 const LANG = JSON.parse(readFileSync(fileURLToPath(new URL("../../lang/en.json", import.meta.url)), "utf8"));
 
 function localize(key) { return getProperty(LANG, key) ?? key; }
 function format(key, data = {}) { return localize(key).replace(/\{(\w+)\}/g, (_, k) => (k in data ? String(data[k]) : `{${k}}`)); }
 
+/** `foundry.utils.isNewerVersion(v1, v0)`: is v1 newer than v0 (dotted numbers). */
+function isNewerVersion(v1, v0) {
+  const a = String(v1).split(".").map(Number), b = String(v0).split(".").map(Number);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  }
+  return false;
+}
+
 export function makeClient(world, userId, storage) {
-  const client = { world, userId, storage, notifications: [], dialogs: [], downloads: [], received: [] };
+  const v14 = world.generation >= 14;
+  const client = { world, userId, storage, notifications: [], dialogs: [], downloads: [], received: [], deprecations: [], windows: [] };
+  client.deprecate = (message, opts) => recordDeprecation(client, message, opts);
   client.Hooks = new Hooks();
+  client.CONFIG = { Combat: { initiative: { formula: null, decimals: 2 } }, Combatant: {}, queries: {}, ChatMessage: {}, Dice: {} };
   const { Combat, Combatant, Collection } = makeDocumentClasses(client);
-  client.Roll = makeRoll(world.dice);
+  client.CONFIG.Combat.documentClass = Combat;
+  client.CONFIG.Combatant.documentClass = Combatant;
+  // message modes: v13 CONST.DICE_ROLL_MODES / CONFIG.Dice.rollModes; v14 CONFIG.ChatMessage.modes [D13 CONST.DICE_ROLL_MODES; types 14 config.d.mts; research §10]
+  if (v14) client.CONFIG.ChatMessage.modes = { public: { label: "CHAT.MODES.public" }, gm: { label: "CHAT.MODES.gm" }, blind: { label: "CHAT.MODES.blind" }, self: { label: "CHAT.MODES.self" } };
+  else client.CONFIG.Dice.rollModes = { publicroll: "CHAT.RollPublic", gmroll: "CHAT.RollPrivate", blindroll: "CHAT.RollBlind", selfroll: "CHAT.RollSelf" };
+  client.Roll = makeRoll(world.dice, client);
 
   const userDoc = (u) => ({
     id: u._id, _id: u._id, name: u.name, role: u.role,
@@ -26,7 +46,8 @@ export function makeClient(world, userId, storage) {
     get isGM() { return u.role >= 3; },
     get isSelf() { return u._id === userId; },
     get isActiveGM() { return users.activeGM?.id === u._id && u._id === userId; },
-    hasRole(r) { return u.role >= r; }
+    hasRole(r) { return u.role >= r; },
+    async query(name, data, { timeout } = {}) { return world.query(client, u._id, name, data, { timeout }); }
   });
   const users = new Collection(world.users.map((u) => [u._id, userDoc(u)]));
   Object.defineProperty(users, "activeGM", {
@@ -39,8 +60,10 @@ export function makeClient(world, userId, storage) {
   client.user = users.get(userId);
 
   const actorDoc = (a) => ({
-    id: a._id, _id: a._id, name: a.name,
+    id: a._id, _id: a._id,
+    get name() { return world.actors.get(a._id).name; },
     get system() { return world.actors.get(a._id).system; },
+    get ownership() { return world.actors.get(a._id).ownership; },
     get hasPlayerOwner() { return Object.entries(world.actors.get(a._id).ownership).some(([uid, lvl]) => lvl >= 3 && !world.isGM(uid)); },
     get isOwner() { return world.owns(userId, a._id); },
     testUserPermission(user, level) { return level === "OWNER" ? world.owns(user.id, a._id) : true; },
@@ -51,36 +74,70 @@ export function makeClient(world, userId, storage) {
 
   const combats = new Collection();
   client.addCombat = (source) => combats.set(source._id, new Combat(source));
-  client.replaceCombat = (source) => {
-    const doc = combats.get(source._id);
-    if (!doc) return client.addCombat(source);
-    doc._source = source;
-    doc.rebuild();
-  };
   client.removeCombat = (id) => combats.delete(id);
   for (const source of world.combats.values()) client.addCombat(deepClone(source));
+  /** Token documents; `baseActor` is the world actor (unlinked tokens share it) — what dnd5e's sort compares. */
+  const tokens = new Map();
   client.tokenDoc = (id) => {
     const t = world.tokens.get(id);
-    return t && { id: t._id, _id: t._id, name: t.name, actorId: t.actorId, get actor() { return actors.get(t.actorId); }, x: t.x, y: t.y, update: (data) => world.updateToken(client, t._id, data) };
+    if (!t) return undefined;
+    if (!tokens.has(id)) {
+      tokens.set(id, {
+        id: t._id, _id: t._id,
+        get name() { return world.tokens.get(id).name; },
+        get actorId() { return world.tokens.get(id).actorId; },
+        get actor() { return actors.get(world.tokens.get(id).actorId); },
+        get baseActor() { return actors.get(world.tokens.get(id).actorId) ?? null; },
+        get x() { return world.tokens.get(id).x; },
+        get y() { return world.tokens.get(id).y; },
+        update: (data) => world.updateToken(client, id, data)
+      });
+    }
+    return tokens.get(id);
   };
 
-  // settings: world scope shared through the World, client scope in this browser's storage
+  // ---------------------------------------------------------------- settings
+  // world scope shared through the World, client scope in this browser's storage. Core's roll
+  // visibility setting: `core.rollMode` on 13, `core.messageMode` on 14 [research §10; dnd5e
+  // 5.3.3 basic-roll.mjs reads one or the other by generation]; the other is not registered.
   const registry = new Map([["core.combatTrackerConfig", { scope: "world", default: { resource: "", skipDefeated: false } }]]);
+  if (world.systemRolls === "dnd5e") { // dnd5e's world settings the initiative roll reads [dnd5e 5.3.3 settings.mjs]
+    registry.set("dnd5e.initiativeDexTiebreaker", { scope: "world", default: false });
+    registry.set("dnd5e.initiativeScore", { scope: "world", default: "none" });
+  }
+  if (v14) registry.set("core.messageMode", { scope: "client", default: "public" });
+  else registry.set("core.rollMode", { scope: "client", default: "publicroll" });
+  /**
+   * Client-scope settings live in the browser's localStorage, a few MB per origin [research
+   * §9]: a write that would pass `world.storageQuota` bytes (UTF-16, keys and JSON values)
+   * throws a QuotaExceededError, as `localStorage.setItem` does, and stores nothing.
+   */
+  const checkQuota = (id, value) => {
+    let bytes = 0;
+    for (const [k, v] of storage) if (k !== id) bytes += 2 * (k.length + JSON.stringify(v ?? null).length);
+    bytes += 2 * (id.length + JSON.stringify(value ?? null).length);
+    if (bytes > world.storageQuota) {
+      const e = new Error(`Failed to execute 'setItem' on 'Storage': Setting the value of '${id}' exceeded the quota.`);
+      e.name = "QuotaExceededError";
+      throw e;
+    }
+  };
   const settings = {
     register(ns, key, config) { registry.set(`${ns}.${key}`, config); },
     registerMenu() {},
     get(ns, key) {
       const id = `${ns}.${key}`;
       const cfg = registry.get(id);
-      if (!cfg) throw new Error(`setting ${id} is not registered`);
+      if (!cfg) throw new Error(`"${id}" is not a registered game setting`);
       const store = cfg.scope === "client" ? storage : world.worldSettings;
       return store.has(id) ? deepClone(store.get(id)) : deepClone(cfg.default);
     },
     async set(ns, key, value) {
       const id = `${ns}.${key}`;
       const cfg = registry.get(id);
-      if (!cfg) throw new Error(`setting ${id} is not registered`);
+      if (!cfg) throw new Error(`"${id}" is not a registered game setting`);
       if (cfg.scope !== "client" && !client.user.isGM) throw new Error("only a GM may change world settings");
+      if (cfg.scope === "client") checkQuota(id, value);
       (cfg.scope === "client" ? storage : world.worldSettings).set(id, deepClone(value));
       if (cfg.scope === "client") cfg.onChange?.(value);
       else for (const c of world.clients) c.settingChanged(id, value);
@@ -100,15 +157,16 @@ export function makeClient(world, userId, storage) {
   client.game = {
     world: { id: world.id },
     system: { id: world.system },
-    version: "13.350",
-    release: { generation: 13, version: "13.350" },
+    version: world.release.version,
+    release: world.release,
+    ready: false,
     user: client.user,
     users,
     actors,
     combats,
     get combat() { return combats.find((c) => c.active) ?? null; },
     settings,
-    i18n: { lang: "en", localize, format },
+    i18n: { lang: world.lang, localize, format },
     time: { get worldTime() { return world.worldTime; } },
     socket: {
       on(event, fn) { if (!socketHandlers.has(event)) socketHandlers.set(event, []); socketHandlers.get(event).push(fn); },
@@ -119,42 +177,97 @@ export function makeClient(world, userId, storage) {
   };
   client.game.user.targets = new Set();
 
+  // ---------------------------------------------------------------- chat
+  /**
+   * Message visibility. v13: `rollMode` gmroll → whisper the GMs, blindroll → GMs + blind,
+   * selfroll → the author only, publicroll → everyone ("roll" = the user's setting)
+   * [D13 ChatMessage.applyRollMode; CONST.DICE_ROLL_MODES]. v14: `messageMode` public/gm/
+   * blind/self with the same meaning [research §10]; v14 still takes `rollMode` (mapped).
+   */
+  const applyModes = (data, { rollMode, messageMode } = {}) => {
+    let mode;
+    if (v14) mode = messageMode ?? (rollMode !== undefined ? LEGACY_MODES[rollMode] : undefined);
+    else mode = rollMode === "roll" ? settings.get("core", "rollMode") : rollMode;
+    mode = { publicroll: "public", gmroll: "gm", blindroll: "blind", selfroll: "self" }[mode] ?? mode;
+    const out = { ...data };
+    if (mode === "gm") out.whisper = world.gmIds();
+    else if (mode === "blind") { out.whisper = world.gmIds(); out.blind = true; }
+    else if (mode === "self") out.whisper = [userId];
+    return out;
+  };
+  client.ChatMessage = {
+    create: (data, options = {}) => world.createChatMessage(client, applyModes(data, options), options),
+    applyModes,
+    applyRollMode: (data, rollMode) => Object.assign(data, applyModes(data, { rollMode })),
+    getWhisperRecipients: (name) => users.filter((u) => u.name === name)
+  };
+
+  // ---------------------------------------------------------------- UI
+  client.notify = (level) => (m) => { client.notifications.push({ level, message: m }); return m; };
+  const { window, document } = newWindow();
+  client.window = window;
+  client.document = document;
+  client.ui = {
+    notifications: { info: client.notify("info"), warn: client.notify("warn"), error: client.notify("error") }
+  };
+  client.ui.combat = new CombatTracker(client);
+
   const respond = async (kind, config) => {
     client.dialogs.push({ kind, config });
     return client.respond ? client.respond(kind, config) : null;
   };
-  client.ChatMessage = { create: (data) => world.createChatMessage(client, data) };
-  client.Roll.ChatMessage = client.ChatMessage;
-  client.CONFIG = { Combat: { documentClass: Combat }, Combatant: { documentClass: Combatant }, queries: {} };
-  client.ui = {
-    notifications: {
-      info: (m) => client.notifications.push({ level: "info", message: m }),
-      warn: (m) => client.notifications.push({ level: "warn", message: m }),
-      error: (m) => client.notifications.push({ level: "error", message: m })
-    }
+  /** DialogV2: confirm, prompt, input, wait on 13 and 14; query (another user's answer) [research §6]. */
+  const DialogV2 = {
+    confirm: (config) => respond("confirm", config),
+    prompt: (config) => respond("prompt", config),
+    input: (config) => respond("input", config),
+    wait: (config) => respond("wait", config),
+    query: (user, type, config) => world.dialogQuery(client, typeof user === "string" ? user : user.id, type, config)
+  };
+  /** The V1 `Dialog` global is deprecated since v13 until v16 [research §6]. */
+  const DialogV1 = {
+    confirm: (config) => { client.deprecate("You are using the Dialog class which is deprecated in favor of DialogV2", { since: 13, until: 16 }); return respond("confirm", config); },
+    prompt: (config) => { client.deprecate("You are using the Dialog class which is deprecated in favor of DialogV2", { since: 13, until: 16 }); return respond("prompt", config); }
   };
   client.foundry = {
     utils: {
-      deepClone, getProperty, setProperty, expandObject, randomID,
+      deepClone, getProperty, setProperty, expandObject, randomID, diffObject, isNewerVersion, escapeHTML,
       mergeObject: (a, b) => mergeInto(a, b),
-      saveDataToFile: (data, type, filename) => client.downloads.push({ data, type, filename })
+      saveDataToFile: (data, type, filename) => client.downloads.push({ data, type, filename }),
+      logCompatibilityWarning: (message, { since, until } = {}) => client.deprecate(message, { since, until })
     },
-    applications: {
-      api: {
-        DialogV2: {
-          confirm: (config) => respond("confirm", config),
-          input: (config) => respond("input", config),
-          wait: (config) => respond("wait", config),
-          prompt: (config) => respond("prompt", config)
-        }
-      }
-    }
+    applications: { api: { DialogV2 }, sidebar: { tabs: { CombatTracker } } },
+    data: v14 ? { operators: { ForcedDeletion } } : {}
   };
-  client.io = io;
+  // A socket left open by a failed test must not keep the test process alive: the double's
+  // `io` unrefs its timers and connection (engine.io-client's Node-only `autoUnref`).
+  const unrefIo = (url, opts = {}) => io(url, { autoUnref: true, ...opts });
+  client.io = unrefIo;
   // The globals object a module receives (`globalThis` in Foundry).
   client.env = {
     game: client.game, Hooks: client.Hooks, CONFIG: client.CONFIG, ui: client.ui,
-    foundry: client.foundry, ChatMessage: client.ChatMessage, Roll: client.Roll, io
+    foundry: client.foundry, ChatMessage: client.ChatMessage, Roll: client.Roll, io: unrefIo,
+    Dialog: DialogV1, document, window,
+    CONST: { DICE_ROLL_MODES: { PUBLIC: "publicroll", PRIVATE: "gmroll", BLIND: "blindroll", SELF: "selfroll" }, USER_ROLES: { ...world.constructor.ROLES } }
   };
+  if (v14) client.env._del = DELETE; // v14 global singleton [types 14 client.d.mts]
+
+  /**
+   * Foundry's start-up on this client. The once-hooks in their documented order `init`,
+   * `i18nInit`, `setup`, `initializeDynamicTokenRingConfig`, `initializeCombatConfiguration`
+   * (`canvasConfig` only with a canvas, which the double has not), `ready` [D13 hookEvents,
+   * "Once Hooks"]; before `ready` the UI is set up — the sidebar renders every tab, the
+   * combat tracker's FIRST render included (so its context menu is built then) [research §9:
+   * Game#initializeUI runs before Hooks.callAll("ready")].
+   */
+  client.boot = () => {
+    for (const hook of ["init", "i18nInit", "setup", "initializeDynamicTokenRingConfig", "initializeCombatConfiguration"]) client.Hooks.callAll(hook);
+    client.ui.combat.render();
+    client.game.ready = true;
+    client.Hooks.callAll("ready");
+    return client;
+  };
+  /** Open another browser window of this client (v14 pops sidebar tabs out into one). */
+  client.openWindow = () => { const w = newWindow(); client.windows.push(w); return w; };
   return client;
 }

@@ -4,8 +4,9 @@
 
 import { getProperty } from "./utils.js";
 
-export function makeRoll(dice) {
-  return class Roll {
+export function makeRoll(dice, client) {
+  class Roll {
+    static client = client;
     constructor(formula, data = {}) {
       this.data = data;
       this.formula = String(formula).replace(/@([\w.]+)/g, (_, p) => String(getProperty(data, p) ?? 0));
@@ -57,11 +58,31 @@ export function makeRoll(dice) {
     toJSON() {
       return { class: "Roll", options: this.options, dice: [], formula: this.formula, terms: structuredClone(this.terms), total: this.total, evaluated: this._evaluated };
     }
-    async toMessage(data = {}) {
-      return Roll.ChatMessage?.create({ ...data, rolls: [this.toJSON()], content: String(this.total) });
+    /**
+     * `Roll#toMessage(messageData, {rollMode | messageMode, create})`. v13 takes `rollMode`
+     * (publicroll, gmroll, blindroll, selfroll). v14 takes `messageMode` (public, gm, blind,
+     * self); `rollMode` still works there but is deprecated since 14 until 16
+     * [foundry-vtt-types 14.366 `src/foundry/client/dice/roll.d.mts` ToMessageOptions;
+     * research §10]. v13 does not know `messageMode` (ignored: the message goes public).
+     */
+    async toMessage(data = {}, { rollMode, messageMode, create = true } = {}) {
+      if (!this._evaluated) await this.evaluate();
+      const client = Roll.client;
+      const options = {};
+      if (client.world.generation >= 14) {
+        if (rollMode !== undefined) client.deprecate("The rollMode option of Roll#toMessage is deprecated in favor of messageMode, a string value in CONFIG.ChatMessage.modes", { since: 14, until: 16 });
+        options.messageMode = messageMode ?? (rollMode !== undefined ? LEGACY_MODES[rollMode] ?? rollMode : undefined);
+      } else if (rollMode !== undefined) options.rollMode = rollMode;
+      const messageData = { content: String(this.total), ...data, rolls: [this.toJSON()] };
+      if (!create) return client.ChatMessage.applyModes(messageData, options);
+      return client.ChatMessage.create(messageData, options);
     }
-  };
+  }
+  return Roll;
 }
+
+/** v14 `Roll._mapLegacyRollMode`: a v13 roll mode → a v14 message mode [types roll.d.mts; research §10]. */
+export const LEGACY_MODES = Object.freeze({ publicroll: "public", gmroll: "gm", blindroll: "blind", selfroll: "self", roll: undefined });
 
 /** Dice: scripted results first (per faces), then a seeded generator. */
 export class Dice {

@@ -34,6 +34,10 @@ export function bootClient(world, id, { token = "", record = false, storage, sen
   const realIo = client.env.io;
   client.env.io = (u, opts) => {
     assertValid("auth", opts.auth);
+    // hosted mode: nginx routes by the world in the handshake's query; the token stays in auth
+    if (opts.query?.world !== opts.auth.world || Object.keys(opts.query).length !== 1) {
+      throw new Error(`the handshake query must be {world} only, got ${JSON.stringify(opts.query)}`);
+    }
     auths.push(structuredClone(opts.auth));
     const socket = realIo(u, opts);
     const emitWithAck = socket.emitWithAck.bind(socket);
@@ -46,9 +50,9 @@ export function bootClient(world, id, { token = "", record = false, storage, sen
     return socket;
   };
   client.module = wireModule(client.env);
-  client.Hooks.callAll("init");
-  client.Hooks.callAll("setup");
-  client.Hooks.callAll("ready");
+  // Foundry's start-up: init, setup, the tracker's first render (its menu built then), ready
+  if (client.boot) client.boot();
+  else for (const hook of ["init", "setup", "ready"]) client.Hooks.callAll(hook);
   client.api = client.module.state.api;
   return client;
 }

@@ -1,0 +1,190 @@
+"""Real PostgreSQL, Redis and nginx for ``bench --hosted`` and the hosted tests, each started
+on a free loopback port in a temporary folder and stopped after. Debian's packages (``.ci/run``
+installs them). As root (CI containers), PostgreSQL runs as the ``postgres`` user through
+``runuser``: it refuses to run as root. nginx runs ``deploy/nginx.conf``'s routing, so this
+needs a source checkout.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .servers import free_port
+
+
+def pg_bin(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return candidates[-1] if candidates else None
+
+
+#: the binaries the hosted tests run
+NEEDS = ("initdb", "pg_ctl", "redis-server", "nginx")
+
+
+def missing(*needs: str) -> list[str]:
+    """Which of the binaries a test module needs are not on this machine."""
+    where = {"initdb": pg_bin, "pg_ctl": pg_bin}
+    return [n for n in needs if not where.get(n, shutil.which)(n)]
+
+
+def _as_postgres(cmd: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
+
+
+@dataclass
+class Postgres:
+    """A throwaway cluster (trust auth on loopback, fsync off: it is thrown away anyway)."""
+
+    root: Path
+    port: int
+    count: int = 0
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://sidecar@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """A fresh, empty database: its URL (each test gets its own)."""
+        import psycopg
+
+        self.count += 1
+        name = f"hosted_{os.getpid()}_{self.count}"
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}".encode())
+        return self.url(name)
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        subprocess.run(_as_postgres([str(pg_bin("pg_ctl")), "-D", str(self.data), "-o", options, "-l",
+                                     str(self.root / "log"), "-w", "start"]),
+                       check=True, capture_output=True, cwd=self.root)
+
+    def stop(self) -> None:
+        subprocess.run(_as_postgres([str(pg_bin("pg_ctl")), "-D", str(self.data), "-m", "immediate", "stop"]),
+                       capture_output=True, cwd=self.root)
+
+
+@contextmanager
+def postgres() -> Iterator[Postgres]:
+    root = Path(tempfile.mkdtemp(prefix="sidecar-pg-"))
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+    cluster = Postgres(root, free_port())
+    subprocess.run(_as_postgres([str(pg_bin("initdb")), "-D", str(cluster.data), "-A", "trust", "-U", "sidecar",
+                                 "--no-sync", "-E", "UTF8"]), check=True, capture_output=True, cwd=root)
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@dataclass
+class Redis:
+    """A redis-server without persistence on one port, which can be stopped and started again."""
+
+    port: int
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                                      "--save", "", "--appendonly", "no"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_port(self.port)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+@contextmanager
+def redis() -> Iterator[Redis]:
+    server = Redis(free_port())
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+NGINX_CONF = """\
+{user}worker_processes 1;
+error_log {root}/error.log warn;
+pid {root}/nginx.pid;
+events {{ worker_connections 2048; }}
+http {{
+    access_log off;
+    client_body_temp_path {root}/body;
+    proxy_temp_path {root}/proxy;
+    fastcgi_temp_path {root}/fastcgi;
+    uwsgi_temp_path {root}/uwsgi;
+    scgi_temp_path {root}/scgi;
+{body}
+}}
+"""
+
+
+@contextmanager
+def nginx(upstreams: list[int]) -> Iterator[int]:
+    """nginx with deploy/nginx.conf's routing (its ``upstream`` and ``server`` blocks) in front
+    of sidecars on ``upstreams`` ports; yields nginx's port."""
+    root = Path(tempfile.mkdtemp(prefix="sidecar-nginx-"))
+    port = free_port()
+    sample = (Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    body = sample.split("# -- http {\n", 1)[1].rsplit("# -- }", 1)[0]
+    lines = re.findall(r"^ *server sidecar-\w+:8765 ?(.*)$", body, flags=re.M)
+    listed = "".join(f"        server 127.0.0.1:{p} {lines[0]}\n" for p in upstreams)
+    body = re.sub(r"(^ *server sidecar-\w+:8765.*\n)+", listed, body, flags=re.M)
+    body = body.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    conf = root / "nginx.conf"
+    conf.write_text(NGINX_CONF.format(user=user, root=root, body=body))
+    proc = subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _wait_port(port, proc)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _wait_port(port: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 10) -> None:
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")

@@ -1,0 +1,449 @@
+"""The transport limits python-socketio leaves to the application.
+
+:class:`GuardedServer` is python-socketio's ``AsyncServer`` with these, each closing a hole an
+outside attack found (issue 15):
+
+* **Sockets that never authenticate.** An Engine.IO socket that has not been accepted by the
+  sidecar (a Socket.IO CONNECT with good auth) within ``connect_timeout`` seconds is closed,
+  and one address may hold at most ``pending_per_address`` such sockets at a time (all of
+  127.0.0.0/8 counts as one address, an IPv6 address by its /64): a new one closes the
+  address's oldest idle one, so 1,014 idle sockets no longer use up the process's file
+  descriptors, and the newest socket (the GM's, reconnecting) is the one kept.
+* **Clients that never read.** Engine.IO queues every outgoing packet without a limit (an
+  ``asyncio.Queue`` per socket, drained by a writer task that waits on the socket). Before a
+  packet is queued, the bytes already waiting are counted; past ``max_outgoing_bytes`` the
+  connection is cut (its transport aborted), so the queue and its memory go with it. The
+  module's outbox resends what was not acked once it reconnects.
+* **Binary events.** The protocol has none. A binary event is refused like any other bad
+  message (``invalid_message``, the path of its first attachment, the seq used up) as soon
+  as its header arrives, and the attachments it announced are dropped as they come, one
+  frame at a time: announcing 999,999 attachments buffers nothing.
+* **Malformed frames** count against the connection's rate limit like messages (past it the
+  socket is closed), an event frame whose JSON cannot be read still gets an
+  ``invalid_message`` ack, and the log says so once a second per address with a count.
+
+Everything here uses python-socketio's documented server plus the hooks ``_send_packet``,
+``_handle_eio_connect``, ``_handle_eio_message`` and ``_handle_eio_disconnect`` that its own
+subclasses (the message-queue managers) rely on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import ctypes.util
+import gc
+import ipaddress
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import engineio
+import socketio
+from engineio.async_socket import AsyncSocket
+from socketio import packet as sio_packet
+
+from ..errors import InvalidMessage
+from ..protocol import wirejson
+
+log = logging.getLogger("initiative_sidecar.server")
+
+
+@dataclass
+class Bucket:
+    """Token bucket for the per-connection rate limit (messages and malformed frames)."""
+
+    rate: float
+    burst: float
+    tokens: float = 0.0
+    stamp: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.tokens = self.burst
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Quiet:
+    """Log a repeated line at most once a second per key, with how many were held back."""
+
+    def __init__(self, logger: logging.Logger, every: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.logger = logger
+        self.every = every
+        self.clock = clock
+        self.last: dict[Any, tuple[float, int]] = {}
+
+    def ready(self, key: Any) -> tuple[int, float] | None:
+        """If a line for ``key`` may be written now: how many were held back, over how long;
+        else None (and this one is counted as held back)."""
+        now = self.clock()
+        stamp, held = self.last.get(key, (float("-inf"), 0))
+        if now - stamp < self.every:
+            self.last[key] = (stamp, held + 1)
+            return None
+        self.last[key] = (now, 0)
+        if len(self.last) > 4096:  # forget keys quiet for a minute
+            self.last = {k: v for k, v in self.last.items() if now - v[0] < 60}
+        return held, now - stamp
+
+    def log(self, level: int, key: Any, message: str, *args: Any) -> None:
+        state = self.ready(key)
+        if state is None:
+            return
+        held, span = state
+        if held:
+            message += " (and %d more like it in the last %.1f s)"
+            args = (*args, held, span)
+        self.logger.log(level, message, *args)
+
+
+def quiet_loop_errors(loop: asyncio.AbstractEventLoop, quiet: Quiet) -> None:
+    """The event loop's error handler, at most once a second per kind of error: when file
+    descriptors run out, asyncio reports every failed ``accept()`` (hundreds of MB a minute)."""
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        state = quiet.ready((context.get("message"), type(error).__name__))
+        if state is None:
+            return
+        held, span = state
+        if held:
+            context = {**context, "message": f"{context.get('message')} "
+                       f"(and {held} more like it in the last {span:.1f} s)"}
+        loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handle)
+
+
+def _malloc_trim() -> Callable[[], None]:
+    """glibc's ``malloc_trim(0)``, which hands freed heap pages back to the OS (Python's
+    allocator frees a cut connection's buffers, but glibc keeps the pages); a no-op elsewhere."""
+    name = ctypes.util.find_library("c")
+    try:
+        trim = ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        trim = None
+    if trim is None:
+        return lambda: None
+    return lambda: trim(0)
+
+
+release_pages = _malloc_trim()
+
+
+def release_memory() -> None:
+    """After a connection holding a large buffer is cut: collect, then return the pages."""
+    gc.collect()
+    release_pages()
+
+
+def address_key(remote: str) -> str:
+    """Who is asking, for per-address limits: all of loopback is one machine (rotating through
+    127.x.y.z changes nothing), an IPv6 address counts by its /64."""
+    try:
+        ip = ipaddress.ip_address(remote.split("%")[0])
+    except ValueError:
+        return remote
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "loopback"
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+def remote_of(environ: dict[str, Any]) -> str:
+    request = environ.get("aiohttp.request")
+    if request is not None and request.remote:
+        return str(request.remote)
+    return str(environ.get("REMOTE_ADDR", "?"))
+
+
+@dataclass
+class Limits:
+    rate: float = 2000.0
+    burst: int = 4000
+    connect_timeout: float = 5.0
+    pending_per_address: int = 64
+    max_outgoing_bytes: int = 8 * 1024 * 1024
+
+
+@dataclass
+class Peer:
+    """One Engine.IO socket as the guard sees it."""
+
+    address: str
+    environ: dict[str, Any]
+    bucket: Bucket
+    accepted: bool = False
+    connecting: bool = False
+    skip_attachments: int = 0
+
+
+ATTACHMENT = "a binary attachment"
+
+
+class Engine(engineio.AsyncServer):  # type: ignore[misc]
+    """Engine.IO's server, remembering the background tasks of each socket (its next ping,
+    25 s away): they are cancelled when the socket goes, so a closed socket (and what it
+    holds) is freed at once instead of when its ping would have fired."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.socket_tasks: dict[str, set[asyncio.Future[Any]]] = {}
+
+    def start_background_task(self, target: Any, *args: Any, **kwargs: Any) -> Any:
+        task = super().start_background_task(target, *args, **kwargs)
+        owner = getattr(target, "__self__", None)
+        if isinstance(owner, AsyncSocket) and isinstance(task, asyncio.Future):
+            tasks = self.socket_tasks.setdefault(owner.sid, set())
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        return task
+
+    def forget(self, sid: str) -> None:
+        for task in self.socket_tasks.pop(sid, ()):
+            task.cancel()
+
+
+class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
+    def __init__(self, *args: Any, limits: Limits | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.limits = limits or Limits()
+        self.peers: dict[str, Peer] = {}
+        self.timers: dict[str, asyncio.Future[None]] = {}  # eio sid -> its authentication deadline
+        self.release_at = 0.0
+        self.releasing: asyncio.Future[None] | None = None
+        self.quiet = Quiet(log)
+
+    # ------------------------------------------------------------ accepting
+
+    def pending(self, address: str) -> list[str]:
+        """The address's sockets not accepted yet, oldest first."""
+        return [sid for sid, p in self.peers.items() if p.address == address and not p.accepted]
+
+    async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
+        address = address_key(remote_of(environ))
+        waiting = self.pending(address)
+        if len(waiting) >= self.limits.pending_per_address:
+            idle = [sid for sid in waiting if not self.peers[sid].connecting]
+            self.quiet.log(logging.WARNING, ("pending", address),
+                           "%s holds %d sockets that have not authenticated: %s", address, len(waiting),
+                           "closing its oldest idle one" if idle else "refusing a new one")
+            if not idle:
+                return False
+            await self.abort(idle[0])
+            self.peers.pop(idle[0], None)
+        self.peers[eio_sid] = Peer(address, environ, Bucket(self.limits.rate, float(self.limits.burst)))
+        await super()._handle_eio_connect(eio_sid, environ)
+        task = asyncio.ensure_future(self._deadline(eio_sid))
+        self.timers[eio_sid] = task
+        task.add_done_callback(lambda _: self.timers.pop(eio_sid, None))
+        return None
+
+    async def _deadline(self, eio_sid: str) -> None:
+        """Close the socket unless the sidecar accepted it in time (a CONNECT being handled,
+        e.g. waiting out a throttle, is given the time it takes)."""
+        await asyncio.sleep(self.limits.connect_timeout)
+        while (peer := self.peers.get(eio_sid)) is not None and not peer.accepted:
+            if not peer.connecting:
+                self.quiet.log(logging.INFO, ("unauthenticated", peer.address),
+                               "closed a socket from %s: not authenticated within %g s",
+                               peer.address, self.limits.connect_timeout)
+                await self.abort(eio_sid)
+                return
+            await asyncio.sleep(0.5)
+
+    def accepted(self, sid: str) -> None:
+        """The sidecar accepted this connection (its socket.io ``sid``)."""
+        peer = self.peers.get(self.manager.eio_sid_from_sid(sid, "/"))
+        if peer is not None:
+            peer.accepted = True
+
+    def take(self, sid: str) -> bool:
+        """One message against the connection's rate limit."""
+        peer = self.peers.get(self.manager.eio_sid_from_sid(sid, "/"))
+        return peer is None or peer.bucket.take()
+
+    async def _handle_connect(self, eio_sid: str, namespace: Any, data: Any) -> None:
+        peer = self.peers.get(eio_sid)
+        if peer is not None:
+            peer.connecting = True
+        try:
+            await super()._handle_connect(eio_sid, namespace, data)
+        finally:
+            if peer is not None:
+                peer.connecting = False
+
+    async def _handle_eio_disconnect(self, eio_sid: str, reason: Any = None) -> None:
+        self.peers.pop(eio_sid, None)
+        timer = self.timers.pop(eio_sid, None)
+        if timer is not None:
+            timer.cancel()
+        await super()._handle_eio_disconnect(eio_sid, reason)
+        self.eio.forget(eio_sid)
+        self.release_soon()
+
+    def _engineio_server_class(self) -> type[Engine]:
+        return Engine
+
+    def release_soon(self, quiet: float = 1.0) -> None:
+        """Give memory back once sockets stop going away: ``quiet`` seconds after the last
+        disconnect (one collection after a flood, not one per socket)."""
+        self.release_at = time.monotonic() + quiet
+        if self.releasing is None or self.releasing.done():
+            self.releasing = asyncio.ensure_future(self._release())
+
+    async def _release(self) -> None:
+        while (left := self.release_at - time.monotonic()) > 0:
+            await asyncio.sleep(left)
+        release_memory()
+
+    async def abort(self, eio_sid: str) -> None:
+        """Cut the connection at once: the transport is aborted (nothing more is written, the
+        queue is dropped) and Engine.IO then closes the socket as for a lost connection."""
+        peer = self.peers.get(eio_sid)
+        request = peer.environ.get("aiohttp.request") if peer is not None else None
+        transport = request.transport if request is not None else None
+        if transport is not None:
+            transport.abort()
+        else:
+            await self.eio.disconnect(eio_sid)
+
+    async def close_all(self, grace: float = 0.5) -> None:
+        """Close every socket: an Engine.IO CLOSE (the module reconnects, as after any lost
+        connection), then whatever has not gone within ``grace`` seconds is aborted (a client
+        that does not read cannot hold the shutdown)."""
+        for task in [*self.timers.values(), *([self.releasing] if self.releasing is not None else [])]:
+            task.cancel()
+        for socket in list(self.eio.sockets.values()):
+            try:
+                await socket.close(wait=False, abort=False, reason=self.eio.reason.SERVER_DISCONNECT)
+            except Exception:  # a socket already going: it is aborted below
+                log.debug("closing a socket failed", exc_info=True)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while self.eio.sockets and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        for eio_sid in list(self.peers):
+            await self.abort(eio_sid)
+
+    # ------------------------------------------------------------ writing
+
+    async def _send_packet(self, eio_sid: str, pkt: Any) -> None:
+        socket = self.eio.sockets.get(eio_sid)
+        if socket is not None and self.backlog(socket) > self.limits.max_outgoing_bytes:
+            peer = self.peers.get(eio_sid)
+            self.quiet.log(logging.WARNING, ("backlog", peer.address if peer else "?"),
+                           "cut a connection from %s: it does not read (over %d bytes waiting to be sent)",
+                           peer.address if peer else "?", self.limits.max_outgoing_bytes)
+            await self.abort(eio_sid)
+            return
+        await super()._send_packet(eio_sid, pkt)
+
+    @staticmethod
+    def backlog(socket: Any) -> int:
+        """Bytes queued for the socket and not yet taken by its writer (counted only once
+        more than a few packets wait: a client that reads keeps its queue near empty)."""
+        queue = socket.queue
+        if queue.qsize() < 16:
+            return 0
+        return sum(len(p.data) for p in list(queue._queue) if p is not None and isinstance(p.data, (str, bytes)))
+
+    # ------------------------------------------------------------ reading
+
+    async def _handle_eio_message(self, eio_sid: str, data: Any) -> None:
+        peer = self.peers.get(eio_sid)
+        if isinstance(data, (bytes, bytearray)) and peer is not None and peer.skip_attachments:
+            peer.skip_attachments -= 1  # an attachment of a refused binary event: dropped
+            await self._count(eio_sid, peer)
+            return
+        try:
+            if isinstance(data, str) and data[:1] in ("5", "6"):
+                await self._binary_header(eio_sid, data)
+            else:
+                await super()._handle_eio_message(eio_sid, data)
+        except Exception as error:  # a frame the protocol cannot read: never a traceback per frame
+            await self._malformed(eio_sid, data, error)
+
+    async def _binary_header(self, eio_sid: str, data: str) -> None:
+        """A binary event or ack: never buffered. An event is refused through the normal path
+        with each attachment replaced by a value no message may hold."""
+        pkt = self.packet_class(encoded_packet=data)
+        peer = self.peers.get(eio_sid)
+        if peer is not None:
+            peer.skip_attachments = pkt.attachment_count
+        if pkt.packet_type == sio_packet.BINARY_EVENT and isinstance(pkt.data, list):
+            await self._handle_event(eio_sid, pkt.namespace, pkt.id, without_attachments(pkt.data))
+
+    async def _count(self, eio_sid: str, peer: Peer) -> bool:
+        """A frame that is no message, against the rate limit; past it the socket is cut."""
+        if peer.bucket.take():
+            return True
+        self.quiet.log(logging.WARNING, ("rate", peer.address),
+                       "cut a connection from %s: frames past the rate limit", peer.address)
+        await self.abort(eio_sid)
+        return False
+
+    async def _malformed(self, eio_sid: str, data: Any, error: Exception) -> None:
+        peer = self.peers.get(eio_sid)
+        if peer is not None and not await self._count(eio_sid, peer):
+            return
+        address = peer.address if peer is not None else "?"
+        self.quiet.log(logging.WARNING, ("malformed", address),
+                       "a frame from %s could not be read: %s: %s", address, type(error).__name__, str(error)[:200])
+        ack_id = _event_ack_id(data)
+        sid = self.manager.sid_from_eio_sid(eio_sid, "/")
+        if ack_id is not None and sid is not None and self.manager.is_connected(sid, "/"):
+            refusal = {"ok": False, "seq": None, "error": InvalidMessage(
+                f"the message could not be read ({type(error).__name__}); it was not stored", path="").to_wire()}
+            await self._send_packet(eio_sid, self.packet_class(sio_packet.ACK, namespace="/", id=ack_id,
+                                                               data=[refusal]))
+
+
+def without_attachments(data: Any) -> Any:
+    """``data`` with every attachment placeholder replaced by an :class:`Unreadable` (no
+    recursion: the walk is a loop)."""
+    root = [data]
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        keys = node.keys() if isinstance(node, dict) else range(len(node))
+        for k in keys:
+            value = node[k]
+            if isinstance(value, dict):
+                if value.get("_placeholder") is True and "num" in value:
+                    node[k] = wirejson.Unreadable(ATTACHMENT)
+                else:
+                    stack.append(value)
+            elif isinstance(value, list):
+                stack.append(value)
+    return root[0]
+
+
+def _event_ack_id(data: Any) -> int | None:
+    """The ack id of a Socket.IO EVENT frame (``2[/nsp,]<id>...``) whose JSON could not be read."""
+    if not isinstance(data, str) or not data.startswith("2"):
+        return None
+    rest = data[1:]
+    if rest.startswith("/"):
+        comma = rest.find(",")
+        if comma < 0 or rest[:comma] != "/":
+            return None
+        rest = rest[comma + 1:]
+    digits = ""
+    for ch in rest[:16]:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return int(digits) if digits else None

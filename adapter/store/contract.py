@@ -1,0 +1,53 @@
+"""The store interface: what the worlds and the server ask of a store, whichever engine keeps
+it. :class:`adapter.store.Store` (SQLite, one process) and
+:class:`adapter.store.postgres.PostgresStore` (PostgreSQL, shared by processes) meet it; the
+contract tests (tests/hosted/test_store_contract.py) run the same checks on both.
+
+An ack means "committed": :meth:`WorldStore.append` returns only once the message is durable
+in the store. A ``shared`` store is written by several processes, one per world at a time: a
+process serves a world only while it holds the world's lease (:meth:`take_lease`), and loads
+the world from the store when it takes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import Future
+from typing import Any, Protocol
+
+from ..engine.model import World
+from .rows import LogEntry
+
+
+class WorldStore(Protocol):
+    #: said in logs and errors (a file path, or a URL without its password)
+    name: str
+    #: other processes write it too: worlds are leased, and loaded when their writer connects
+    shared: bool
+
+    def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
+        """Store one message that used up its seq; committed when this returns, else raises
+        :class:`adapter.errors.StoreUnavailable` (or a subclass) and nothing is stored."""
+
+    def add_session(self, world: str, after_seq: int, data: Any) -> None: ...
+
+    def save_snapshot(self, state: World) -> None: ...
+
+    def save_snapshot_soon(self, state: World) -> Future[None]:
+        """Encode and write the snapshot in a worker thread; a failure is logged there."""
+
+    def worlds(self) -> list[str]: ...
+
+    def snapshot(self, world: str) -> World | None: ...
+
+    def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]: ...
+
+    def take_lease(self, world: str) -> bool:
+        """Become the world's only writer across processes; False if another process is."""
+
+    def release_lease(self, world: str) -> None: ...
+
+    def problem(self) -> str | None:
+        """None when the store can be written now, else why not (for /healthz)."""
+
+    def close(self) -> None: ...

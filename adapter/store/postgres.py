@@ -1,0 +1,284 @@
+"""The PostgreSQL store (``serve --store postgresql://...``): the log-and-snapshot model of
+the SQLite store, shared by every sidecar process of a hosted service.
+
+* An ack means "committed": each message is one autocommitted ``INSERT`` (PostgreSQL's
+  ``synchronous_commit`` decides what "committed" survives; its default waits for the WAL
+  flush).
+* The schema is created and migrated at start (:data:`MIGRATIONS`, the version in
+  ``sidecar_schema``), under an advisory lock, so processes starting together migrate once.
+  A database migrated by a newer sidecar is refused.
+* One owner per world: a session-level advisory lock keyed by a 64-bit hash of the world id.
+  PostgreSQL drops it when the process's session ends, killed or not, so another process
+  takes the world over at its writer's next connect. The log is written on that same
+  session, and only for worlds it holds: a process whose session ended cannot store anything
+  more (``served_elsewhere``). The log's key ``(world, seq)`` is a second fence.
+* Snapshots are encoded and written in a worker thread on their own connection.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+
+from ..engine.model import World
+from ..errors import ServedElsewhere, StoreUnavailable
+from . import _json, _plain_json, snapshots
+from .guard import StoreUnusable
+from .rows import ENGINE_VERSION, LogEntry, merged, snapshot_from
+
+log = logging.getLogger("initiative_sidecar.store")
+
+#: the schema, one script per version; a new version is a new entry at the end, never an edit
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE messages (
+        world text NOT NULL,
+        seq bigint NOT NULL,
+        event text NOT NULL,
+        payload text NOT NULL,
+        error text,
+        PRIMARY KEY (world, seq)
+    );
+    CREATE TABLE sessions (
+        id bigserial PRIMARY KEY,
+        world text NOT NULL,
+        after_seq bigint NOT NULL,
+        data text NOT NULL
+    );
+    CREATE INDEX sessions_world ON sessions (world, id);
+    CREATE TABLE snapshots (
+        world text PRIMARY KEY,
+        seq bigint NOT NULL,
+        engine_version text NOT NULL,
+        state bytea NOT NULL
+    );
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+#: the (two-key) advisory lock that serializes migrations; leases use the one-key space
+_MIGRATING = (0x53494445, 1)  # "SIDE"
+_LEASE_KEY = "hashtextextended(%s, 0)"
+
+
+def is_postgres(url: str) -> bool:
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def redacted(url: str) -> str:
+    """The URL without its password: what logs and errors may show."""
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+#: the longest a statement may run, and wait for a lock, before it fails (milliseconds)
+STATEMENT_TIMEOUT_MS = 10_000
+LOCK_TIMEOUT_MS = 3_000
+
+
+class PostgresStore:
+    """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased.
+
+    The leases and the log are written on one connection, the session that holds the locks:
+    a message is stored only by the session holding its world's lease. If that session ends
+    (PostgreSQL restarted, the backend terminated), its locks end with it: the write in flight
+    fails (not acked), the connection is opened again without any lease, and every write for a
+    world is refused ``served_elsewhere`` until the world is claimed again."""
+
+    shared = True
+
+    def __init__(self, url: str, *, connect_timeout: float = 5.0) -> None:
+        self.url = url
+        self.name = redacted(url)
+        self._timeout = connect_timeout
+        self.db = self._connect()
+        try:
+            migrate(self.db, self.name)
+            self._snapshot_db = self._connect()
+        except BaseException:
+            self.db.close()
+            raise
+        self._leases: set[str] = set()  # held by the session of ``self.db``
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
+        self._encoder = snapshots.Encoder()
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        try:
+            return self._open()
+        except psycopg.Error as error:
+            raise StoreUnusable(f"cannot open the PostgreSQL store {self.name}: {error}") from error
+
+    def _open(self) -> psycopg.Connection[Any]:
+        # Store calls run on the event loop: a lock wait or a stalled server must end in an
+        # error (a refusal the module resends), never block every world of the process.
+        return psycopg.connect(
+            self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
+            application_name=f"initiative-sidecar {os.getpid()}",
+            options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={LOCK_TIMEOUT_MS}",
+            keepalives=1, keepalives_idle=10, keepalives_interval=5, keepalives_count=3,
+            tcp_user_timeout=15000,
+        )
+
+    def close(self) -> None:
+        self._writer.shutdown(wait=True)
+        for conn in (self.db, self._snapshot_db):  # the leases go with their session
+            conn.close()
+        self._leases.clear()
+
+    def problem(self) -> str | None:
+        try:
+            self._live().execute("SELECT 1")
+        except (psycopg.Error, StoreUnavailable) as error:
+            return f"the store cannot be written: {error}"
+        return None
+
+    def _live(self) -> psycopg.Connection[Any]:
+        """The leasing session, opened again (without any lease) if PostgreSQL ended it."""
+        if self.db.closed or self.db.broken:
+            if self._leases:
+                log.error("the session holding the leases of %d world(s) on %s ended; they are "
+                          "refused until claimed again", len(self._leases), self.name)
+                self._leases.clear()
+            with unavailable():
+                self.db = self._open()
+        return self.db
+
+    # ---------------------------------------------------------------- leases
+
+    def take_lease(self, world: str) -> bool:
+        db = self._live()
+        if world in self._leases:
+            return True
+        with unavailable():
+            row = db.execute(f"SELECT pg_try_advisory_lock({_LEASE_KEY})", (world,)).fetchone()
+        if row is None or not row[0]:
+            return False
+        self._leases.add(world)
+        return True
+
+    def release_lease(self, world: str) -> None:
+        if world in self._leases:
+            self._leases.discard(world)
+            try:
+                self.db.execute(f"SELECT pg_advisory_unlock({_LEASE_KEY})", (world,))
+            except psycopg.Error as error:  # the session is gone, and the lock with it
+                log.warning("world %s: releasing its lease failed (%s)", world, error)
+
+    # ---------------------------------------------------------------- writing
+
+    def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
+        row = (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
+               _json(error) if error is not None else None)
+        self._write("INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)",
+                    row, world, seq)
+
+    def add_session(self, world: str, after_seq: int, data: Any) -> None:
+        self._write("INSERT INTO sessions (world, after_seq, data) VALUES (%s, %s, %s)",
+                    (world, after_seq, _json(data)), world, after_seq)
+
+    def _write(self, query: str, row: tuple[Any, ...], world: str, seq: int) -> None:
+        db = self._live()
+        if world not in self._leases:
+            raise ServedElsewhere(
+                f"world {world!r}: this sidecar process no longer holds the world's lease (its "
+                "session with PostgreSQL ended); the message was not stored. Reconnect and resend it.")
+        try:
+            db.execute(query, row)
+        except psycopg.errors.UniqueViolation as error:
+            raise ServedElsewhere(
+                f"world {world!r}: seq {seq} was stored by another sidecar process, which serves "
+                "this world now; the message was not stored. Reconnect and resend it.") from error
+        except psycopg.OperationalError as error:
+            raise _unavailable(error) from error
+
+    def save_snapshot(self, state: World) -> None:
+        if self._snapshot_db.closed or self._snapshot_db.broken:  # PostgreSQL restarted since
+            self._snapshot_db = self._connect()
+        self._snapshot_db.execute(
+            "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
+            "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != %s",
+            (state.world, state.last_seq, ENGINE_VERSION, self._encoder.encode(state), ENGINE_VERSION),
+        )
+
+    def save_snapshot_soon(self, state: World) -> Future[None]:
+        return self._writer.submit(self._snapshot_in_thread, state)
+
+    def _snapshot_in_thread(self, state: World) -> None:
+        try:
+            self.save_snapshot(state)
+        except (psycopg.Error, snapshots.SnapshotUnwritable) as error:
+            log.error("world %s: the snapshot at seq %d was not written: %s", state.world, state.last_seq, error)
+
+    # ---------------------------------------------------------------- reading
+
+    def worlds(self) -> list[str]:
+        with unavailable():
+            rows = self._live().execute("SELECT world FROM sessions UNION SELECT world FROM messages ORDER BY 1")
+            return [r[0] for r in rows.fetchall()]
+
+    def snapshot(self, world: str) -> World | None:
+        with unavailable():
+            row = self._live().execute(
+                "SELECT state, engine_version, seq FROM snapshots WHERE world = %s", (world,)).fetchone()
+        return None if row is None else snapshot_from(world, row[0], row[1], row[2])
+
+    def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
+        with unavailable():
+            db = self._live()
+            sessions = db.execute(
+                "SELECT after_seq, data FROM sessions WHERE world = %s AND after_seq >= %s ORDER BY id",
+                (world, after_seq)).fetchall()
+            messages = db.execute(
+                "SELECT seq, event, payload, error FROM messages WHERE world = %s AND seq > %s ORDER BY seq",
+                (world, after_seq)).fetchall()
+        yield from merged(world, sessions, messages, _read)
+
+
+def _unavailable(error: Exception) -> StoreUnavailable:
+    return StoreUnavailable(f"the sidecar's database is unavailable ({error}); nothing was stored. "
+                            "Resend it later.")
+
+
+@contextmanager
+def unavailable() -> Iterator[None]:
+    """PostgreSQL cannot be reached (down, restarting): :class:`StoreUnavailable`, refused."""
+    try:
+        yield
+    except psycopg.OperationalError as error:
+        raise _unavailable(error) from error
+
+
+def _read(text: Any, world: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as error:
+        raise StoreUnusable(f"the store {world!r}: {where} is unreadable: {error}") from error
+
+
+def migrate(db: psycopg.Connection[Any], name: str) -> int:
+    """Bring the schema to :data:`SCHEMA_VERSION` (one transaction); returns the version found."""
+    with db.transaction():
+        db.execute("SELECT pg_advisory_xact_lock(%s, %s)", _MIGRATING)
+        db.execute("CREATE TABLE IF NOT EXISTS sidecar_schema (version integer NOT NULL)")
+        row = db.execute("SELECT version FROM sidecar_schema").fetchone()
+        found = int(row[0]) if row else 0
+        if found > SCHEMA_VERSION:
+            raise StoreUnusable(
+                f"the PostgreSQL store {name} has schema version {found}, newer than this sidecar's "
+                f"{SCHEMA_VERSION}: upgrade the sidecar (a downgrade would misread it)")
+        for script in MIGRATIONS[found:]:
+            db.execute(script.encode())
+        if row is None:
+            db.execute("INSERT INTO sidecar_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
+        elif found < SCHEMA_VERSION:
+            db.execute("UPDATE sidecar_schema SET version = %s", (SCHEMA_VERSION,))
+    if found < SCHEMA_VERSION:
+        log.info("PostgreSQL store %s: schema migrated from version %d to %d", name, found, SCHEMA_VERSION)
+    return found

@@ -1,0 +1,69 @@
+"""What every store does the same way with its rows: check a snapshot row before it is used,
+and merge a world's sessions and messages back into the order they happened. SQLite
+(:class:`adapter.store.Store`) and PostgreSQL (:mod:`.postgres`) only fetch the rows."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.model import World
+from . import snapshots
+
+log = logging.getLogger("initiative_sidecar.store")
+
+#: bump when the engine's state classes change shape: older snapshots are then ignored.
+#: "1" was the pickle format, which is no longer read (a pickle can run code).
+ENGINE_VERSION = "2"
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One stored line of a world's history, in the order it happened."""
+
+    kind: str  # "session", "hook", "intent"
+    seq: int
+    data: Any
+    error: Any = None
+
+
+def snapshot_from(world: str, blob: bytes, version: str, seq: int) -> World | None:
+    """The world a snapshot row holds, or None: another version's, or one that cannot be read
+    (named in the log; the caller rebuilds the world from its log)."""
+    if version != ENGINE_VERSION:
+        why = "a pickle of older versions, no longer read: it could run code" if version == "1" else \
+            f"engine version {version!r}, not {ENGINE_VERSION!r}"
+        log.warning("world %s: the snapshot at seq %s is not used (%s); rebuilding the world from its log",
+                    world, seq, why)
+        return None
+    try:
+        state = snapshots.decode(bytes(blob))
+        if state.world != world or state.last_seq != seq:
+            raise snapshots.SnapshotUnreadable(
+                f"it holds world {state.world!r} at seq {state.last_seq}, not this row's")
+    except snapshots.SnapshotUnreadable as error:
+        log.warning("world %s: the snapshot at seq %s is refused (%s); rebuilding the world from its log",
+                    world, seq, error)
+        return None
+    return state
+
+
+#: reads one stored JSON text of a world: (text, world, where) -> value
+Reader = Callable[[Any, str, str], Any]
+
+
+def merged(world: str, sessions: Iterable[tuple[int, Any]], messages: Iterable[tuple[int, str, Any, Any]],
+           read: Reader) -> Iterator[LogEntry]:
+    """Sessions (``after_seq, data`` in id order) and messages (``seq, event, payload, error``
+    in seq order) as one history: a session comes before the messages after its seq."""
+    pending = list(sessions)
+    for seq, event, payload, error in messages:
+        while pending and pending[0][0] < seq:
+            s_after, s_data = pending.pop(0)
+            yield LogEntry("session", s_after, read(s_data, world, f"session after seq {s_after}"))
+        where = f"message {seq}"
+        yield LogEntry(event, seq, read(payload, world, where), read(error, world, where) if error else None)
+    for s_after, s_data in pending:
+        yield LogEntry("session", s_after, read(s_data, world, f"session after seq {s_after}"))

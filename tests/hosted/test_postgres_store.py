@@ -1,0 +1,156 @@
+"""The PostgreSQL store's own promises: a versioned schema migrated at start, one lease per
+world across processes (gone with the process's connection), and the log's key as a fence."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from adapter.cli import parser
+from adapter.config import ConfigError, from_args
+from adapter.errors import ServedElsewhere, StoreUnavailable
+from adapter.store.guard import StoreUnusable
+from adapter.store.postgres import SCHEMA_VERSION, PostgresStore, redacted
+from tests.hosted import services
+
+
+def test_the_schema_is_created_at_start_and_a_second_start_changes_nothing(pg_url: str) -> None:
+    PostgresStore(pg_url).close()
+    store = PostgresStore(pg_url)
+    try:
+        assert store.db.execute("SELECT version FROM sidecar_schema").fetchall() == [(SCHEMA_VERSION,)]
+    finally:
+        store.close()
+
+
+def test_a_store_migrated_by_a_newer_sidecar_is_refused(pg_url: str) -> None:
+    PostgresStore(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE sidecar_schema SET version = %s", (SCHEMA_VERSION + 1,))
+    with pytest.raises(StoreUnusable, match=f"schema version {SCHEMA_VERSION + 1}, newer"):
+        PostgresStore(pg_url)
+
+
+def test_an_unreachable_store_is_refused_without_its_password() -> None:
+    url = f"postgresql://sidecar:hunter2@127.0.0.1:{services.free_port()}/none"
+    with pytest.raises(StoreUnusable) as refused:
+        PostgresStore(url, connect_timeout=1)
+    assert "hunter2" not in str(refused.value) and redacted(url) in str(refused.value)
+
+
+def eventually(check: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """PostgreSQL ends a closed session's backend (and frees its locks) a moment after the
+    client goes: what a process taking over sees, and why the module retries."""
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_one_process_holds_a_world_until_it_releases_it_or_its_connection_ends(pg_url: str) -> None:
+    first, second = PostgresStore(pg_url), PostgresStore(pg_url)
+    try:
+        assert first.take_lease("w1") and first.take_lease("w1")  # taking it again is a no-op
+        assert not second.take_lease("w1")
+        assert second.take_lease("w2")  # other worlds are free
+        first.release_lease("w1")
+        assert second.take_lease("w1")
+        assert not first.take_lease("w1")
+        second.close()  # the process goes: its session, and every lease with it
+        assert eventually(lambda: first.take_lease("w1")) and first.take_lease("w2")
+    finally:
+        first.close()
+
+
+def test_a_process_without_the_world_s_lease_stores_nothing_for_it(pg_url: str) -> None:
+    owner, other = PostgresStore(pg_url), PostgresStore(pg_url)
+    try:
+        assert owner.take_lease("w")
+        owner.append("w", 1, "hook", {"from": "owner"})
+        for seq in (1, 2):  # a seq the owner stored, and one it has not reached
+            with pytest.raises(ServedElsewhere) as refused:
+                other.append("w", seq, "hook", {"from": "other"})
+            assert refused.value.code == "served_elsewhere"
+        assert [e.data for e in owner.history("w")] == [{"from": "owner"}]
+    finally:
+        owner.close()
+        other.close()
+
+
+def test_once_its_session_ends_a_process_stores_nothing_until_it_claims_the_world_again(pg_url: str) -> None:
+    """The lease and the log share one session: if PostgreSQL ends it (a restart, a terminated
+    backend), the write in flight fails, and later ones are refused until the world is claimed
+    again; meanwhile another process may take the world."""
+    stale, other = PostgresStore(pg_url), PostgresStore(pg_url)
+    try:
+        assert stale.take_lease("w")
+        stale.append("w", 1, "hook", {"from": "stale"})
+        pid = stale.db.info.backend_pid
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))  # waits for it to end
+        with pytest.raises(StoreUnavailable):
+            stale.append("w", 2, "hook", {"from": "stale"})
+        assert other.take_lease("w")
+        other.append("w", 2, "hook", {"from": "other"})
+        with pytest.raises(ServedElsewhere):
+            stale.append("w", 3, "hook", {"from": "stale"})
+        assert not stale.take_lease("w")
+        assert [e.data["from"] for e in other.history("w")] == ["stale", "other"]
+    finally:
+        stale.close()
+        other.close()
+
+
+def test_hosted_mode_needs_a_token_given_not_one_made_per_process(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("INITIATIVE_SIDECAR_TOKEN", raising=False)
+    args = parser().parse_args(["serve", "--store", "postgresql://sidecar@127.0.0.1/x", "--db",
+                                str(tmp_path / "s.db")])
+    with pytest.raises(ConfigError, match="needs --token"):
+        from_args(args, announce=lambda _: None)
+    assert not list(tmp_path.iterdir())  # no token file made
+    args = parser().parse_args(["serve", "--store", "postgresql://sidecar@127.0.0.1/x", "--token", "t" * 24])
+    assert from_args(args).store == "postgresql://sidecar@127.0.0.1/x"
+
+
+def test_after_postgresql_ends_the_snapshot_session_the_next_snapshot_opens_a_new_one(pg_url: str) -> None:
+    """The snapshot thread has its own session; once PostgreSQL ended it (a restart), every
+    later snapshot failed and each claim replayed an ever longer log."""
+    from adapter.pipeline import open_session
+
+    store = PostgresStore(pg_url)
+    try:
+        world = open_session(None, {"world": "snap", "ruleset": "foundry-core", "gm_users": ["gm"]})
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s, 5000)", (store._snapshot_db.info.backend_pid,))
+        with pytest.raises(psycopg.OperationalError):
+            store.save_snapshot(world)  # the write that finds the session gone fails...
+        store.save_snapshot(world)  # ...and the next one opens a new session
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            stored = admin.execute("SELECT count(*) FROM snapshots WHERE world = 'snap'").fetchone()
+        assert stored == (1,)
+    finally:
+        store.close()
+
+
+def test_a_write_that_waits_on_a_lock_fails_instead_of_blocking_the_loop(pg_url: str) -> None:
+    """Store calls run on the event loop: a write stuck behind a lock would freeze every world
+    of the process. It fails after the lock timeout instead, and is refused, not acked."""
+    store = PostgresStore(pg_url)
+    try:
+        assert store.take_lease("w")
+        with psycopg.connect(pg_url) as admin:  # a transaction holding the table
+            admin.execute("LOCK TABLE messages IN ACCESS EXCLUSIVE MODE")
+            with pytest.raises(StoreUnavailable):
+                store.append("w", 1, "hook", {"n": 1})
+            admin.rollback()
+        store.append("w", 1, "hook", {"n": 1})  # the lock gone, the resend is stored
+        assert [e.seq for e in store.history("w")] == [1]
+    finally:
+        store.close()

@@ -1,0 +1,66 @@
+"""Cross-process rooms through Redis (``--redis``): a broadcast to a world's room reaches the
+world's connection whichever process publishes it; with Redis down the sidecar keeps serving
+each world's own connection, and the broadcasts come back with Redis."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import socketio
+
+from adapter.server import room_of
+from tests.hosted import services
+from tests.reliability.harness import Serve, auth_for
+from tests.reliability.table import Reference, build
+from tests.server.conftest import Client, connect
+
+
+@pytest.fixture
+def redis_server() -> Iterator[services.Redis]:
+    with services.redis() as server:
+        yield server
+
+
+async def heard(client: Client, url: str, world: str, mark: int, timeout: float = 10) -> bool:
+    """Publish a plan to the world's room (as another process would) until the client hears it."""
+    emitter = socketio.AsyncRedisManager(url, write_only=True)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    try:
+        while loop.time() < end:
+            await emitter.emit("plan", {"mark": mark}, room=room_of(world))
+            for _ in range(10):
+                if ("plan", {"mark": mark}) in client.events:
+                    return True
+                await asyncio.sleep(0.05)
+        return False
+    finally:
+        await emitter.redis.aclose()
+
+
+async def test_redis_down_for_a_moment_the_world_is_still_served_and_broadcasts_come_back(
+    serve_factory: Callable[..., Serve], pg_url: str, redis_server: services.Redis,
+) -> None:
+    ref: Reference = build("rooms-world", "foundry-core", 3, fights=1, rounds=2)
+    a = serve_factory("a", args=("--store", pg_url, "--redis", redis_server.url))
+    await a.start()
+    client = await connect(a.url, auth_for(ref.world, ref.ruleset))
+    await asyncio.wait_for(client.welcome, 10)
+    third = len(ref.messages) // 3
+
+    async def play(part: list[tuple[str, dict[str, Any]]]) -> None:
+        for event, data in part:
+            assert await client.send(event, data) == ref.acks[data["seq"] - 1]
+
+    await play(ref.messages[:third])
+    assert await heard(client, redis_server.url, ref.world, 1), "a broadcast published on Redis never arrived"
+    redis_server.stop()
+    await play(ref.messages[third:2 * third])  # acked all the same: acks do not go through Redis
+    redis_server.start()
+    assert await heard(client, redis_server.url, ref.world, 2, timeout=15), "broadcasts did not come back with Redis"
+    await play(ref.messages[2 * third:])
+    await client.close()
+    assert "Traceback" not in a.logs()

@@ -1,0 +1,44 @@
+/**
+ * Everything that turns a string into HTML goes through here. Player-controlled text
+ * (combatant and actor names, which players rename at will, and any text the sidecar echoes
+ * back from them) is escaped before it is put into markup: dialog contents, dialog button
+ * labels, chat cards, notifications. Tooltips use `data-tooltip-text`, which Foundry shows
+ * as text (`data-tooltip` is rendered as HTML) [T13 `helpers/interaction/tooltip-manager.d.mts`].
+ * Pure: no Foundry global.
+ * @module html
+ */
+
+const ENTITIES = Object.freeze({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" });
+
+/** Escape text for HTML content and quoted attribute values. @param {unknown} value @returns {string} */
+export function escapeHTML(value) {
+  return String(value ?? "").replace(/[&<>"']/g, (c) => ENTITIES[c]);
+}
+
+/**
+ * A localizer whose substituted values are escaped (the template itself is ours and trusted).
+ * @param {(key:string, data?:object) => string} t a plain localizer
+ * @returns {(key:string, data?:object) => string}
+ */
+export function escapingTranslator(t) {
+  return (key, data) => {
+    if (!data) return t(key);
+    const safe = {};
+    for (const [k, v] of Object.entries(data)) safe[k] = escapeHTML(v);
+    return t(key, safe);
+  };
+}
+
+/**
+ * Show a notification whose values may come from players or the sidecar (escaped here;
+ * Foundry's Notifications render the message as HTML unless told otherwise).
+ * @param {object} env @param {"info"|"warn"|"error"} level @param {string} key @param {object} [data]
+ * @returns {string} the message shown
+ */
+export function notify(env, level, key, data) {
+  const { i18n } = env.game;
+  const t = escapingTranslator((k, d) => (d ? i18n.format(k, d) : i18n.localize(k)));
+  const message = t(key, data);
+  env.ui.notifications[level](message);
+  return message;
+}
