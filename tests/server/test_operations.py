@@ -72,8 +72,13 @@ async def test_metrics_count_messages_refusals_latency_worlds_and_commits(sideca
     assert got[("initiative_sidecar_loaded_worlds", ())] == 1
     assert got[("initiative_sidecar_store_commit_seconds_count", ())] == 3  # two accepted, one refused
     await client.close()
-    await asyncio.sleep(0.1)
-    assert samples((await get(f"{sidecar.url}/metrics"))[1])[("initiative_sidecar_connected_worlds", ())] == 0
+    connected = None
+    for _ in range(200):  # the server hears of the close a moment later: poll, up to 10 s
+        connected = samples((await get(f"{sidecar.url}/metrics"))[1])[("initiative_sidecar_connected_worlds", ())]
+        if connected == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert connected == 0
 
 
 async def test_metrics_count_connections_accepted_and_refused_by_code(sidecar: Running) -> None:
