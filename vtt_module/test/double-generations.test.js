@@ -137,3 +137,18 @@ eachGeneration(test, "dnd5e's initiative settings: the dex tiebreaker adds score
   const noActor = (await combat.createEmbeddedDocuments("Combatant", [{ name: "Trap" }]))[0];
   assert.equal(noActor.getInitiativeRoll("2d6").formula, "2d6", "without an actor the formula is used");
 });
+
+test("a module whose compatibility excludes the running core is not active, and boot refuses it", async () => {
+  const { packageCompatible, releaseOf } = await import("./fake-foundry/index.js");
+  const r13 = releaseOf(13, 350), r14 = releaseOf(14, 369);
+  assert.equal(packageCompatible({ minimum: "12", maximum: "13" }, r13).ok, true);
+  assert.match(packageCompatible({ minimum: "12", maximum: "13" }, r14).reason, /maximum 13 is below the running core 14.369/);
+  assert.equal(packageCompatible({ minimum: "13", verified: "14.369", maximum: "14" }, r14).ok, true);
+  assert.equal(packageCompatible({ minimum: "13.351" }, r13).ok, false, "build-level minimum");
+  assert.equal(packageCompatible({ maximum: "14.360" }, r14).ok, false, "build-level maximum");
+  const off = makeTable({ generation: 14, manifest: { compatibility: { minimum: "12", maximum: "13" } } });
+  assert.equal(off.gm.game.modules.get("initiative-sidecar").active, false);
+  assert.throws(() => off.gm.boot(), /cannot activate module initiative-sidecar: compatibility.maximum 13/);
+  const on = makeTable({ generation: 14, manifest: { compatibility: { minimum: "13", maximum: "14" } } });
+  assert.equal(on.gm.game.modules.get("initiative-sidecar").active, true);
+});

@@ -9,10 +9,12 @@ import { Hooks } from "./hooks.js";
 import { makeDocumentClasses } from "./documents.js";
 import { makeRoll, LEGACY_MODES } from "./roll.js";
 import { CombatTracker, newWindow } from "./combat-tracker.js";
-import { recordDeprecation } from "./generation.js";
+import { recordDeprecation, packageCompatible } from "./generation.js";
 import { deepClone, getProperty, setProperty, expandObject, mergeInto, randomID, diffObject, ForcedDeletion, DELETE, escapeHTML } from "./utils.js";
 
 const LANG = JSON.parse(readFileSync(fileURLToPath(new URL("../../lang/en.json", import.meta.url)), "utf8"));
+/** The module's real manifest: whether the world can activate it depends on its `compatibility`. */
+const MANIFEST = JSON.parse(readFileSync(fileURLToPath(new URL("../../module.json", import.meta.url)), "utf8"));
 
 function localize(key) { return getProperty(LANG, key) ?? key; }
 function format(key, data = {}) { return localize(key).replace(/\{(\w+)\}/g, (_, k) => (k in data ? String(data[k]) : `{${k}}`)); }
@@ -153,7 +155,8 @@ export function makeClient(world, userId, storage) {
     for (const fn of socketHandlers.get(event) ?? []) fn(data, senderId);
   };
 
-  const module = { id: "initiative-sidecar", version: "0.1.0", active: true, api: null };
+  const compat = packageCompatible(world.manifest?.compatibility ?? MANIFEST.compatibility, world.release);
+  const module = { id: MANIFEST.id, version: MANIFEST.version, active: compat.ok, compatibility: MANIFEST.compatibility, api: null };
   client.game = {
     world: { id: world.id },
     system: { id: world.system },
@@ -172,7 +175,7 @@ export function makeClient(world, userId, storage) {
       on(event, fn) { if (!socketHandlers.has(event)) socketHandlers.set(event, []); socketHandlers.get(event).push(fn); },
       emit(event, data, options) { world.relay(client, event, data, options); }
     },
-    modules: new Map([["initiative-sidecar", module]]),
+    modules: new Map([[module.id, module]]),
     get userTargets() { return []; }
   };
   client.game.user.targets = new Set();
@@ -261,6 +264,7 @@ export function makeClient(world, userId, storage) {
    * Game#initializeUI runs before Hooks.callAll("ready")].
    */
   client.boot = () => {
+    if (!module.active) throw new Error(`Foundry ${world.release.version} cannot activate module ${module.id}: ${compat.reason}`);
     for (const hook of ["init", "i18nInit", "setup", "initializeDynamicTokenRingConfig", "initializeCombatConfiguration"]) client.Hooks.callAll(hook);
     client.ui.combat.render();
     client.game.ready = true;

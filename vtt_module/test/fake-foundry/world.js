@@ -36,9 +36,10 @@ export class World {
    * @param {"core"|"dnd5e"|"pf2e"} [o.sort] turn order, overriding the system's
    * @param {"core"|"dnd5e"} [o.rolls] initiative roll behaviour (dnd5e ignores a passed formula); default from system
    * @param {number} [o.storageQuota] bytes of localStorage per client (default 5 MiB)
+   * @param {object} [o.manifest] a manifest whose `compatibility` decides activation (default: vtt_module/module.json)
    */
   constructor({ id = "test-world", system = "dnd5e", users = [], actors = [], tokens = [], initiativeFormula = "1d20 + @abilities.dex.mod", seed = 42,
-    generation = defaultGeneration(), build, sort, rolls, lang = "en", storageQuota = 5 * 1024 * 1024 } = {}) {
+    generation = defaultGeneration(), build, sort, rolls, lang = "en", storageQuota = 5 * 1024 * 1024, manifest } = {}) {
     this.id = id;
     this.system = system;
     this.generation = generation;
@@ -48,6 +49,8 @@ export class World {
     this.lang = lang;
     /** Bytes of localStorage per client (browsers give an origin about 5 MiB). */
     this.storageQuota = storageQuota;
+    /** A manifest to judge instead of vtt_module/module.json (tests of the double). */
+    this.manifest = manifest;
     this.users = users.map((u) => ({ active: true, role: ROLES.PLAYER, ...u }));
     this.actors = new Map(actors.map((a) => [a._id, { ownership: {}, system: {}, ...a }]));
     this.tokens = new Map(tokens.map((t) => [t._id, { x: 0, y: 0, ...t }]));
