@@ -124,6 +124,16 @@ export function makeClient(world, userId, storage) {
       throw e;
     }
   };
+  /**
+   * Where a setting lives by scope [research §10: scopes client, world, user]: `client` in
+   * this browser's storage, `world` shared by everyone, `user` per user on the server
+   * (shared by that user's clients only).
+   */
+  const storeOf = (scope) => {
+    if (scope === "client") return storage;
+    if (scope === "user") { if (!world.userSettings.has(userId)) world.userSettings.set(userId, new Map()); return world.userSettings.get(userId); }
+    return world.worldSettings;
+  };
   const settings = {
     register(ns, key, config) { registry.set(`${ns}.${key}`, config); },
     registerMenu() {},
@@ -131,18 +141,18 @@ export function makeClient(world, userId, storage) {
       const id = `${ns}.${key}`;
       const cfg = registry.get(id);
       if (!cfg) throw new Error(`"${id}" is not a registered game setting`);
-      const store = cfg.scope === "client" ? storage : world.worldSettings;
+      const store = storeOf(cfg.scope);
       return store.has(id) ? deepClone(store.get(id)) : deepClone(cfg.default);
     },
     async set(ns, key, value) {
       const id = `${ns}.${key}`;
       const cfg = registry.get(id);
       if (!cfg) throw new Error(`"${id}" is not a registered game setting`);
-      if (cfg.scope !== "client" && !client.user.isGM) throw new Error("only a GM may change world settings");
+      if (cfg.scope === "world" && !client.user.isGM) throw new Error("only a GM may change world settings");
       if (cfg.scope === "client") checkQuota(id, value);
-      (cfg.scope === "client" ? storage : world.worldSettings).set(id, deepClone(value));
+      storeOf(cfg.scope).set(id, deepClone(value));
       if (cfg.scope === "client") cfg.onChange?.(value);
-      else for (const c of world.clients) c.settingChanged(id, value);
+      else for (const c of world.clients) if (cfg.scope === "world" || c.userId === userId) c.settingChanged(id, value);
       return value;
     },
     registry

@@ -56,6 +56,7 @@ export class World {
     this.tokens = new Map(tokens.map((t) => [t._id, { x: 0, y: 0, ...t }]));
     this.combats = new Map();
     this.worldSettings = new Map();
+    this.userSettings = new Map();
     this.dice = new Dice(seed);
     this.initiativeFormula = initiativeFormula;
     this.turnTime = 0;
