@@ -153,3 +153,18 @@ test("a module whose compatibility excludes the running core is not active, and 
   const on = makeTable({ generation: 14, manifest: { compatibility: { minimum: "13", maximum: "14" } } });
   assert.equal(on.gm.game.modules.get("initiative-sidecar").active, true);
 });
+
+eachGeneration(test, "dialog content and chat content/flavor become markup in the page, so a hostile name is visible as an element", async (generation) => {
+  const t = makeTable({ generation });
+  const evil = `<img src=x onerror="alert(1)">`;
+  let seen = null;
+  t.gm.respond = (_kind, _config, element) => { seen = element.querySelectorAll("img[onerror]").length; return true; };
+  await t.gm.env.foundry.applications.api.DialogV2.confirm({ content: `<p>${evil}</p>` });
+  assert.equal(seen, 1, "the dialog's content is HTML");
+  assert.equal(t.gm.dialogs[0].element.querySelectorAll("img[onerror]").length, 1);
+  await t.gm.env.ChatMessage.create({ content: `<p>${evil}</p>`, flavor: "ok" });
+  for (const c of t.clients) assert.equal(c.chatLog.querySelectorAll(".message-content img[onerror]").length, 1, c.userId);
+  await t.gm.env.ChatMessage.create({ content: "secret", flavor: evil }, generation >= 14 ? { messageMode: "gm" } : { rollMode: "gmroll" });
+  assert.equal(t.gm.chatLog.querySelectorAll(".flavor-text img[onerror]").length, 1);
+  assert.equal(t.alice.chatLog.querySelectorAll(".flavor-text img").length, 0, "a whisper to the GMs is not in a player's log");
+});

@@ -225,9 +225,33 @@ export function makeClient(world, userId, storage) {
   };
   client.ui.combat = new CombatTracker(client);
 
+  /**
+   * A dialog is shown: its `content` is HTML, inserted as markup into the page [research §6
+   * (`content: "<p>…</p>"`); D13 DialogV2 config `content`]. The element is kept on the
+   * record so a test can look for markup a hostile name smuggled in.
+   */
   const respond = async (kind, config) => {
-    client.dialogs.push({ kind, config });
-    return client.respond ? client.respond(kind, config) : null;
+    const element = client.document.createElement("dialog");
+    element.className = "application dialog";
+    element.innerHTML = `<div class="window-content">${config?.content ?? ""}</div>`;
+    client.document.body.append(element);
+    client.dialogs.push({ kind, config, element });
+    try { return client.respond ? await client.respond(kind, config, element) : null; } finally { element.remove(); }
+  };
+  /**
+   * The chat log: every message this user may see is rendered with its `content` and
+   * `flavor` as HTML [D14 ChatMessageData: "The HTML content of this chat message"].
+   */
+  client.chatLog = client.document.createElement("ol");
+  client.chatLog.id = "chat-log";
+  client.document.body.append(client.chatLog);
+  client.showMessage = (message) => {
+    const li = client.document.createElement("li");
+    li.className = "chat-message message";
+    li.dataset.messageId = message.id;
+    li.innerHTML = `<header class="message-header">${message.flavor ? `<span class="flavor-text">${message.flavor}</span>` : ""}</header><div class="message-content">${message.content ?? ""}</div>`;
+    client.chatLog.append(li);
+    return li;
   };
   /** DialogV2: confirm, prompt, input, wait on 13 and 14; query (another user's answer) [research §6]. */
   const DialogV2 = {

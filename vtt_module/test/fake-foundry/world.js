@@ -371,6 +371,7 @@ export class World {
     this.chat.push(message);
     for (const c of this.clients) {
       if (message.whisper.length && !message.whisper.includes(c.userId) && !this.isGM(c.userId) && !(message.author === c.userId && !message.blind)) continue;
+      c.showMessage(message);
       c.Hooks.callAll("createChatMessage", deepClone(message), { ...options }, client.userId);
     }
     return message;
