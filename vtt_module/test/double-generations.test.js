@@ -53,7 +53,8 @@ test("v13 hides a roll with rollMode; messageMode means nothing there (the messa
   assert.equal(seen.alice, 1);
   assert.deepEqual(t.world.deprecations, []);
   assert.equal(t.gm.game.settings.get("core", "rollMode"), "publicroll");
-  assert.throws(() => t.gm.game.settings.get("core", "messageMode"), /not a registered game setting/);
+  assert.throws(() => t.gm.game.settings.get("core", "messageMode"), /not a registered game setting/, "no messageMode on 13");
+  assert.equal(t.gm.env.CONFIG.ChatMessage.modes, undefined);
 });
 
 test("v14 hides a roll with messageMode; rollMode still hides but is recorded as deprecated", async () => {
@@ -65,8 +66,12 @@ test("v14 hides a roll with messageMode; rollMode still hides but is recorded as
   assert.deepEqual(t.world.chat.at(-1).whisper, t.world.gmIds());
   assert.match(t.world.deprecations[0].message, /rollMode option of Roll#toMessage is deprecated/);
   assert.equal(t.gm.game.settings.get("core", "messageMode"), "public");
-  assert.throws(() => t.gm.game.settings.get("core", "rollMode"), /not a registered game setting/);
   assert.ok(t.gm.env.CONFIG.ChatMessage.modes.gm);
+  t.world.deprecations.length = 0;
+  await t.gm.game.settings.set("core", "messageMode", "gm");
+  assert.equal(t.gm.game.settings.get("core", "rollMode"), "gmroll", "the old setting answers, mapped");
+  assert.ok(t.gm.env.CONFIG.Dice.rollModes.gmroll);
+  assert.deepEqual(t.world.deprecations.map((d) => d.message), ["The core.rollMode setting is deprecated in favor of core.messageMode", "CONFIG.Dice.rollModes is deprecated in favor of CONFIG.ChatMessage.modes"]);
 });
 
 eachGeneration(test, "core's initiative roll of a hidden combatant is whispered to the GMs, in the generation's own terms", async (generation) => {

@@ -39,7 +39,9 @@ export function makeClient(world, userId, storage) {
   client.CONFIG.Combatant.documentClass = Combatant;
   // message modes: v13 CONST.DICE_ROLL_MODES / CONFIG.Dice.rollModes; v14 CONFIG.ChatMessage.modes [D13 CONST.DICE_ROLL_MODES; types 14 config.d.mts; research §10]
   if (v14) client.CONFIG.ChatMessage.modes = { public: { label: "CHAT.MODES.public" }, gm: { label: "CHAT.MODES.gm" }, blind: { label: "CHAT.MODES.blind" }, self: { label: "CHAT.MODES.self" } };
-  else client.CONFIG.Dice.rollModes = { publicroll: "CHAT.RollPublic", gmroll: "CHAT.RollPrivate", blindroll: "CHAT.RollBlind", selfroll: "CHAT.RollSelf" };
+  const ROLL_MODES = { publicroll: "CHAT.RollPublic", gmroll: "CHAT.RollPrivate", blindroll: "CHAT.RollBlind", selfroll: "CHAT.RollSelf" };
+  if (!v14) client.CONFIG.Dice.rollModes = ROLL_MODES;
+  else Object.defineProperty(client.CONFIG.Dice, "rollModes", { get() { client.deprecate("CONFIG.Dice.rollModes is deprecated in favor of CONFIG.ChatMessage.modes", { since: 14, until: 16 }); return ROLL_MODES; } });
   client.Roll = makeRoll(world.dice, client);
 
   const userDoc = (u) => ({
@@ -101,7 +103,8 @@ export function makeClient(world, userId, storage) {
   // ---------------------------------------------------------------- settings
   // world scope shared through the World, client scope in this browser's storage. Core's roll
   // visibility setting: `core.rollMode` on 13, `core.messageMode` on 14 [research §10; dnd5e
-  // 5.3.3 basic-roll.mjs reads one or the other by generation]; the other is not registered.
+  // 5.3.3 basic-roll.mjs reads one or the other by generation]; v13 has no messageMode, and
+  // v14 answers `core.rollMode` (mapped from messageMode) with a deprecation recorded.
   const registry = new Map([["core.combatTrackerConfig", { scope: "world", default: { resource: "", skipDefeated: false } }]]);
   if (world.systemRolls === "dnd5e") { // dnd5e's world settings the initiative roll reads [dnd5e 5.3.3 settings.mjs]
     registry.set("dnd5e.initiativeDexTiebreaker", { scope: "world", default: false });
@@ -138,6 +141,10 @@ export function makeClient(world, userId, storage) {
     register(ns, key, config) { registry.set(`${ns}.${key}`, config); },
     registerMenu() {},
     get(ns, key) {
+      if (v14 && ns === "core" && key === "rollMode") {
+        client.deprecate("The core.rollMode setting is deprecated in favor of core.messageMode", { since: 14, until: 16 });
+        return Object.entries(LEGACY_MODES).find(([, m]) => m === settings.get("core", "messageMode"))?.[0] ?? "publicroll";
+      }
       const id = `${ns}.${key}`;
       const cfg = registry.get(id);
       if (!cfg) throw new Error(`"${id}" is not a registered game setting`);
