@@ -2,7 +2,7 @@
 // copy of the source data (as Foundry clients do); writes go through the world ("server"),
 // which sends every client the difference only.
 
-import { deepClone, getProperty, mergeInto, isObject } from "./utils.js";
+import { deepClone, getProperty, mergeInto } from "./utils.js";
 import { sortFor, coreSort } from "./sorting.js";
 
 export function makeDocumentClasses(client) {
@@ -308,5 +308,5 @@ export function makeDocumentClasses(client) {
   }
   Object.defineProperty(SystemCombat, "name", { value: { dnd5e: "Combat5e", pf2e: "EncounterPF2e" }[world.sortName] ?? "Combat" });
 
-  return { Combat: SystemCombat, BaseCombat: Combat, Combatant, Collection, isObject };
+  return { Combat: SystemCombat, BaseCombat: Combat, Combatant, Collection };
 }
