@@ -48,3 +48,12 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) vtt_module/node_modules .pytest_cache
+
+# A published release in dist/: the module's manifest and zip (URLs under RELEASE_URL, default
+# the project's latest GitHub release), the wheel and the sdist. One version for all of them:
+# adapter/version.py.
+.PHONY: release
+release: $(STAMP)
+	rm -rf dist
+	$(PY) -m adapter module --out dist $(if $(RELEASE_URL),--url $(RELEASE_URL))
+	$(PY) -m build --outdir dist .

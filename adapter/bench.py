@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 from .benchkit import figures, load, servers
 from .benchkit.replaying import write_recording
+from .progress import steps
 
 #: per world in the memory figure: createCombat, combatStart, one turn (nobody rolls: the
 #: state held is the same size, and 1,000 worlds x 20 rolls would not fit in the time box)
@@ -61,8 +62,9 @@ def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if getattr(args, "no_deflate", False):
         plan = Plan(**{**plan.__dict__, "deflate": False})
     began = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp:
-        result = measure(plan, Path(tmp), progress=lambda text: _say(stderr, text))
+    total = plan.rounds * 2 * len(plan.scenarios) + 2  # the scenarios, the replay, the memory
+    with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, steps(total, "bench", stdout, stderr) as say:
+        result = measure(plan, Path(tmp), progress=say)
     result["seconds"] = round(time.perf_counter() - began, 1)
     stdout.write(figures.table(result) + "\n")
     stdout.write(f"(the whole benchmark took {result['seconds']} s)\n")
@@ -168,7 +170,3 @@ def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
            "idle_rss_mb": round(idle, 1)}
     return mem, {"restore_worlds": plan.memory_worlds, "restore_s": round(restarted.startup_s, 3)}
 
-
-def _say(stderr: TextIO, text: str) -> None:
-    stderr.write(f"bench: {text}\n")
-    stderr.flush()

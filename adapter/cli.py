@@ -1,4 +1,4 @@
-"""The command line: ``serve``, ``replay``, ``export``, ``schemas`` (and ``bench``).
+"""The command line: ``serve``, ``replay``, ``export``, ``schemas``, ``module`` (and ``bench``).
 
 ``main(argv)`` parses and exits; ``run(args, stdout, stderr) -> exit code`` does the work,
 so tests call ``run`` directly.
@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from . import protocol
 from .errors import InvalidMessage
+from .progress import tracked
 from .replay import Replay, compare, dumps, replay_lines
 
 
@@ -41,11 +42,14 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", dest="log_level", help="DEBUG, INFO, WARNING...")
     serve.add_argument("--ws-compression", dest="ws_compression", action="store_const", const=True,
                        help="accept permessage-deflate (off by default: it costs CPU and memory on loopback)")
+    serve.add_argument("--metrics-from", dest="metrics_from",
+                       help="comma-separated networks besides loopback that may read /healthz and /metrics")
 
     rep = sub.add_parser("replay", help="replay a recording headless (no database)")
     rep.add_argument("file", help="recording (JSON Lines); - for standard input")
     rep.add_argument("--expect", metavar="GOLDEN", help="compare with a golden output; exit 1 on the first difference")
     rep.add_argument("--pretty", action="store_true", help="print the session for a person")
+    rep.add_argument("--html", metavar="OUT", help="write a self-contained page: each combat round by round")
 
     exp = sub.add_parser("export", help="write a world's stored messages as a recording")
     exp.add_argument("--world", required=True)
@@ -55,6 +59,12 @@ def parser() -> argparse.ArgumentParser:
     sch = sub.add_parser("schemas", help="list the schemas, or check them and the recordings")
     sch.add_argument("--check", action="store_true", help="validate the schemas and every recorded message")
     sch.add_argument("--recordings", default="tests/recordings", help="folder of recordings to check")
+
+    mod = sub.add_parser("module", help="write the Foundry module's manifest and zip to a folder (make release)")
+    mod.add_argument("--out", default="dist", help="folder to write module.json and the zip to (default dist)")
+    mod.add_argument("--url", default=None,
+                     help="where they will be published: the manifest's manifest/download URLs (default: "
+                     "the project's latest release)")
 
     bench = sub.add_parser("bench", help="benchmark the sidecar against a bare socket.io echo server")
     bench.add_argument("--quick", action="store_true", help="a short run (smaller counts)")
@@ -81,6 +91,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return export(args, stdout, stderr)
     if command == "schemas":
         return schemas(args, stdout, stderr)
+    if command == "module":
+        return module(args, stdout, stderr)
     if command == "bench":
         from .bench import run_bench
 
@@ -130,16 +142,22 @@ def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     with handle:
         lines = handle.readlines()
     state = Replay()
-    outputs = list(replay_lines(lines, state))
+    outputs = list(replay_lines(tracked(lines, len(lines), "replaying", stdout, stderr), state))
     for problem in state.problems:
         stderr.write(problem + "\n")
+    if args.html:
+        from .replay_html import render, timeline
+
+        page = render(Path(args.file).name, timeline(_parsed_inputs(lines), outputs), state.problems)
+        Path(args.html).write_text(page, encoding="utf-8")
+        stdout.write(f"wrote {args.html}\n")
     if args.pretty:
         from .pretty import pretty
 
         inputs = _parsed_inputs(lines)
         for text in pretty(outputs, inputs):
             stdout.write(text + "\n")
-    elif not args.expect:
+    elif not args.expect and not args.html:
         for item in outputs:
             stdout.write(dumps(item) + "\n")
     if args.expect:
@@ -177,7 +195,9 @@ def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         stderr.write(f"initiative-sidecar: {error}\n")
         return 3
     try:
-        entries = list(store.history(args.world))
+        total = sum(store.db.execute(f"SELECT COUNT(*) FROM {table} WHERE world = ?", (args.world,)).fetchone()[0]
+                    for table in ("messages", "sessions"))  # what history() yields, for the progress bar
+        entries = list(tracked(store.history(args.world), total, "exporting", stdout, stderr))
     finally:
         store.close()
     if not entries:
@@ -190,6 +210,17 @@ def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     finally:
         if args.out:
             out.close()
+    return 0
+
+
+# ---------------------------------------------------------------- module
+
+
+def module(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .server.module_files import RELEASE_URL, release
+
+    for path in release(Path(args.out), args.url or RELEASE_URL):
+        stdout.write(f"wrote {path}\n")
     return 0
 
 

@@ -8,6 +8,7 @@ so the GM can paste it into the module settings. It is never logged.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import secrets
@@ -49,6 +50,8 @@ class Config:
     #: accept permessage-deflate on the websocket (off: loopback gains nothing from it)
     ws_compression: bool = False
     log_level: str = "INFO"
+    #: networks besides loopback that may read /healthz and /metrics
+    metrics_from: tuple[str, ...] = ()
 
     def token_for(self, world: str) -> str:
         return self.world_tokens.get(world, self.token)
@@ -102,12 +105,23 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         log_level=_pick(getattr(args, "log_level", None), "LOG_LEVEL", "INFO", str).upper(),
         check_outbound=_pick(getattr(args, "check_outbound", None), "CHECK_OUTBOUND", True, _bool),
         ws_compression=_pick(getattr(args, "ws_compression", None), "WS_COMPRESSION", False, _bool),
+        metrics_from=_networks(_pick(getattr(args, "metrics_from", None), "METRICS_FROM", "", str)),
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")
     if not config.token:
         config = _with_stored_token(config, announce)
     return config
+
+
+def _networks(raw: str) -> tuple[str, ...]:
+    networks = tuple(n.strip() for n in raw.split(",") if n.strip())
+    for network in networks:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError as error:
+            raise ConfigError(f"--metrics-from: {error}") from error
+    return networks
 
 
 def _positive(value: Any, what: str) -> Any:

@@ -29,6 +29,10 @@ from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..service import Worlds
 from ..store import Store
+from .module_files import version_warnings
+from .observe import OBSERVERS_KEY
+from .operations import add_operations
+from .status import same_origin_page
 
 log = logging.getLogger("initiative_sidecar.server")
 WORLDS_KEY = web.AppKey("worlds", Worlds)
@@ -102,7 +106,7 @@ class Sidecar:
         )
         if previous is not None and previous != sid:
             self.spawn(self.supersede(previous, world_id))
-        self.spawn(self.sio.emit("welcome", welcome(state), to=sid))
+        self.spawn(self.sio.emit("welcome", welcome(state) | version_warnings(auth), to=sid))
 
     def check_auth(self, remote: str, auth: Any) -> dict[str, Any]:
         """The connect auth, or :class:`ConnectRefused` with its reason code."""
@@ -200,6 +204,9 @@ class Sidecar:
         task.add_done_callback(self.tasks.discard)
 
 
+SIDECAR_KEY = web.AppKey("sidecar", Sidecar)
+
+
 def _remote(environ: dict[str, Any]) -> str:
     request = environ.get("aiohttp.request")
     if request is not None and request.remote:
@@ -227,7 +234,7 @@ def origin_guard(origins: tuple[str, ...]) -> Any:
     @web.middleware
     async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
         origin = request.headers.get("Origin")
-        if origin is not None and origin not in origins:
+        if origin is not None and origin not in origins and not same_origin_page(request, origin):
             log.warning("refused a request from origin %s (allowed: %s)", origin, ", ".join(origins))
             return web.Response(status=403, text="origin not allowed")
         response: web.StreamResponse = await handler(request)
@@ -266,11 +273,13 @@ def create_app(config: Config) -> web.Application:
         worlds.load()
         app[WORLDS_KEY] = worlds
         sidecar = Sidecar(config, worlds, sio)
-        sio.on("connect", sidecar.connect)
+        app[SIDECAR_KEY] = sidecar
+        observers = app[OBSERVERS_KEY]  # metrics and the status page hear of every ack
+        sio.on("connect", observers.wrap_connect(sidecar.connect))
         sio.on("disconnect", sidecar.disconnect)
-        sio.on("hook", sidecar.handler("hook"))
-        sio.on("intent", sidecar.handler("intent"))
-        sio.on("*", sidecar.unknown_event)
+        sio.on("hook", observers.wrap(sidecar, "hook", sidecar.handler("hook")))
+        sio.on("intent", observers.wrap(sidecar, "intent", sidecar.handler("intent")))
+        sio.on("*", observers.wrap_any(sidecar, sidecar.unknown_event))
         yield
         for task in list(sidecar.tasks):
             task.cancel()
@@ -283,4 +292,5 @@ def create_app(config: Config) -> web.Application:
         return web.json_response({"ok": True, "protocol": protocol.PROTOCOL_VERSION})
 
     app.router.add_get("/health", health)
+    add_operations(app, config)
     return app

@@ -244,6 +244,24 @@ def test_interrupts_before_one_combatant_are_ordered_by_the_tie_rule() -> None:
     t.check_foundry_sort()
 
 
+def test_interrupts_of_the_current_combatant_share_the_moment_until_the_pointer_moves() -> None:
+    t = table(b=(18, 2), a=(16, 5), c=(14, 1), larry=(6, 0))
+    t.start()
+    for who in ("b", "a", "c"):
+        t.intent("hold", who)
+    assert t.plan["current"] == "larry"
+    t.intent("act", "b", before="larry")
+    t.intent("act", "a", before="larry")  # higher modifier: takes the turn from b
+    assert [cid for cid, _, _ in t.order()] == ["c", "a", "b", "larry"]  # c still holds
+    assert t.plan["current"] == "a"
+    t.next_turn()  # a's turn ends: the moment is closed
+    assert t.plan["current"] == "b"
+    t.intent("act", "c", before="larry")  # a new moment: after b, whose turn has begun
+    assert [cid for cid, _, _ in t.order()] == ["a", "b", "c", "larry"]
+    assert t.plan["current"] == "b"
+    t.check_foundry_sort()
+
+
 def test_placement_wins_over_arithmetic() -> None:
     t = table(mitch=(10, 0), larry=(6, 0), bob=(5, 9))
     t.start()

@@ -99,6 +99,14 @@ export class Sidecar {
       if (prev !== "connected") log.info(`connected (${detail?.ruleset}), last_seq ${detail?.last_seq}`);
       if (this.warned) n.info(this.t("INITIATIVE_SIDECAR.notify.connected", { ruleset: detail?.ruleset ?? "" }));
       this.warned = false;
+      // the welcome's warnings (a module of another version than the sidecar's), each once
+      for (const w of detail?.warnings ?? []) {
+        if (prev === "connected") break;
+        const key = `INITIATIVE_SIDECAR.warning.${w.code}`;
+        const text = this.t(key, w.data ?? {});
+        n.warn(text === key ? `Initiative Sidecar: ${w.message}` : text, { permanent: true });
+        log.warn(`the sidecar warns: ${w.code} ${w.message}`);
+      }
     } else if (status === "unreachable") {
       if (!this.warned) {
         this.warned = true;
@@ -107,7 +115,8 @@ export class Sidecar {
       }
     } else if (status === "refused") {
       if (prev !== "refused") {
-        n.error(this.t("INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?" }));
+        const mismatch = detail?.code === "protocol_mismatch";
+        n.error(this.t(mismatch ? "INITIATIVE_SIDECAR.warning.protocol_mismatch" : "INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?" }));
         log.error(`the sidecar refused the connection: ${detail?.code}`);
       }
       this.warned = true;

@@ -4,7 +4,7 @@ Used by ``storyteller`` (ST-1 … ST-5) and ``dice-pool`` (DP-5: "hold and act m
 combatant exactly as in the storyteller ruleset"). Public API, kept stable::
 
     HOLD_INTENTS = {"hold": hold_action, "act": act_action}  # into Ruleset(intents=...)
-    HOLD_RULES = (hold_carry_over, hold_rescored)           # into Ruleset(rules=...), after
+    HOLD_RULES = (hold_carry_over, hold_rescored, hold_moment_closed)  # Ruleset(rules=...), after
                                                             # the rule that sets scores on Rolled
     hold_entry(combat, combatant, entry) -> Entry           # call at the end of describe()
     Hold, HOLDING, GIVING_UP, ANY_POINT, STEPPED_IN         # the state in Combatant.hold
@@ -17,14 +17,21 @@ Intents (by the combatant's owner or a GM; ``combat_id`` and ``combatant_id`` re
   (``acts: held``); if it was current, the turn passes to the next who acts, or, with nobody
   left, the round is over (``current`` None).
 - ``hold {next_round: true}``: gives up this round's action, movement only
-  (``acts: movement_only``); next round it may step in at any point (ST-4).
+  (``acts: movement_only``); next round it may step in at any point (ST-4). Also from a
+  holder (HOLDING, or ANY_POINT carried over) that has not stepped in this round; if its
+  place is behind, its movement turn comes right after the turn in progress.
 - ``hold {target_aware: bool}``: GM only; tags a holder ``target_aware`` (ST-5: the target
-  knows, the shot loses surprise). On a combatant already holding it only changes the tag.
+  knows, the shot loses surprise). On a combatant already holding it only changes the tag;
+  on one that is not holding (or has stepped in) it is refused (ST-5).
 - ``act {after: id}``: score ``id``'s − 1, placed right after it (ST-1); refused once that
   turn is over (use ``now``). ``act {before: id}``: score + 1, placed right before it (ST-2),
   allowed until that turn ends; if ``id`` is current, the holder interrupts and becomes
   current, and ``id``'s turn follows. ``act {now: true}``: right after the current turn (or at
   once, if the round has no turn in progress).
+- ST-3 same moment: interrupters of one combatant whose turn is beginning share the moment
+  while the first one's turn is in progress (``Hold.interrupting``); one that the tie rule
+  puts first takes the turn, and the first one's turn (not yet ended) waits right after it.
+  The moment closes when the turn pointer moves on (its turn ends).
 - Placement wins over arithmetic: :mod:`adapter.engine.order` encodes the plan's numbers
   from ``Combat.order``. Holders stepping in at one point are ordered by the ruleset's
   ``sort_key`` (its tie rule, ST-3).
@@ -75,6 +82,9 @@ class Hold:
     gave_up: bool = False
     #: where a STEPPED_IN combatant went: ("after" | "before", anchor id)
     point: tuple[str, str] | None = None
+    #: it interrupted the turn in progress and its own turn has not ended: the moment before
+    #: the anchor is open, and others interrupting the anchor share it (ST-3)
+    interrupting: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,13 +143,14 @@ def _require_combat(combat: Combat | None, kind: str) -> Combat:
 
 # The intents and the round bookkeeping live in their own modules; their names are the API.
 from .declare import act_action, hold_action  # noqa: E402
-from .rounds import hold_carry_over, hold_entry, hold_rescored  # noqa: E402
+from .rounds import hold_carry_over, hold_entry, hold_moment_closed, hold_rescored  # noqa: E402
 
 HOLD_INTENTS = {"hold": hold_action, "act": act_action}
-HOLD_RULES = (hold_carry_over, hold_rescored)
+HOLD_RULES = (hold_carry_over, hold_rescored, hold_moment_closed)
 
 __all__ = [
     "ANY_POINT", "GIVING_UP", "HOLDING", "HOLD_INTENTS", "HOLD_RULES", "STEPPED_IN", "Hold",
-    "HoldRuleIds", "act_action", "hold_action", "hold_carry_over", "hold_entry", "hold_rescored",
+    "HoldRuleIds", "act_action", "hold_action", "hold_carry_over", "hold_entry",
+    "hold_moment_closed", "hold_rescored",
     "holding", "is_waiting", "rule_ids", "use_rule_ids",
 ]

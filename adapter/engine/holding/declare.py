@@ -41,25 +41,28 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     ctx.require_owner(who, "hold")
     aware = event.args.get("target_aware")
     if aware is not None:
-        ctx.require_gm(f"mark a waiting combatant target-aware ({ids.carry_over})")
+        ctx.require_gm("mark a waiting combatant target-aware")
     next_round = bool(event.args.get("next_round", False))
     if who.defeated:
         raise RuleViolation(f"{_name(who)} is defeated and cannot hold", rule=ids.hold, path="/combatant_id")
     held = holding(who)
-    if (held is not None and held.state == ANY_POINT and next_round and held.since < combat.round
-            and who.id not in combat.passed):
-        # ST-4 "It may do this again": in the round it may act anywhere, it gives that up too
-        again = replace(held, state=GIVING_UP, since=combat.round, gave_up=True,
-                        target_aware=bool(aware) or held.target_aware)
-        return _set(combat, who.id, hold=again)
+    if aware is not None and (held is None or held.state == STEPPED_IN):
+        # ST-5: "if the target knows of the sniper": it qualifies a character who waits
+        raise RuleViolation(
+            f"{_name(who)} is not waiting with a held action: target_aware marks a holder "
+            f"({ids.carry_over}); declare hold first",
+            rule=ids.carry_over, path="/args/target_aware",
+        )
     if held is not None and held.state != STEPPED_IN:
-        if aware is None or next_round:
+        if next_round:
+            return _carry_into_next_round(ctx, combat, who, held, aware, ids)
+        if aware is None:
+            rule = ids.carry_over if held.state == ANY_POINT else ids.hold
             what = "its action this round" if held.state == GIVING_UP else "its action"
             raise RuleViolation(
-                f"{_name(who)} is already holding {what} (an unused hold carries into the next "
-                f"round, {ids.carry_over})",
-                rule=ids.carry_over if held.state == ANY_POINT else ids.hold,
-                path="/combatant_id",
+                f"{_name(who)} is already holding {what} ({rule}): step in with act, or carry "
+                "it into the next round with hold {next_round: true}",
+                rule=rule, path="/combatant_id",
             )
         return _set(combat, who.id, hold=replace(held, target_aware=bool(aware)))
     rule = ids.next_round if next_round else ids.hold
@@ -67,6 +70,12 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
         raise RuleViolation(
             f"the combat has not started: {_name(who)} can hold once its round is under way",
             rule=rule, path="/combat_id",
+        )
+    if held is not None and next_round:  # STEPPED_IN: its held action is used
+        raise RuleViolation(
+            f"{_name(who)} has stepped in and acted in round {combat.round}: it has no action "
+            "left to give up this round",
+            rule=rule, path="/args/next_round",
         )
     if who.id in combat.passed:
         raise RuleViolation(
@@ -87,6 +96,33 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
         combat = end_turn(ctx, rs, combat, who.id, skipped=True)
         combat = begin_next_acting(ctx, rs, combat)
     return combat
+
+
+def _carry_into_next_round(
+    ctx: Ctx, combat: Combat, who: Combatant, held: Hold, aware: Any, ids: HoldRuleIds
+) -> Combat:
+    """ST-4 from a hold: a holder (this round's, or carried over, ST-5) gives up this round's
+    action and may act at any point of the next (it "may do this again"). It keeps the
+    movement the text grants: if its place is already behind, its movement comes right after
+    the turn in progress (at once when no turn is in progress)."""
+    if held.state == GIVING_UP:
+        raise RuleViolation(
+            f"{_name(who)} already gave up its action in round {combat.round} ({ids.next_round})",
+            rule=ids.next_round, path="/args/next_round",
+        )
+    marked = bool(aware) if aware is not None else held.target_aware
+    giving_up = replace(held, state=GIVING_UP, since=combat.round, gave_up=True,
+                        target_aware=marked, point=None)
+    combat = _set(combat, who.id, hold=giving_up)
+    if who.id not in combat.passed or combat.current == who.id:
+        return combat
+    rs = get_ruleset(combat.ruleset)
+    if combat.current is not None:
+        order = place_after(combat.order, who.id, combat.current)
+        return replace(combat, order=order, passed=combat.passed - {who.id})
+    order = tuple(c for c in combat.order if c != who.id) + (who.id,)
+    combat = replace(combat, order=order, passed=combat.passed - {who.id})
+    return begin_turn(ctx, rs, combat, who.id)
 
 
 # ---------------------------------------------------------------- act
@@ -122,11 +158,33 @@ def act_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     _check_anchor(combat, who, anchor, kind, ids)
     assert anchor.score is not None
     score = anchor.score - 1 if kind == "after" else anchor.score + 1
+    sharing = combat.current if kind == "before" and _moment_open(combat, anchor.id) else None
     interrupt = kind == "before" and combat.current == anchor.id
     combat = _step_in(rs, combat, who, held, score, (kind, anchor.id))
+    if sharing is not None and combat.order.index(who.id) < combat.order.index(sharing):
+        # ST-3: it shares the open moment and goes first by the tie rule: the first
+        # interrupter's turn, not yet over, waits right after it
+        combat = _set(combat, sharing, hold=replace(holding(combat.combatants[sharing]) or held,
+                                                    interrupting=False))
+        interrupt = True
     if interrupt:  # ST-2 ruling: the anchor is interrupted as it begins; its turn follows
+        combat = _set(combat, who.id, hold=replace(holding(combat.combatants[who.id]) or held,
+                                                   interrupting=True))
         combat = begin_turn(ctx, rs, combat, who.id)
     return combat
+
+
+def _moment_open(combat: Combat, anchor: str) -> bool:
+    """ST-3 **ruling**: the moment before ``anchor`` acts, opened by an interrupt while its
+    turn was beginning, stays open while the turn pointer is still on that interrupter (the
+    pointer moving on closes it); everyone who interrupts ``anchor`` meanwhile shares it."""
+    return combat.current is not None and _interrupting(combat, combat.current, anchor)
+
+
+def _interrupting(combat: Combat, cid: str, anchor: str | None = None) -> bool:
+    held = holding(combat.combatants[cid])
+    return (held is not None and held.state == STEPPED_IN and held.interrupting
+            and (anchor is None or held.point == ("before", anchor)))
 
 
 def _point(args: Mapping[str, Any]) -> tuple[str, str | None]:
@@ -157,8 +215,11 @@ def _check_anchor(
             f"it is {_name(who)}'s turn: step in with act {{now: true}}", rule=rule, path=path
         )
     if is_waiting(anchor):
+        when = ("once it has acted" if kind == "after"
+                else "once it has stepped in, until its turn ends")
         raise RuleViolation(
-            f"{_name(anchor)} is holding too: step in {kind} it once it has acted",
+            f"{_name(anchor)} is holding too and has no place to step in {kind} yet: step in "
+            f"{kind} it {when}",
             rule=rule, path=path,
         )
     if anchor.id in combat.passed:
@@ -219,8 +280,8 @@ def _neighbour(rs: Ruleset, combat: Combat, who: str, point: tuple[str, str]) ->
         held = holding(combat.combatants[cid])
         return held is not None and held.state == STEPPED_IN and held.point == point
 
-    def started(cid: str) -> bool:
-        return cid in combat.passed or cid == combat.current
+    def started(cid: str) -> bool:  # an interrupter in an open moment has not begun (ST-3)
+        return cid in combat.passed or (cid == combat.current and not _interrupting(combat, cid))
 
     def first(a: str, b: str) -> bool:  # the tie rule (ST-3): the ruleset's own sort
         return rules_sort(combat, rs.sort_key, (a, b))[0] == a

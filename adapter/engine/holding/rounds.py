@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..context import Ctx
-from ..events import Event, Rolled, RoundStarted, ScoreSet
+from ..events import Event, Rolled, RoundStarted, ScoreSet, TurnEnded
 from ..model import Combat, Combatant
 from ..ruleset import Entry
 from . import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, _name, _set, holding, rule_ids
@@ -56,6 +56,17 @@ def hold_rescored(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | Non
     if held.original is not None:
         return _set(combat, c.id, hold=replace(held, original=c.score))
     return None
+
+
+def hold_moment_closed(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+    """ST-3: an interrupter's turn has ended: the moment it opened is closed."""
+    if combat is None or not isinstance(event, TurnEnded):
+        return None
+    c = combat.combatants.get(event.combatant_id)
+    held = holding(c) if c is not None else None
+    if c is None or held is None or not held.interrupting:
+        return None
+    return _set(combat, c.id, hold=replace(held, interrupting=False))
 
 
 # ---------------------------------------------------------------- the plan

@@ -56,12 +56,14 @@ def _dash(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
             rule="BI-4", path="/args/amount")
     f = fighter(c)
     if c.defeated:
-        raise RuleViolation(f"{c.name or c.id} is defeated and cannot dash", rule="BI-4")
+        raise RuleViolation(f"{c.name or c.id} is defeated and cannot dash", rule="BI-4",
+                            path="/combatant_id")
     if f.base is None:
-        raise RuleViolation(f"{c.name or c.id} has no initiative yet: roll first", rule="BI-4")
+        raise RuleViolation(f"{c.name or c.id} has no initiative yet: roll first", rule="BI-4",
+                            path="/combatant_id")
     if combat.current == c.id:
         raise RuleViolation("a dash is declared between the combatant's turns, "
-                            "not during its own turn", rule="BI-4")
+                            "not during its own turn", rule="BI-4", path="/combatant_id")
     target = combat.round + 1 if combat.started and c.id in combat.passed else dash_round(combat)
     if f.dash_for(target) is not None:
         raise RuleViolation(f"{c.name or c.id} has already dashed for round {target}",

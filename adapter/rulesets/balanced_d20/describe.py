@@ -25,8 +25,10 @@ def describe(combat: Combat, c: Combatant) -> Entry:
             tags.append("reroll_pending")
             detail["natural"] = f.reroll.natural
     if f.ready_to_strike and combat.round <= 1:
-        tags += ["surprise_immune", "ready_to_strike"]
-        detail["watched"] = list(f.watched)
+        if f.watched:  # BI-3: not surprised by the creatures it watches, and only those
+            tags.append("surprise_immune")
+            detail["watched"] = list(f.watched)
+        tags.append("ready_to_strike")
     if f.ready_to_strike or reason == "before_first_turn":
         rules.append("BI-3")
     amount = f.dash_for(dash_round(combat))

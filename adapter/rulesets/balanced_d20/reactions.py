@@ -47,14 +47,14 @@ def reaction_state(c: Combatant) -> tuple[bool, str]:
     return True, "available"
 
 
-def require_reaction(c: Combatant, what: str) -> None:
+def require_reaction(c: Combatant, what: str, path: str = "/combatant_id") -> None:
     available, reason = reaction_state(c)
     if not available:
         spent_by = fighter(c).reaction_spent
         rule = "BI-5" if spent_by in ("readied", "preemptive") else RULE_OF_REASON.get(reason)
         raise RuleViolation(
             f"{c.name or c.id} cannot {what}: its reaction is not available ({reason})",
-            rule=rule or "balanced-d20",
+            rule=rule or "balanced-d20", path=path,
         )
 
 

@@ -66,7 +66,8 @@ def _declare(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
             f"{c.name or c.id} is proficient in neither Insight nor Sleight of Hand and cannot "
             "use a pre-emptive trigger", rule="BI-5", path="/args/mode")
     if not combat.started or combat.current != c.id:
-        raise RuleViolation("readying is the combatant's action on its own turn", rule="BI-5")
+        raise RuleViolation("readying is the combatant's action on its own turn", rule="BI-5",
+                            path="/combatant_id")
     target = event.args.get("target_id")
     if target is not None and target not in combat.combatants:
         raise UnknownCombatant(f"combatant {target!r} is not in combat {combat.id!r}",
@@ -74,7 +75,7 @@ def _declare(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
     held = fighter(c).readied
     if held is not None:
         raise RuleViolation(f"{c.name or c.id} already has a readied action ({held.readied_id})",
-                            rule="BI-5")
+                            rule="BI-5", path="/combatant_id")
     readied = Readied(
         readied_id=ctx.new_id("readied"), mode=str(mode), trigger=str(arg(event.args, "trigger")),
         action=str(arg(event.args, "action")), target_id=target,
@@ -113,7 +114,7 @@ def _trigger(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
     if r.status != "waiting":
         raise RuleViolation(f"readied action {r.readied_id} is already {r.status}",
                             rule="BI-5", path="/args/readied_id")
-    require_reaction(c, "take a readied action")
+    require_reaction(c, "take a readied action", path="/args/readied_id")
     if r.mode == "standard":
         return update_fighter(combat, c.id, readied=replace(r, status="triggered"))
     target = combat.combatants.get(r.target_id or "")

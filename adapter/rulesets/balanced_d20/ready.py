@@ -4,9 +4,11 @@
 world time (no combat needed). Ready once a later message's world time is 6 s past the
 start, or when a GM sends ``ready.confirm {actor_id}`` (Foundry's clock often stands still
 outside combat). ``ready.break {actor_id, reason}`` ends it: only a new ``ready.start``
-begins a new 6 s. When a combat starts with the actor in it and watched creatures among the
-combatants, the combatant is ``surprise_immune`` and, with initiative >= 10, has its reaction
-before its first turn.
+begins a new 6 s. When a combat starts with a ready actor in it, the combatant has, with
+initiative >= 10, its reaction before its first turn ("if its initiative result is 10 or
+higher" does not depend on who is watched); it is ``surprise_immune`` only when some of the
+creatures it watched are among the combatants ("cannot be surprised by the creatures it
+watches").
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def _combat_starts(ctx: Ctx, combat: Combat) -> Combat:
             o.id for o in combat.combatants.values()
             if o.id != c.id and o.token_id is not None and o.token_id in watch.watching
         )
-        if watch.ready and watched:
+        if watch.ready:  # the early reaction holds whoever is in the fight (issue 11)
             combat = update_fighter(combat, c.id, ready_to_strike=True, watched=watched)
     if used:
         put_world_state(ctx, WorldState(

@@ -1,6 +1,6 @@
 """BI-1 Initiative roll and BI-2 Clever reroll.
 
-Flow of a clever reroll (one per combatant per combat)::
+Flow of a clever reroll (one made, or declined, per combatant per combat)::
 
     initiativeRoll, natural d20 <= Int mod    -> prompt ``reroll`` to the owners (NPC: "gm")
     reroll.decide {prompt_id, accept}          owner or GM; declined: the first roll stands
@@ -8,6 +8,11 @@ Flow of a clever reroll (one per combatant per combat)::
       accept                                   -> prompt ``reroll.approval`` to "gm"
     reroll.approve {prompt_id, approve}        GM only; approved -> prompt ``reroll.roll``
     initiativeRoll with reroll_of = offer id   the new total stands, even if lower
+
+A group's roll (``group_id``) gets the offer too, for the whole group: it qualifies by the
+lowest Int modifier among the members (ruling), goes to the owners of every member (an NPC
+group's to the GM), names the first member as its ``combatant_id`` (with ``data.group_id``
+and ``data.members``), and the reroll's result goes to every member.
 
 A pending prompt never blocks the order: the plan shows the current value, tagged
 ``reroll_pending``.
@@ -26,6 +31,10 @@ from .common import arg, pending_prompt, replace_in_order
 from .natural import natural_d20, reroll_formula
 from .state import Reroll, fighter, scored, stat, update_fighter
 
+#: BI-2 "may reroll the d20 once": only a reroll made, or a decline, uses the right up; an
+#: offer withdrawn by a new roll, or denied by the GM, leaves it for the next qualifying roll
+USED_UP = ("declined", "rerolled")
+
 
 def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     """BI-1: the initiative is a Dexterity check, d20 + Dex (+ the system's bonuses).
@@ -38,10 +47,7 @@ def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | N
     if isinstance(event, Rolled):
         natural = natural_d20(event.roll)
         total = roll_total(event.roll)
-        if event.group_id is not None:
-            members = [c.id for c in combat.combatants.values() if c.group == event.group_id]
-        else:
-            members = [str(event.combatant_id)]
+        members = rollers(combat, event)
         rolled_before = [cid for cid in members if combat.combatants[cid].score is not None]
         if event.reroll_of is None and rolled_before and not ctx.is_gm():
             # BI-2: the clever reroll is the only second roll, and its result must stand
@@ -69,11 +75,12 @@ def clever_reroll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | Non
     reroll replaces the d20 only, the modifiers are applied again to the new die.
     """
     if isinstance(event, Rolled):
-        if combat is None or event.group_id is not None:
+        if combat is None:
             return None
+        party = rollers(combat, event)
         if event.reroll_of is not None:
-            return _rerolled(ctx, combat, str(event.combatant_id), event.reroll_of)
-        return _rolled(ctx, combat, combat.combatants[str(event.combatant_id)], event)
+            return _rerolled(ctx, combat, party, event.reroll_of)
+        return _rolled(ctx, combat, party, event)
     if isinstance(event, Declared) and event.kind == "reroll.decide":
         return _decide(ctx, combat, event)
     if isinstance(event, Declared) and event.kind == "reroll.approve":
@@ -81,25 +88,71 @@ def clever_reroll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | Non
     return None
 
 
-def _rolled(ctx: Ctx, combat: Combat, c: Combatant, event: Rolled) -> Combat:
-    f = fighter(c)
+def rollers(combat: Combat, event: Rolled) -> list[str]:
+    """Whose initiative a roll is: the combatant's, or every member's of the group that
+    rolled; a reroll of a group's offer is the group's, whichever member it comes back for."""
+    if event.group_id is not None:
+        return _members(combat, event.group_id)
+    cid = str(event.combatant_id)
+    offer = fighter(combat.combatants[cid]).reroll
+    if (event.reroll_of is not None and offer is not None and offer.group is not None
+            and offer.offer_id == event.reroll_of):
+        return _members(combat, offer.group) or [cid]
+    return [cid]
+
+
+def _members(combat: Combat, group: str) -> list[str]:
+    return [cid for cid in combat.roster if combat.combatants[cid].group == group]
+
+
+def _party(combat: Combat, cid: str, reroll: Reroll) -> list[str]:
+    return (_members(combat, reroll.group) or [cid]) if reroll.group is not None else [cid]
+
+
+def _lowest_int(combat: Combat, party: list[str]) -> int:
+    """BI-2 for a group roll (**ruling**): the group qualifies only when every member would
+    on its own, i.e. by the lowest Int modifier among them; every member takes the result."""
+    return min(stat(combat.combatants[cid], "int") for cid in party)
+
+
+def _offer_to(members: list[Combatant]) -> tuple[str, ...] | str:
+    """The owners who decide: a character's owners; for a group, the owners of every member
+    (who may roll for it); the GM for an NPC, or when no player owns every member."""
+    if any(c.is_npc or not c.owners for c in members):
+        return "gm"
+    common = [u for u in members[0].owners if all(u in c.owners for c in members)]
+    return tuple(common) if common else "gm"
+
+
+def _set_reroll(combat: Combat, party: list[str], reroll: Reroll) -> Combat:
+    for cid in party:
+        combat = update_fighter(combat, cid, reroll=reroll)
+    return combat
+
+
+def _rolled(ctx: Ctx, combat: Combat, party: list[str], event: Rolled) -> Combat:
+    f = fighter(combat.combatants[party[0]])
     if f.reroll is not None:
+        if f.reroll.status in USED_UP:
+            return combat  # BI-2: "once": no second offer for this combatant
         if f.reroll.pending:  # a plain roll replaced the initiative: the offer lapses
             _close(ctx, f.reroll)
-            combat = update_fighter(combat, c.id, reroll=replace(f.reroll, status="superseded"))
-        return combat  # no second offer for this combatant (BI-2: "once")
-    natural, intelligence = f.natural, stat(c, "int")
+            combat = _set_reroll(combat, party, replace(f.reroll, status="superseded"))
+    natural, intelligence = f.natural, _lowest_int(combat, party)
     if natural is None or intelligence <= 0 or natural > intelligence:
         return combat
-    to: tuple[str, ...] | str = c.owners if c.owners and not c.is_npc else "gm"
+    to = _offer_to([combat.combatants[cid] for cid in party])
     formula = reroll_formula(event.roll, natural)
+    data: dict[str, object] = {"natural": natural, "int": intelligence,
+                               "total": event.roll.get("total"), "formula": formula}
+    if event.group_id is not None:
+        data.update(group_id=event.group_id, members=party)
     prompt = ctx.open_prompt(
-        "reroll", rule="BI-2", to=to, combat_id=combat.id, combatant_id=c.id,
-        data={"natural": natural, "int": intelligence, "total": event.roll.get("total"),
-              "formula": formula},
+        "reroll", rule="BI-2", to=to, combat_id=combat.id, combatant_id=party[0], data=data,
     )
-    offer = Reroll(offer_id=prompt.prompt_id, status="offered", to=to, formula=formula, natural=natural)
-    return update_fighter(combat, c.id, reroll=offer)
+    offer = Reroll(offer_id=prompt.prompt_id, status="offered", to=to, formula=formula,
+                   natural=natural, group=event.group_id)
+    return _set_reroll(combat, party, offer)
 
 
 def _close(ctx: Ctx, reroll: Reroll) -> None:
@@ -111,8 +164,8 @@ def _close(ctx: Ctx, reroll: Reroll) -> None:
             ctx.answer_prompt(pid, kind)
 
 
-def _rerolled(ctx: Ctx, combat: Combat, cid: str, reroll_of: str) -> Combat:
-    f = fighter(combat.combatants[cid])
+def _rerolled(ctx: Ctx, combat: Combat, party: list[str], reroll_of: str) -> Combat:
+    f = fighter(combat.combatants[party[0]])
     if f.reroll is None or f.reroll.offer_id != reroll_of:
         raise UnknownPrompt(
             f"{reroll_of!r} is not a reroll offer made to this combatant", path="/roll/reroll_of"
@@ -128,17 +181,19 @@ def _rerolled(ctx: Ctx, combat: Combat, cid: str, reroll_of: str) -> Combat:
             rule="BI-2", path="/roll/reroll_of",
         )
     ctx.answer_prompt(f.reroll.roll_prompt_id, "reroll.roll", path="/roll/reroll_of")
-    return update_fighter(combat, cid, reroll=replace(f.reroll, status="rerolled"))
+    return _set_reroll(combat, party, replace(f.reroll, status="rerolled"))
 
 
 def _ask_for_roll(ctx: Ctx, combat: Combat, cid: str, reroll: Reroll) -> Combat:
+    data = {"formula": reroll.formula, "reroll_of": reroll.offer_id}
+    if reroll.group is not None:
+        data["group_id"] = reroll.group
     prompt = ctx.open_prompt(
         "reroll.roll", rule="BI-2", to=reroll.to, combat_id=combat.id, combatant_id=cid,
-        data={"formula": reroll.formula, "reroll_of": reroll.offer_id},
+        data=data,
     )
-    return update_fighter(
-        combat, cid, reroll=replace(reroll, status="approved", roll_prompt_id=prompt.prompt_id)
-    )
+    approved = replace(reroll, status="approved", roll_prompt_id=prompt.prompt_id)
+    return _set_reroll(combat, _party(combat, cid, reroll), approved)
 
 
 def _offer_of(combat: Combat, cid: str | None, offer_id: str) -> tuple[Combatant, Reroll]:
@@ -152,20 +207,22 @@ def _offer_of(combat: Combat, cid: str | None, offer_id: str) -> tuple[Combatant
 def _decide(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
     prompt, combat = pending_prompt(ctx, combat, event.args, "reroll")
     c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
-    ctx.require_owner(c, "decide on a clever reroll")
+    party = _party(combat, c.id, reroll)
+    for cid in party:
+        ctx.require_owner(combat.combatants[cid], "decide on a clever reroll")
     ctx.answer_prompt(prompt.prompt_id, "reroll")
     if not bool(arg(event.args, "accept")):
-        return update_fighter(combat, c.id, reroll=replace(reroll, status="declined"))
+        return _set_reroll(combat, party, replace(reroll, status="declined"))
     if bool(ctx.setting("auto_approve_rerolls", False)):
         return _ask_for_roll(ctx, combat, c.id, reroll)
     approval = ctx.open_prompt(
         "reroll.approval", rule="BI-2", to="gm", combat_id=combat.id, combatant_id=c.id,
-        data={"offer_id": reroll.offer_id, "name": c.name, "natural": reroll.natural,
-              "int": stat(c, "int"), "formula": reroll.formula},
+        data={"offer_id": reroll.offer_id,
+              "name": combat.groups.get(reroll.group or "") or c.name, "natural": reroll.natural,
+              "int": _lowest_int(combat, party), "formula": reroll.formula},
     )
-    return update_fighter(
-        combat, c.id, reroll=replace(reroll, status="approval", approval_id=approval.prompt_id)
-    )
+    return _set_reroll(combat, party,
+                       replace(reroll, status="approval", approval_id=approval.prompt_id))
 
 
 def _approve(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
@@ -174,5 +231,5 @@ def _approve(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
     c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
     ctx.answer_prompt(prompt.prompt_id, "reroll.approval")
     if not bool(arg(event.args, "approve")):
-        return update_fighter(combat, c.id, reroll=replace(reroll, status="denied"))
+        return _set_reroll(combat, _party(combat, c.id, reroll), replace(reroll, status="denied"))
     return _ask_for_roll(ctx, combat, c.id, reroll)

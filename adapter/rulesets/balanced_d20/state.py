@@ -18,7 +18,8 @@ RULESET_ID = "balanced-d20"
 
 @dataclass(frozen=True)
 class Reroll:
-    """One clever reroll (BI-2) of a combatant's initiative: at most one per combat.
+    """One clever reroll (BI-2) of a combatant's initiative (or a group's: every member holds
+    the same one, ``group`` set); one made or declined per combat.
 
     ``status``: ``offered`` (the owner decides), ``approval`` (the GM decides), ``approved``
     (waiting for the new roll), then one of ``declined``, ``denied``, ``rerolled``,
@@ -32,6 +33,8 @@ class Reroll:
     natural: int
     approval_id: str | None = None
     roll_prompt_id: str | None = None
+    #: the CombatantGroup whose roll this is, or None for a combatant's own roll
+    group: str | None = None
 
     @property
     def pending(self) -> bool:
@@ -77,7 +80,8 @@ class Fighter:
     #: why the reaction is spent (``used``, ``readied``, ``preemptive``), None if it is not
     reaction_spent: str | None = None
     ready_to_strike: bool = False
-    #: the watched combatants when Ready to strike applied at the combat's start (BI-3)
+    #: the watched creatures among the combatants when Ready to strike applied at the
+    #: combat's start (BI-3); empty when none of them is in the fight
     watched: tuple[str, ...] = ()
     readied: Readied | None = None
 

@@ -3,7 +3,7 @@
 DP-1 pool = Reaction + Wits − size (+ the GM's dice, DP-7); DP-3 successes recounted from
 the dice; DP-2 order by net successes, then base, then ``_id``; DP-4 hesitation; DP-5 the
 order is kept for the fight, but for delay and waiting (the engine's shared hold/act,
-:mod:`.delay`); DP-6 groups roll once with their slowest member's pool.
+:mod:`.delay`), and a place a declaration gave is kept too (:mod:`.sequence`); DP-6 groups roll once with their slowest member's pool.
 """
 
 from ...engine.holding import HOLD_RULES
@@ -11,11 +11,13 @@ from ...engine.ruleset import Ruleset, register
 from .delay import INTENTS
 from .describe import describe
 from .rules import SETTINGS, group_initiative, hesitation, initiative_roll, order_key
+from .sequence import kept_sequence
 
 RULESET = register(
     Ruleset(
         id="dice-pool",
-        rules=(initiative_roll, group_initiative, hesitation, *HOLD_RULES),
+        # kept_sequence reads the holds of the round before HOLD_RULES clear them
+        rules=(initiative_roll, group_initiative, hesitation, kept_sequence, *HOLD_RULES),
         intents=INTENTS,
         sort_key=order_key,
         describe=describe,

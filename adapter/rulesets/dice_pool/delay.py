@@ -10,9 +10,9 @@ from __future__ import annotations
 from ...engine.context import Ctx
 from ...engine.events import Declared, Event
 from ...engine.holding import HOLD_INTENTS
-from ...engine.model import Combat
+from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation
-from .state import hesitating, turns_lost_of
+from .state import DicePoolState, hesitating, turns_lost_of
 
 
 def hold(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
@@ -34,11 +34,22 @@ def _refuse_hesitating(combat: Combat | None, event: Event) -> None:
     c = combat.combatants.get(event.combatant_id or "")
     if c is not None and hesitating(c.ext, combat.round):
         raise RuleViolation(
-            f"{c.name or c.id} hesitates (DP-4: {turns_lost_of(c.ext)} more turn(s) to lose "
-            f"after this round): it has no action to {event.kind} with until then",
+            f"{c.name or c.id} hesitates (DP-4): {lost_turns(combat, c)}; it has no action to "
+            f"{event.kind} with until then",
             rule="DP-4",
             path="/combatant_id",
         )
+
+
+def lost_turns(combat: Combat, c: Combatant) -> str:
+    """The turns a hesitating combatant loses, this round's counted as this round's."""
+    left = turns_lost_of(c.ext)
+    if not combat.started:
+        return f"it loses its first {left} turn(s)"
+    lost_already = isinstance(c.ext, DicePoolState) and c.ext.lost_in_round == combat.round
+    after = left if lost_already else left - 1
+    more = f" and {after} more after it" if after > 0 else ""
+    return f"it loses its turn in round {combat.round}{more}"
 
 
 INTENTS = {"hold": hold, "act": act}

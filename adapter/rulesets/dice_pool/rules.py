@@ -19,7 +19,8 @@ from ...engine.events import Event, Joined, Rolled, TurnEnded
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
 from .count import DiceSettings, pool_dice, success_count
-from .pool import Dice, dice_for, group_pool, members, pool
+from .pool import Dice, group_pool, members, pool
+from .sequence import sequence_key, unit, unit_rank
 from .state import DicePoolCombat, DicePoolState, PoolRoll, combat_state, roll_of, turns_lost_of
 
 SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
@@ -103,21 +104,16 @@ def hesitation(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
 
 def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
     """DP-2 "more successes act earlier; equal successes: the higher base initiative acts
-    earlier". **ruling**: then Foundry's order (``_id``, added by the engine); a group ties as
+    earlier". DP-5: a place a declaration gave stays (:mod:`.sequence`). **ruling**: then
+    Foundry's order (``_id``, added by the engine); a group ties as
     one combatant with the smallest ``_id`` of its members, so its members stay together
     (DP-6). While a group's turn is in progress, its members waiting for their turn go
     before anyone placed meanwhile, so a joiner never slots in between them. (A member who
     joins after its group's turn is over takes the group's roll and slots in on its own for
     the rest of that round; from the next round on it acts with the group.)"""
     if _group_under_way(combat, c):
-        return (math.inf, 0.0, -float(_unit_rank(combat, c)))
-    roll = roll_of(c.ext)
-    if roll is not None:
-        base = roll.base
-    else:
-        dice = dice_for(combat, c)
-        base = dice.base if dice is not None else 0
-    return (c.score if c.score is not None else 0.0, float(base), -float(_unit_rank(combat, c)))
+        return (math.inf, 0.0, -float(unit_rank(combat, unit(combat, c))))
+    return sequence_key(combat, c)
 
 
 # ---------------------------------------------------------------- helpers
@@ -129,17 +125,6 @@ def _group_under_way(combat: Combat, c: Combatant) -> bool:
         return False
     current = combat.combatants.get(combat.current or "")
     return current is not None and current.group == c.group
-
-
-def _unit_rank(combat: Combat, c: Combatant) -> int:
-    units = sorted({_unit(combat, x) for x in combat.combatants.values()})
-    return units.index(_unit(combat, c))
-
-
-def _unit(combat: Combat, c: Combatant) -> str:
-    if c.group is None or c.group not in combat.groups:
-        return c.id
-    return min(x.id for x in combat.combatants.values() if x.group == c.group)
 
 
 def _refuse_member_roll(combat: Combat, c: Combatant) -> None:

@@ -8,6 +8,9 @@ Frozen, module-level dataclasses (so a world pickles and compares by value). Inv
   only goes down, one per turn of the combatant that passes. ``lost_in_round`` is the round
   whose turn was the last one lost: the combatant stays hesitating until that round ends
   (Abel "loses his first turn's active phase but may dodge or block" for all of it).
+- ``DicePoolState.placed`` is where a declaration (delay, waiting: a hold used in its
+  round) put the combatant; it is kept for the fight (DP-5) until another declaration or
+  the GM's number replaces it.
 - ``DicePoolCombat.groups`` holds the roll of each CombatantGroup that has rolled, so a
   member who joins later takes the group's result.
 """
@@ -33,12 +36,29 @@ class PoolRoll:
 
 
 @dataclass(frozen=True)
+class Place:
+    """DP-5: a combatant's place in the kept sequence, as a position the sort can compare.
+
+    ``score``, ``base`` and ``unit`` are those of the root: a combatant placed by its roll
+    alone. ``path`` leads from the root down to the place: −1 for "right after", +1 for
+    "right before", one step per declaration made relative to a placed combatant.
+    """
+
+    score: float
+    base: float
+    unit: str
+    path: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class DicePoolState:
-    """A combatant's roll and the turns it still loses to hesitation (DP-4)."""
+    """A combatant's roll and the turns it still loses to hesitation (DP-4), and its place
+    in the sequence when a declaration changed it (DP-5)."""
 
     roll: PoolRoll
     turns_lost: int = 0
     lost_in_round: int | None = None
+    placed: Place | None = None
 
 
 @dataclass(frozen=True)

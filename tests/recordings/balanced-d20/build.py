@@ -121,6 +121,12 @@ class Table:
             roll["reroll_of"] = reroll_of
         self.hook("initiativeRoll", roll=roll)
 
+    def roll_group(self, gid: str, natural: int, mod: int, reroll_of: str | None = None) -> None:
+        roll: dict[str, Any] = {"group_id": gid, "roll": d20_roll(natural, mod)}
+        if reroll_of is not None:
+            roll["reroll_of"] = reroll_of
+        self.hook("initiativeRoll", roll=roll)
+
     def prompt(self, kind: str) -> dict[str, Any]:
         return next(p for p in self.ack["prompts"] if p["kind"] == kind)
 
@@ -185,6 +191,51 @@ def bi_e1() -> None:
     t.save("BI-E1-wizard-reroll")
 
 
+def bi_2_offer_withdrawn() -> None:
+    """BI-2 (issue 11): the wizard (Int +4) rolls a natural 3 and is offered a reroll; before
+    anyone answers, the GM rolls its initiative again: a natural 2. The first offer is
+    withdrawn (answering it is refused) and a new one comes: a withdrawn offer does not use up
+    the "once". The wizard takes it; the reroll shows 1, and it stands."""
+    wizard, orc = "cmbWizard0000001", "cmbOrc0000000001"
+    t = Table([combatant(wizard, "Wizard", dex=2, int_=4, owner=P_WIZARD),
+               combatant(orc, "Orc", dex=1)], settings={"auto_approve_rerolls": True})
+    t.hook("createCombat")
+    t.roll(orc, 10, 1)  # 11
+    t.roll(wizard, 3, 2)  # 5: natural 3 <= Int 4
+    first = t.prompt("reroll")["prompt_id"]
+    t.roll(wizard, 2, 2)  # the GM rolls again: 4, natural 2 <= 4
+    offer = t.prompt("reroll")["prompt_id"]
+    t.intent("reroll.decide", None, P_WIZARD, prompt_id=first, accept=True)  # unknown_prompt
+    t.intent("reroll.decide", None, P_WIZARD, prompt_id=offer, accept=True)
+    t.roll(wizard, 1, 2, reroll_of=offer)  # 3 stands
+    t.start()
+    t.save("BI-2-offer-withdrawn-by-a-new-roll")
+
+
+def bi_2_group_reroll() -> None:
+    """BI-2 for a group roll (issue 11): a goblin pack (Int +3 and +1) rolls one initiative,
+    a natural 1: every member would qualify on its own (ruling: the lowest Int decides), so
+    the GM is offered the reroll for the pack, takes it, and the 12 goes to both goblins."""
+    gob_a, gob_b, fighter = "cmbGoblinA000001", "cmbGoblinB000001", "cmbFighter000001"
+    pack = "grpGoblins000001"
+    a, b = combatant(gob_a, "Goblin", dex=2, int_=3), combatant(gob_b, "Goblin", dex=2, int_=1)
+    a["group"] = b["group"] = pack
+    t = Table([a, b, combatant(fighter, "Fighter", dex=1, owner=P_FIGHTER)])
+    t.combat["groups"] = [{"_id": pack, "type": "base", "system": {}, "name": "Goblins",
+                           "img": None, "initiative": None, "ownership": {"default": 0},
+                           "flags": {}, "_stats": dict(STATS)}]
+    t.hook("createCombat")
+    t.roll(fighter, 9, 1)  # 10
+    t.roll_group(pack, 1, 2)  # 3: natural 1 <= +1
+    offer = t.prompt("reroll")["prompt_id"]
+    t.intent("reroll.decide", None, GM, prompt_id=offer, accept=True)
+    approval = t.prompt("reroll.approval")["prompt_id"]
+    t.intent("reroll.approve", None, GM, prompt_id=approval, approve=True)
+    t.roll_group(pack, 10, 2, reroll_of=offer)  # 12 for both
+    t.start()
+    t.save("BI-2-group-reroll")
+
+
 def patrol(time: float) -> tuple[Table, str, str, str]:
     rogue, orc1, orc2 = "cmbRogue00000001", "cmbOrc0000000001", "cmbOrc0000000002"
     barbarian = "cmbBarbarian0001"
@@ -236,6 +287,25 @@ def bi_e3() -> None:
     fight(t, rogue, orc1, orc2)
     t.intent("reaction.use", rogue, P_ROGUE, reason="opportunity attack")  # refused
     t.save("BI-E3-whisper-breaks-ready")
+
+
+def bi_3_unwatched_foe() -> None:
+    """BI-3 (issue 11): the rogue watched the orc patrol 10 s, daggers drawn: ready. A wolf
+    none of them watched attacks instead. The rogue rolls 14 and still has its reaction before
+    its first turn (initiative >= 10 does not depend on who is watched); it is not
+    ``surprise_immune`` (that is limited to the watched creatures)."""
+    rogue, wolf = "cmbRogue00000001", "cmbWolf000000001"
+    t = Table([combatant(rogue, "Rogue", dex=4, owner=P_ROGUE), combatant(wolf, "Wolf", dex=2)],
+              time=3600)
+    watch(t, rogue, ["cmbOrc0000000001", "cmbOrc0000000002"])
+    t.time += 10
+    t.hook("createCombat")
+    t.roll(wolf, 15, 2)  # 17
+    t.roll(rogue, 10, 4)  # 14
+    t.start()
+    t.intent("reaction.use", rogue, P_ROGUE, reason="opportunity attack")
+    t.next_turn()  # the rogue's turn: its reaction is back
+    t.save("BI-3-ready-against-an-unwatched-foe")
 
 
 def bi_e4() -> None:
@@ -316,8 +386,11 @@ def bi_e6() -> None:
 
 if __name__ == "__main__":
     bi_e1()
+    bi_2_offer_withdrawn()
+    bi_2_group_reroll()
     bi_e2()
     bi_e3()
+    bi_3_unwatched_foe()
     bi_e4()
     bi_e5()
     bi_e6()

@@ -208,8 +208,9 @@ P_DAN = "plrDan0000000001"
 
 def dp_6() -> None:
     """DP-6 with DP-5: the pack rolls once with its slowest wolf's 2 dice; Dan holds and
-    steps in after the young wolf; in round 2 a cub joins the pack (sharing its roll) and a
-    fox joins and rolls; the order is never rerolled."""
+    steps in after the young wolf, and keeps that place before Eve in later rounds (DP-5:
+    the sequence a declaration changed stays changed); in round 2 a cub joins the pack
+    (sharing its roll) and a fox joins and rolls; the order is never rerolled."""
     t = Table()
     t.new_combat("dpWolves00000001", [
         combatant(OLD, "Old wolf", None, 1, 1, 0, PACK),
@@ -233,7 +234,7 @@ def dp_6() -> None:
     t.write_initiative(EVE, 1.0)
     t.next_turn(DAN)
     t.next_turn(EVE)
-    t.next_round(OLD)  # Dan keeps his new score 1: on a tie with Eve, her base 5 goes first
+    t.next_round(OLD)  # DP-5: Dan keeps the place he stepped into, before Eve (1.01, 1.00)
     t.join(combatant(CUB, "Wolf cub", None, 0, 1, 0, PACK))  # shares the pack's roll
     t.write_initiative(CUB, 2.01)
     t.write_initiative(YOUNG, 2.0)
@@ -246,8 +247,8 @@ def dp_6() -> None:
     t.next_turn(CUB)
     t.next_turn(YOUNG)
     t.next_turn(FOX)
-    t.next_turn(EVE)
     t.next_turn(DAN)
+    t.next_turn(EVE)
     t.next_round(FOX)  # round 3: the fox before the pack (base 5 against 2)
     t.write_initiative(FOX, 2.05)
     t.write_initiative(OLD, 2.02)

@@ -176,7 +176,76 @@ def st_e3() -> None:
     t.save("ST-E3-hold-into-next-round")
 
 
+def st_4_holder_carries_over() -> None:
+    """ST-4 from a hold (issue 11): Mitch (10) holds on his turn; the GM's target_aware for
+    Larry, who is not holding, is refused (ST-5); while Larry acts Mitch carries his held
+    action into round 2 (movement only, right after Larry); in round 2 he interrupts Larry at
+    7; in round 3 he is back at 10."""
+    t = mitch_and_larry()
+    t.intent("hold", LARRY, GM, target_aware=True)  # refused: Larry is not waiting
+    t.intent("hold", MITCH, P_MITCH, next_round=True)
+    t.write_initiative(MITCH, 6)  # his movement turn, right after Larry's
+    t.move_pointer(MITCH, "combatTurn")  # Larry's turn ends: Mitch moves
+    t.next_round(LARRY)  # Mitch's held turn is passed over
+    t.write_initiative(MITCH, 10)
+    t.intent("act", MITCH, P_MITCH, before=LARRY)
+    t.move_pointer(MITCH)
+    t.write_initiative(MITCH, 7)
+    t.move_pointer(LARRY, "combatTurn")
+    t.next_round(MITCH)
+    t.write_initiative(MITCH, 10)
+    t.move_pointer(LARRY, "combatTurn")
+    t.save("ST-4-holder-carries-over")
+
+
+NINA, P_NINA = "cmbNina000000004", "plrNina000000004"
+
+
+def both_hold_and_nina_interrupts(t: Table) -> None:
+    """Mitch's turn: he holds; Nina's: she holds; Larry's begins, and Nina interrupts it."""
+    t.intent("hold", MITCH, P_MITCH)
+    t.move_pointer(NINA)
+    t.intent("hold", NINA, P_NINA)
+    t.move_pointer(LARRY)
+    t.intent("act", NINA, P_NINA, before=LARRY)
+    t.move_pointer(NINA)
+
+
+def st_3_shared_moment() -> None:
+    """ST-3 (issue 11): Mitch (10, modifier 5) and Nina (8, modifier 3) hold; as Larry's (6)
+    turn begins, Nina and then Mitch interrupt him: they share the moment, and Mitch goes
+    first by the tie rule. In round 2 both hold again; Nina interrupts Larry and acts; once
+    the GM ends her turn the moment is closed, and Mitch's interrupt comes after hers."""
+    t = Table("storytellerWorld", [combatant(MITCH, "Mitch", P_MITCH, 5),
+                                   combatant(NINA, "Nina", P_NINA, 3),
+                                   combatant(LARRY, "Larry", P_LARRY, 3)])
+    t.roll(MITCH, 5, 5)
+    t.roll(NINA, 5, 3)
+    t.roll(LARRY, 3, 3)
+    t.write_initiative(MITCH, 10)
+    t.write_initiative(NINA, 8)
+    t.write_initiative(LARRY, 6)
+    t.start(MITCH)
+    both_hold_and_nina_interrupts(t)
+    t.write_initiative(NINA, 7)
+    t.intent("act", MITCH, P_MITCH, before=LARRY)  # the same moment: Mitch first
+    t.move_pointer(MITCH)
+    t.write_initiative(MITCH, 7)
+    t.move_pointer(NINA, "combatTurn")
+    t.move_pointer(LARRY, "combatTurn")
+    t.next_round(MITCH)  # both keep 7 (ST-2 ruling): Mitch, Nina, Larry
+    both_hold_and_nina_interrupts(t)
+    t.move_pointer(LARRY, "combatTurn")  # Nina has acted: the moment is closed
+    t.intent("act", MITCH, P_MITCH, before=LARRY)  # after Nina, right before Larry
+    t.move_pointer(MITCH)
+    t.write_initiative(NINA, 7.01)
+    t.move_pointer(LARRY, "combatTurn")
+    t.save("ST-3-shared-interrupt-moment")
+
+
 if __name__ == "__main__":
     st_e1()
     st_e2()
     st_e3()
+    st_4_holder_carries_over()
+    st_3_shared_moment()

@@ -61,6 +61,8 @@ class Table:
         self.round = 0
         self.pointer: str | None = None
         self.fighters = list(fighters)
+        #: Foundry's CombatantGroups, ``{_id, name}`` each
+        self.groups: list[dict[str, Any]] = []
         self.outcome: Outcome | None = None
 
     # ------------------------------------------------------------ sending
@@ -84,7 +86,7 @@ class Table:
 
     def snapshot(self) -> dict[str, Any]:
         return {"_id": COMBAT, "type": "base", "system": {}, "scene": "Xo4bT8sKq1VnZ6cP",
-                "groups": [], "combatants": self.fighters, "active": True, "round": self.round,
+                "groups": self.groups, "combatants": self.fighters, "active": True, "round": self.round,
                 "turn": None, "sort": 0, "flags": {}}
 
     def hook_msg(self, name: str, *, roll: dict[str, Any] | None = None,

@@ -2,7 +2,8 @@
 pipeline the server uses (schemas in and out), checking after every message:
 
 - the plan's order (and the next round's) reproduces under Foundry's own sort;
-- no combatant is offered or granted a second clever reroll (BI-2);
+- no combatant is offered a clever reroll once it has made or declined one, nor granted a
+  second (BI-2: only a reroll made, or a decline, uses up the "once");
 - a dashed combatant has no reaction until its first turn after the dashed one (BI-4);
 - a refused message changes nothing but ``last_seq``;
 - the engine never fails (no ``internal_error``).
@@ -59,7 +60,11 @@ class Run:
         self.time = 0.0
         self.round = 0
         self.pointer: str | None = None
-        self.offers: Counter[str] = Counter()
+        #: combatants offered a reroll after they had made or declined one
+        self.offered_again: list[str] = []
+        #: who made or declined a reroll; the combatant each reroll offer was for
+        self.used: set[str] = set()
+        self.offer_of: dict[str, str] = {}
         self.rerolled: Counter[str] = Counter()
         self.prompt_ids: list[str] = []
         self.readied_ids: list[str] = []
@@ -138,7 +143,12 @@ class Run:
         for prompt in ack["prompts"]:
             self.prompt_ids.append(prompt["prompt_id"])
             if prompt["kind"] == "reroll":
-                self.offers[prompt["combatant_id"]] += 1
+                if prompt["combatant_id"] in self.used:
+                    self.offered_again.append(prompt["combatant_id"])
+                self.offer_of[prompt["prompt_id"]] = prompt["combatant_id"]
+        args = payload.get("args") or {}
+        if payload.get("kind") == "reroll.decide" and args.get("accept") is False:
+            self.used.add(self.offer_of[args["prompt_id"]])
         for notice in ack["notices"]:
             if notice["kind"] == "readied.declared":
                 self.readied_ids.append(notice["readied_id"])
@@ -148,13 +158,14 @@ class Run:
         roll = payload.get("roll")
         if roll is not None and roll.get("reroll_of"):
             self.rerolled[roll["combatant_id"]] += 1
+            self.used.add(roll["combatant_id"])
         plan = self.plan
         if (plan is not None and plan["current"] in self.blocked
                 and plan["round"] > self.blocked[plan["current"]]):
             del self.blocked[plan["current"]]
 
     def check(self) -> None:
-        assert all(n <= 1 for n in self.offers.values()), self.offers
+        assert not self.offered_again, self.offered_again
         assert all(n <= 1 for n in self.rerolled.values()), self.rerolled
         plan = self.plan
         if plan is None:

@@ -125,7 +125,8 @@ def test_with_initiative_below_10_only_surprise_immunity_remains() -> None:
     assert entry["reaction"] == {"available": False, "reason": "before_first_turn"}
 
 
-def test_without_watched_creatures_in_the_combat_nothing_applies() -> None:
+def wolf_fight(rogue_natural: int) -> Table:
+    """The rogue watched the orcs, but a wolf attacks: none of the watched is in the combat."""
     t = Table(
         fighter(ROGUE, "Rogue", dex=4, owners=(ROGUE_PLAYER,), actor=ROGUE_ACTOR, token=ROGUE_TOKEN),
         fighter(WOLF, "Wolf", npc=True),
@@ -133,11 +134,29 @@ def test_without_watched_creatures_in_the_combat_nothing_applies() -> None:
     watch(t)
     t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
     t.create()
-    t.roll(ROGUE, 16, 4)
-    t.roll(WOLF, 3)
+    t.roll(ROGUE, rogue_natural, 4)
+    t.roll(WOLF, 15)
     t.start()
-    assert t.reaction(ROGUE) == (True, "available")  # its turn has started (20)
-    assert "surprise_immune" not in t.entry(ROGUE)["tags"]
+    return t
+
+
+def test_BI_3_the_early_reaction_does_not_depend_on_who_is_watched() -> None:
+    """Issue 11: only the surprise immunity is limited to the watched creatures."""
+    t = wolf_fight(10)  # 14: the wolf (15) acts first
+    assert t.plan["current"] == WOLF
+    entry = t.entry(ROGUE)
+    assert entry["reaction"] == {"available": True, "reason": "ready_to_strike"}
+    assert "surprise_immune" not in entry["tags"] and "ready_to_strike" in entry["tags"]
+    assert "watched" not in entry["detail"] and "BI-3" in entry["rules"]
+    t.intent("reaction.use", ROGUE, user=ROGUE_PLAYER, reason="opportunity attack")
+    assert t.reaction(ROGUE) == (False, "spent")
+
+
+def test_BI_3_without_watched_creatures_and_below_10_nothing_applies() -> None:
+    t = wolf_fight(5)  # 9
+    entry = t.entry(ROGUE)
+    assert entry["reaction"] == {"available": False, "reason": "before_first_turn"}
+    assert "surprise_immune" not in entry["tags"]
 
 
 def test_the_declaration_is_used_up_when_its_combat_starts() -> None:

@@ -258,15 +258,67 @@ def test_a_reroll_of_an_unknown_offer_is_an_unknown_prompt() -> None:
     t.refused("unknown_prompt", t.roll_msg(WIZ, 17, 2, reroll_of="prompt-99.1"))
 
 
-def test_a_new_plain_roll_withdraws_the_offer_and_makes_none() -> None:
+def test_BI_2_a_withdrawn_offer_does_not_use_up_the_reroll() -> None:
+    """Issue 11: the GM rolls again before anyone answers; the new natural 2 <= 4 brings a
+    new offer: only a reroll made (or a decline) uses up the "once"."""
+    t = table()
+    t.roll(WIZ, 3, 2)
+    first = offer_of(t)
+    t.roll(WIZ, 2, 2)
+    [again] = t.prompts("reroll")
+    assert again["prompt_id"] != first and again["data"]["natural"] == 2
+    assert set(t.world.prompts) == {again["prompt_id"]}
+    assert t.entry(WIZ)["initiative"] == 4 and "reroll_pending" in t.entry(WIZ)["tags"]
+    t.refused("unknown_prompt", t.intent_msg("reroll.decide", WIZ, user=PLAYER,
+                                             prompt_id=first, accept=True))
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=again["prompt_id"], accept=True)
+    t.intent("reroll.approve", WIZ, prompt_id=t.prompts()[0]["prompt_id"], approve=True)
+    t.roll(WIZ, 1, 2, reroll_of=again["prompt_id"])
+    assert t.prompts() == [] and t.entry(WIZ)["initiative"] == 3
+
+
+def test_BI_2_a_new_roll_that_does_not_qualify_withdraws_the_offer_and_keeps_the_right() -> None:
     t = table()
     t.roll(WIZ, 3, 2)
     offer = offer_of(t)
-    t.roll(WIZ, 1, 2)
+    t.roll(WIZ, 15, 2)
     assert t.prompts() == [] and t.world.prompts == {}
-    assert t.entry(WIZ)["initiative"] == 3 and t.entry(WIZ)["tags"] == []
+    assert t.entry(WIZ)["initiative"] == 17 and t.entry(WIZ)["tags"] == []
     t.refused("unknown_prompt", t.intent_msg("reroll.decide", WIZ, user=PLAYER,
                                              prompt_id=offer, accept=True))
+    t.roll(WIZ, 1, 2)
+    assert len(t.prompts("reroll")) == 1
+
+
+def test_BI_2_a_roll_replacing_an_approved_reroll_brings_a_new_offer() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer_of(t), accept=True)
+    t.intent("reroll.approve", WIZ, prompt_id=t.prompts()[0]["prompt_id"], approve=True)
+    t.roll(WIZ, 4, 2)  # the GM's plain roll before the reroll came
+    assert [p["kind"] for p in t.prompts()] == ["reroll"] and len(t.world.prompts) == 1
+
+
+def test_BI_2_a_gm_denial_does_not_use_up_the_reroll() -> None:
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer_of(t), accept=True)
+    t.intent("reroll.approve", WIZ, prompt_id=t.prompts()[0]["prompt_id"], approve=False)
+    t.roll(WIZ, 2, 2)
+    assert len(t.prompts("reroll")) == 1
+
+
+@pytest.mark.parametrize("accept", [False, True])
+def test_BI_2_a_decline_or_a_reroll_made_uses_it_up(accept: bool) -> None:
+    t = table(auto_approve_rerolls=True)
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=accept)
+    if accept:
+        t.roll(WIZ, 9, 2, reroll_of=offer)
+    t.roll(WIZ, 1, 2)  # the GM rolls again: a qualifying natural, but the right is used
+    assert t.prompts() == [] and t.world.prompts == {}
+    assert t.entry(WIZ)["initiative"] == 3
 
 
 def test_initiative_set_by_the_gm_replaces_the_value() -> None:
@@ -319,3 +371,83 @@ def test_a_player_who_declined_cannot_roll_again_but_a_gm_may() -> None:
     t.refused("rule_violation", t.roll_msg(WIZ, 19, 2, user=PLAYER))
     t.roll(WIZ, 15, 2)  # the GM rolls again: a GM's override, like initiative.set
     assert t.initiatives()[WIZ] == 17
+
+
+# ---------------------------------------------------------------- BI-2: group rolls (issue 11)
+
+PACK = "grpGoblins000001"
+GOB1, GOB2, ELF1, ELF2 = ("cmbGoblinA000001", "cmbGoblinB000001", "cmbElfA000000001",
+                          "cmbElfB000000001")
+TWINS = "grpTwins00000001"
+
+
+def grouped(cid: str, name: str, group: str, **kw: Any) -> dict[str, Any]:
+    return {**fighter(cid, name, **kw), "group": group}
+
+
+def group_table(**settings: Any) -> Table:
+    t = Table(grouped(GOB1, "Goblin A", PACK, dex=2, int_=3, npc=True),
+              grouped(GOB2, "Goblin B", PACK, dex=2, int_=1, npc=True),
+              grouped(ELF1, "Elf A", TWINS, dex=3, int_=2, owners=(PLAYER,)),
+              grouped(ELF2, "Elf B", TWINS, dex=3, int_=4, owners=(PLAYER, OTHER)),
+              settings=settings)
+    t.groups = [{"_id": PACK, "name": "Goblins"}, {"_id": TWINS, "name": "Twins"}]
+    t.create()
+    return t
+
+
+def group_roll(t: Table, group: str, natural: int, modifier: int,
+               reroll_of: str | None = None, user: str = GM) -> None:
+    roll: dict[str, Any] = {"group_id": group, "roll": d20(natural, modifier)}
+    if reroll_of is not None:
+        roll["reroll_of"] = reroll_of
+    t.hook("initiativeRoll", roll=roll, user=user)
+
+
+def test_BI_2_a_group_roll_gets_the_offer_and_every_member_takes_the_reroll() -> None:
+    t = group_table()
+    group_roll(t, PACK, 1, 2)  # natural 1 <= the lowest Int (+1)
+    [offer] = t.prompts("reroll")
+    assert offer["to"] == "gm" and offer["combatant_id"] == GOB1
+    assert offer["data"]["group_id"] == PACK and offer["data"]["int"] == 1
+    assert offer["data"]["members"] == [GOB1, GOB2]
+    assert all("reroll_pending" in t.entry(c)["tags"] for c in (GOB1, GOB2))
+    t.intent("reroll.decide", GOB1, prompt_id=offer["prompt_id"], accept=True)
+    t.intent("reroll.approve", GOB1, prompt_id=t.prompts()[0]["prompt_id"], approve=True)
+    [ask] = t.prompts()
+    assert ask["data"] == {"formula": "1d20 + 2", "reroll_of": offer["prompt_id"],
+                           "group_id": PACK}
+    group_roll(t, PACK, 14, 2, reroll_of=offer["prompt_id"])
+    assert t.initiatives()[GOB1] is not None and t.initiatives()[GOB1] // 1 == 16
+    assert t.initiatives()[GOB2] is not None and t.initiatives()[GOB2] // 1 == 16
+    assert all("reroll_pending" not in t.entry(c)["tags"] for c in (GOB1, GOB2))
+    group_roll(t, PACK, 1, 2)  # the GM rolls again: the group's reroll is used up
+    assert t.prompts() == []
+
+
+def test_BI_2_ruling_a_group_qualifies_only_when_every_member_would() -> None:
+    t = group_table()
+    group_roll(t, PACK, 2, 2)  # 2 <= Goblin A's +3, but not Goblin B's +1
+    assert t.prompts() == []
+
+
+def test_BI_2_a_player_group_offer_goes_to_the_owners_of_every_member() -> None:
+    t = group_table()
+    group_roll(t, TWINS, 2, 3, user=PLAYER)  # 2 <= the lowest Int (+2)
+    [offer] = t.prompts("reroll")
+    assert offer["to"] == [PLAYER] and offer["data"]["members"] == [ELF1, ELF2]
+    t.refused("not_permitted", t.intent_msg("reroll.decide", ELF2, user=OTHER,
+                                            prompt_id=offer["prompt_id"], accept=True))
+    t.intent("reroll.decide", ELF1, user=PLAYER, prompt_id=offer["prompt_id"], accept=False)
+    assert all(t.initiatives()[c] is not None and t.initiatives()[c] // 1 == 5 for c in (ELF1, ELF2))
+
+
+def test_BI_2_a_group_reroll_may_come_back_for_one_member() -> None:
+    """The module rolls a ``reroll.roll`` prompt for its ``combatant_id``: the group's
+    representative; the engine gives the result to the whole group."""
+    t = group_table(auto_approve_rerolls=True)
+    group_roll(t, PACK, 1, 2)
+    offer = offer_of(t)
+    t.intent("reroll.decide", GOB1, prompt_id=offer, accept=True)
+    t.roll(GOB1, 11, 2, reroll_of=offer)
+    assert {t.initiatives()[c] // 1 for c in (GOB1, GOB2)} == {13}  # type: ignore[operator]

@@ -118,6 +118,28 @@ def test_DP_4_a_lost_turn_keeps_the_hesitation_until_its_round_ends() -> None:
     assert upcoming == {ANN: "full", BOB: "full", CID: "none"}
 
 
+def test_DP_4_the_refusal_counts_this_rounds_lost_turn_as_this_rounds() -> None:
+    t = Table()
+    t.create()
+    t.add(ANN, "Ann", HUMAN)
+    t.add(BOB, "Bob", HUMAN)
+    t.add(CID, "Cid", HUMAN)
+    t.roll(ANN, [6, 6, 2, 2, 2])  # 2
+    t.roll(BOB, [4, 3, 1, 2, 1])  # −1: loses round 1's active phase, nothing after
+    t.roll(CID, [3, 2, 3, 1, 1])  # −2, critical: loses rounds 1 and 2
+    t.start()
+    bob = refused(t, "hold", BOB, {}, user=PLAYER)
+    assert "its turn in round 1" in bob.message and "more" not in bob.message
+    cid = refused(t, "hold", CID, {}, user=PLAYER)
+    assert "its turn in round 1 and 1 more after it" in cid.message
+    t.next_turn()  # Bob's and Cid's round-1 turns pass
+    t.next_turn()
+    assert t.plan()["round"] == 2
+    cid = refused(t, "hold", CID, {}, user=PLAYER)
+    assert "its turn in round 2" in cid.message and "more" not in cid.message
+    assert all(e.rule == "DP-4" and e.path == "/combatant_id" for e in (bob, cid))
+
+
 def test_DP_5_refusals_name_DP_5_and_change_nothing() -> None:
     t = fight()
     error = refused(t, "act", BOB, {"after": CID}, user=PLAYER)
@@ -138,4 +160,71 @@ def test_DP_6_a_group_member_may_delay_on_its_own() -> None:
     t.start()
     t.intent("hold", ANN, {}, user=PLAYER)
     t.intent("act", ANN, {"after": CID}, user=PLAYER)
+    assert t.order() == [BOB, CID, ANN] and reproduces(t)
+
+
+# ---------------------------------------------------------------- DP-5: the sequence is kept
+
+def bases_fight() -> Table:
+    """Ann 3 successes (base 4), Bob 2 (base 5), Cid 1 (base 6); round 1, Ann's turn."""
+    t = Table()
+    t.create()
+    t.add(ANN, "Ann", {"reaction": 2, "wits": 2})
+    t.add(BOB, "Bob", HUMAN)
+    t.add(CID, "Cid", {"reaction": 3, "wits": 3})
+    t.roll(ANN, [6, 5, 4, 2])
+    t.roll(BOB, [6, 5, 2, 2, 2])
+    t.roll(CID, [6, 2, 2, 2, 2, 2])
+    t.start()
+    return t
+
+
+def test_DP_5_a_step_in_keeps_its_place_in_later_rounds_whatever_the_bases() -> None:
+    """Issue 11: Ann steps in after Bob with 1 success (base 4); Cid also has 1, with base
+    6, yet no later round puts Cid ahead of her without a new declaration."""
+    t = bases_fight()
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.intent("act", ANN, {"after": BOB}, user=PLAYER)
+    assert t.order() == [BOB, ANN, CID]
+    assert [e["combatant_id"] for e in t.plan()["next_round"]["order"]] == [BOB, ANN, CID]
+    for round_ in (2, 3):
+        t.next_round()
+        assert t.plan()["round"] == round_ and t.order() == [BOB, ANN, CID] and reproduces(t)
+        assert t.entry(ANN)["initiative"] // 1 == 1  # Bob's 2 successes − 1
+
+
+def test_DP_5_a_step_in_relative_to_a_stepped_in_combatant_keeps_the_chain() -> None:
+    t = bases_fight()
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.intent("act", ANN, {"after": BOB}, user=PLAYER)
+    t.next_round()
+    t.intent("hold", CID, {}, user=PLAYER)
+    t.intent("act", CID, {"before": ANN}, user=PLAYER)  # 2 successes, base 6: still after Bob
+    assert t.order() == [BOB, CID, ANN]
+    t.next_round()
+    assert t.order() == [BOB, CID, ANN] and reproduces(t)
+
+
+def test_DP_5_a_step_in_from_a_carried_hold_returns_to_the_kept_place() -> None:
+    t = bases_fight()
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.intent("act", ANN, {"after": BOB}, user=PLAYER)
+    t.next_round()  # round 2: Bob, Ann, Cid
+    t.next_turn()
+    t.intent("hold", ANN, {}, user=PLAYER)  # waits; carried into round 3 (ST-5 ruling)
+    t.next_round()
+    assert t.plan()["round"] == 3
+    t.intent("act", ANN, {"before": BOB}, user=PLAYER)
+    assert t.order() == [ANN, BOB, CID]
+    t.next_round()  # round 4: back at its place after Bob, not by the bases
+    assert t.order() == [BOB, ANN, CID] and reproduces(t)
+
+
+def test_DP_5_the_gms_number_replaces_a_kept_place() -> None:
+    t = bases_fight()
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.intent("act", ANN, {"after": BOB}, user=PLAYER)
+    t.next_round()
+    t.intent("initiative.set", ANN, {"value": 0})
+    t.next_round()
     assert t.order() == [BOB, CID, ANN] and reproduces(t)

@@ -259,3 +259,150 @@ def test_a_refusal_reaches_the_module_as_a_rule_violation_with_rule_and_path() -
     assert ack["ok"] is False and ack["seq"] == seq
     assert ack["error"]["code"] == "rule_violation" and ack["error"]["rule"] == "ST-1"
     assert ack["error"]["path"] == "/combatant_id"  # Mitch acted already: not holding
+
+
+# ---------------------------------------------------------------- issue 11: ST-5 target aware
+
+
+def test_ST_5_target_aware_for_a_combatant_that_is_not_holding_is_refused() -> None:
+    t = Table().setup((MITCH, 10, 5), (LARRY, 6, 3))
+    error = t.refused("hold", LARRY, GM, target_aware=True)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-5"
+    assert error.path == "/args/target_aware" and "not waiting" in error.message
+    assert t.current == MITCH and holding(t.combat.combatants[LARRY]) is None
+
+
+def test_ST_5_target_aware_after_stepping_in_is_refused() -> None:
+    t = mitch_holds()
+    t.intent("act", MITCH, owner(MITCH), after=LARRY)
+    error = t.refused("hold", MITCH, GM, target_aware=True)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-5"
+
+
+# ---------------------------------------------------------------- issue 11: ST-4 from a hold
+
+
+def test_ST_4_a_holder_may_carry_its_held_action_into_the_next_round() -> None:
+    t = mitch_holds()  # Mitch holds on his turn; Larry is current
+    t.intent("hold", MITCH, owner(MITCH), next_round=True)
+    entry = t.entry(MITCH)
+    assert entry["acts"] == "movement_only" and entry["rules"] == ["ST-4"]
+    assert t.order() == [LARRY, MITCH] and t.current == LARRY  # his movement follows Larry
+    t.next_turn()
+    assert t.current == MITCH  # he moves
+    t.next_turn()
+    assert t.plan["round"] == 2 and t.entry(MITCH)["acts"] == "held"
+    assert "any_point" in t.entry(MITCH)["tags"] and t.entry(MITCH)["rules"] == ["ST-4"]
+    t.intent("act", MITCH, owner(MITCH), before=LARRY)
+    assert t.values() == {MITCH: 7, LARRY: 6}
+    t.next_turn()
+    t.next_turn()
+    assert t.plan["round"] == 3 and t.values() == {MITCH: 10, LARRY: 6}
+
+
+def test_ST_4_a_carried_hold_whose_place_has_passed_may_be_carried_again() -> None:
+    t = mitch_holds()
+    t.next_turn()  # round 2: Mitch waits (ST-5); his place is passed over at once
+    assert t.plan["round"] == 2 and t.current == LARRY
+    t.intent("hold", MITCH, owner(MITCH), next_round=True)
+    assert t.entry(MITCH)["acts"] == "movement_only" and t.order() == [LARRY, MITCH]
+    t.next_turn()
+    assert t.current == MITCH
+    t.next_turn()
+    assert t.plan["round"] == 3 and t.entry(MITCH)["acts"] == "held"
+
+
+def test_ST_4_a_holder_that_stepped_in_or_already_gave_up_cannot_carry_it_over() -> None:
+    t = mitch_holds()
+    t.intent("act", MITCH, owner(MITCH), after=LARRY)
+    error = t.refused("hold", MITCH, owner(MITCH), next_round=True)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-4"
+    assert "stepped in" in error.message
+    t2 = mitch_holds()
+    t2.intent("hold", MITCH, owner(MITCH), next_round=True)
+    error = t2.refused("hold", MITCH, owner(MITCH), next_round=True)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-4"
+    assert "already gave up" in error.message
+
+
+def test_a_second_plain_hold_is_refused_under_the_rule_its_message_cites() -> None:
+    t = mitch_holds()
+    error = t.refused("hold", MITCH, owner(MITCH))
+    assert isinstance(error, RuleViolation) and error.rule == "ST-1"
+    assert "ST-5" not in error.message and "already holding" in error.message
+    t.next_turn()  # carried over: waiting across rounds
+    error = t.refused("hold", MITCH, owner(MITCH))
+    assert isinstance(error, RuleViolation) and error.rule == "ST-5"
+
+
+def test_ST_2_before_a_holder_advises_what_is_possible() -> None:
+    t = Table().setup((MITCH, 10, 5), (ZED, 8, 1), (LARRY, 6, 3))
+    t.intent("hold", MITCH)
+    t.intent("hold", ZED)
+    error = t.refused("act", MITCH, owner(MITCH), before=ZED)
+    assert isinstance(error, RuleViolation) and error.rule == "ST-2"
+    assert error.path == "/args/before" and "once it has acted" not in error.message
+    assert "once it has stepped in" in error.message
+    error = t.refused("act", MITCH, owner(MITCH), after=ZED)
+    assert error.rule == "ST-1" and "once it has acted" in error.message
+    t.intent("act", ZED, owner(ZED), after=LARRY)  # as advised: Zed has a place now
+    t.intent("act", MITCH, owner(MITCH), before=ZED)
+    assert t.order() == [LARRY, MITCH, ZED]
+
+
+# ---------------------------------------------------------------- issue 11: ST-3 same moment
+
+NINA = "cmbNina000000004"
+
+
+def larry_begins() -> Table:
+    """Mitch (10, modifier 5) and Nina (8, modifier 3) hold; Larry's (6) turn begins."""
+    t = Table().setup((MITCH, 10, 5), (NINA, 8, 3), (LARRY, 6, 3))
+    t.intent("hold", MITCH, owner(MITCH))
+    t.intent("hold", NINA, owner(NINA))
+    assert t.current == LARRY
+    return t
+
+
+def test_ST_3_interrupts_sharing_the_moment_follow_the_tie_rule_not_arrival() -> None:
+    t = larry_begins()
+    t.intent("act", NINA, owner(NINA), before=LARRY)
+    assert t.current == NINA
+    t.intent("act", MITCH, owner(MITCH), before=LARRY)  # the moment is still open
+    assert t.order() == [MITCH, NINA, LARRY] and t.current == MITCH
+    assert {c: t.combat.combatants[c].score for c in (MITCH, NINA)} == {MITCH: 7, NINA: 7}
+    assert t.reproduces()
+    assert all("ST-3" in t.entry(c)["rules"] for c in (MITCH, NINA))
+    t.next_turn()
+    assert t.current == NINA
+    t.next_turn()
+    assert t.current == LARRY
+
+
+def test_ST_3_a_later_interrupter_lower_in_the_tie_waits_after_the_first() -> None:
+    t = larry_begins()
+    t.intent("act", MITCH, owner(MITCH), before=LARRY)
+    t.intent("act", NINA, owner(NINA), before=LARRY)
+    assert t.order() == [MITCH, NINA, LARRY] and t.current == MITCH
+
+
+def test_ST_3_the_moment_closes_when_the_first_interrupters_turn_ends() -> None:
+    t = larry_begins()
+    t.intent("act", NINA, owner(NINA), before=LARRY)
+    t.next_turn()  # Nina has acted: the GM ends her turn, Larry begins again
+    assert t.current == LARRY
+    t.intent("act", MITCH, owner(MITCH), before=LARRY)  # a new moment: after Nina
+    assert t.order() == [NINA, MITCH, LARRY] and t.current == MITCH and t.reproduces()
+    t.next_turn()
+    assert t.current == LARRY
+
+
+def test_ST_4_carried_over_when_the_round_has_no_turn_left_its_movement_comes_at_once() -> None:
+    t = Table().setup((MITCH, 10, 5), (LARRY, 6, 3))
+    t.next_turn()
+    t.intent("hold", LARRY, owner(LARRY))  # nobody left: the round has no turn in progress
+    assert t.current is None
+    t.intent("hold", LARRY, owner(LARRY), next_round=True)
+    assert t.current == LARRY and t.entry(LARRY)["acts"] == "movement_only"
+    t.next_turn()
+    assert t.plan["round"] == 2 and t.entry(LARRY)["acts"] == "held" and t.current == MITCH

@@ -1,0 +1,60 @@
+"""Progress of long ``replay``, ``export`` and ``bench`` runs, drawn by ``rich``.
+
+Shown only on a terminal: when both the command's output and its error stream are
+terminals. With the output piped or redirected (``replay X > golden.jsonl``, CI logs) the
+command prints nothing more than before. The bar is transient: it disappears when done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TextIO, TypeVar
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+T = TypeVar("T")
+
+
+def on_terminal(stdout: TextIO, stderr: TextIO) -> bool:
+    return all(callable(getattr(s, "isatty", None)) and s.isatty() for s in (stdout, stderr))
+
+
+def _bar(stderr: TextIO) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(file=stderr), transient=True,
+    )
+
+
+def tracked(items: Iterable[T], total: int, what: str, stdout: TextIO, stderr: TextIO) -> Iterator[T]:
+    """``items`` as they are, with a bar on ``stderr`` if on a terminal."""
+    if not on_terminal(stdout, stderr):
+        yield from items
+        return
+    with _bar(stderr) as bar:
+        task = bar.add_task(what, total=total)
+        for item in items:
+            yield item
+            bar.advance(task)
+
+
+@contextmanager
+def steps(total: int, what: str, stdout: TextIO, stderr: TextIO) -> Iterator[Callable[[str], None]]:
+    """A ``say(text)`` that advances one step and names it; silent off a terminal."""
+    if not on_terminal(stdout, stderr):
+        yield lambda text: None
+        return
+    with _bar(stderr) as bar:
+        task = bar.add_task(what, total=total)
+        started = False
+
+        def say(text: str) -> None:
+            nonlocal started
+            if started:
+                bar.advance(task)
+            started = True
+            bar.update(task, description=f"{what}: {text}")
+
+        yield say

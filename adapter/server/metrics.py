@@ -1,0 +1,136 @@
+"""``GET /healthz`` and ``GET /metrics`` for whoever runs the sidecar.
+
+Both answer only to loopback addresses (and to the networks ``--metrics-from`` names):
+binding elsewhere for the module does not publish them. ``/healthz`` is 200 when the store
+takes a write transaction and the stored worlds are loaded, else 503 with the reason.
+``/metrics`` is Prometheus' text format from ``prometheus-client``, one registry per app:
+
+- ``initiative_sidecar_messages_total{event, result}``: answered messages; ``event`` is
+  ``hook``, ``intent`` or ``other``, ``result`` ``ok``, ``duplicate`` or ``refused``;
+- ``initiative_sidecar_refusals_total{code}``: refusals by error code;
+- ``initiative_sidecar_ack_seconds{event}``: from receiving a message to its ack (histogram);
+- ``initiative_sidecar_connects_total{result}``: connection attempts, ``accepted`` or the
+  refusal code (``auth_failed``, ``throttled``...);
+- ``initiative_sidecar_connected_worlds``, ``initiative_sidecar_loaded_worlds``;
+- ``initiative_sidecar_store_commit_seconds``: one message's insert and commit (histogram);
+- the process collector's ``process_*`` (memory, CPU, open files).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.process_collector import ProcessCollector
+
+from ..config import Config
+from .observe import Answered
+
+ACK_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+COMMIT_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        ProcessCollector(registry=self.registry)
+        self.messages = Counter(
+            "initiative_sidecar_messages", "Messages answered, by event and result",
+            ["event", "result"], registry=self.registry,
+        )
+        self.refusals = Counter(
+            "initiative_sidecar_refusals", "Messages refused, by error code", ["code"], registry=self.registry
+        )
+        self.ack_seconds = Histogram(
+            "initiative_sidecar_ack_seconds", "Time from a message's arrival to its ack",
+            ["event"], buckets=ACK_BUCKETS, registry=self.registry,
+        )
+        self.commit_seconds = Histogram(
+            "initiative_sidecar_store_commit_seconds", "Time to store and commit one message",
+            buckets=COMMIT_BUCKETS, registry=self.registry,
+        )
+        self.connects = Counter(
+            "initiative_sidecar_connects", "Connection attempts: accepted, or the refusal code",
+            ["result"], registry=self.registry,
+        )
+        self.connected = Gauge(
+            "initiative_sidecar_connected_worlds", "Worlds with a connected writer", registry=self.registry
+        )
+        self.loaded = Gauge("initiative_sidecar_loaded_worlds", "Worlds in memory", registry=self.registry)
+
+    def observe(self, answered: Answered) -> None:
+        ack = answered.ack
+        if not ack.get("ok"):
+            result = "refused"
+            self.refusals.labels(code=str((ack.get("error") or {}).get("code", "?"))).inc()
+        else:
+            result = "duplicate" if ack.get("duplicate") else "ok"
+        self.messages.labels(event=answered.event, result=result).inc()
+        self.ack_seconds.labels(event=answered.event).observe(answered.seconds)
+
+    def connect(self, result: str) -> None:
+        self.connects.labels(result=result).inc()
+
+    def attach(self, writers: dict[str, str], states: dict[str, Any], store: Any) -> None:
+        """Read the gauges from the running sidecar; time the store's appends."""
+        self.connected.set_function(lambda: len(writers))
+        self.loaded.set_function(lambda: len(states))
+        store.append = self.timed(store.append)
+
+    def timed(self, append: Callable[..., None]) -> Callable[..., None]:
+        def append_timed(*args: Any, **kwargs: Any) -> None:
+            started = time.perf_counter()
+            try:
+                append(*args, **kwargs)
+            finally:
+                self.commit_seconds.observe(time.perf_counter() - started)
+
+        return append_timed
+
+
+def operator_only(config: Config) -> Callable[[web.Request], bool]:
+    """Whether a request may read /healthz and /metrics: loopback, or a ``--metrics-from`` network."""
+    networks = [ipaddress.ip_network(n, strict=False) for n in config.metrics_from]
+
+    def allowed(request: web.Request) -> bool:
+        try:
+            address = ipaddress.ip_address(request.remote or "")
+        except ValueError:
+            return False
+        return address.is_loopback or any(address in network for network in networks)
+
+    return allowed
+
+
+def store_writable(db: sqlite3.Connection) -> str | None:
+    """None if the store takes a write transaction, else why not."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("ROLLBACK")
+    except sqlite3.Error as error:
+        return f"the store cannot be written: {error}"
+    return None
+
+
+def add_metrics_routes(app: web.Application, config: Config, metrics: Metrics,
+                       health: Callable[[], tuple[bool, dict[str, Any]]]) -> None:
+    allowed = operator_only(config)
+
+    async def get_metrics(request: web.Request) -> web.Response:
+        if not allowed(request):
+            raise web.HTTPForbidden(text="metrics answer to loopback only (see --metrics-from)")
+        return web.Response(body=generate_latest(metrics.registry), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def get_healthz(request: web.Request) -> web.Response:
+        if not allowed(request):
+            raise web.HTTPForbidden(text="health answers to loopback only (see --metrics-from)")
+        ok, body = health()
+        return web.json_response(body, status=200 if ok else 503)
+
+    app.router.add_get("/metrics", get_metrics)
+    app.router.add_get("/healthz", get_healthz)

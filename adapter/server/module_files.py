@@ -1,0 +1,143 @@
+"""The Foundry module as the sidecar serves it and ``make release`` writes it.
+
+``GET /module/module.json`` is the manifest with its ``manifest`` and ``download`` URLs
+pointing back at the address the request came to (so a GM pastes
+``http://127.0.0.1:8765/module/module.json`` into Foundry's *Install Module* dialog), and
+``GET /module/initiative-sidecar.zip`` the module's files with that manifest at the root.
+The files come from ``vtt_module/`` of the checkout, or from the copy a wheel installs in
+``adapter/vtt_module/``; tests and dev files are left out (:data:`DEV_FILES`, the same list
+as the wheel's ``exclude`` in ``pyproject.toml``). The manifest's ``version`` and
+``flags.protocol`` are stamped from :mod:`adapter.version` and the protocol, the one source
+of both.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from .. import protocol
+from ..version import __version__
+
+log = logging.getLogger("initiative_sidecar.server")
+MODULE_ID = "initiative-sidecar"
+ZIP_NAME = f"{MODULE_ID}.zip"
+#: first path parts never shipped: the node tests, npm's files, dotfiles
+DEV_FILES = ("test", "node_modules", "package.json", "package-lock.json")
+#: where ``make release`` says the manifest and zip are published (``--url`` changes it)
+RELEASE_URL = "https://github.com/initiative-sidecar/initiative-sidecar/releases/latest/download"
+#: a fixed timestamp for every zip entry, so the same files make the same bytes
+ZIP_DATE = (2020, 2, 2, 0, 0, 0)
+
+
+def module_dir() -> Path:
+    """``vtt_module/`` of the source tree, or the copy installed inside the package."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here.parent / "vtt_module", here / "vtt_module"):
+        if (candidate / "module.json").exists():
+            return candidate
+    raise FileNotFoundError("the vtt_module/ folder was not found beside the adapter package")
+
+
+def shipped(relative: Path) -> bool:
+    first = relative.parts[0]
+    return first not in DEV_FILES and not any(part.startswith(".") or part == "__pycache__" for part in relative.parts)
+
+
+def module_files(folder: Path | None = None) -> list[str]:
+    """The module's files to ship, as sorted POSIX paths relative to its folder."""
+    folder = folder or module_dir()
+    return sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and shipped(p.relative_to(folder))
+    )
+
+
+def manifest(base_url: str, folder: Path | None = None) -> dict[str, Any]:
+    """module.json with this version and protocol, its URLs under ``base_url``."""
+    folder = folder or module_dir()
+    data: dict[str, Any] = json.loads((folder / "module.json").read_text(encoding="utf-8"))
+    data["version"] = __version__
+    data["flags"] = {**data.get("flags", {}), "protocol": protocol.PROTOCOL_VERSION}
+    base = base_url.rstrip("/")
+    data["manifest"] = f"{base}/module.json"
+    data["download"] = f"{base}/{ZIP_NAME}"
+    return data
+
+
+def manifest_bytes(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def build_zip(data: dict[str, Any], folder: Path | None = None) -> bytes:
+    """The module's zip: its files at the root, ``module.json`` replaced by ``data``."""
+    folder = folder or module_dir()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in module_files(folder):
+            content = manifest_bytes(data) if name == "module.json" else (folder / name).read_bytes()
+            archive.writestr(zipfile.ZipInfo(name, date_time=ZIP_DATE), content, zipfile.ZIP_DEFLATED)
+    return buffer.getvalue()
+
+
+def release(out: Path, base_url: str) -> list[Path]:
+    """``make release``: the manifest and the zip for a published release, in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    data = manifest(base_url)
+    written = [out / "module.json", out / ZIP_NAME]
+    written[0].write_bytes(manifest_bytes(data))
+    written[1].write_bytes(build_zip(data))
+    return written
+
+
+def request_base(request: web.Request) -> str:
+    """Where this request came to: its scheme and Host header (``X-Forwarded-*`` is not
+    read: behind a proxy, the proxy sets Host)."""
+    return f"{request.scheme}://{request.host}/module"
+
+
+@lru_cache(maxsize=8)
+def _cached_zip(base: str) -> bytes:
+    return build_zip(manifest(base))
+
+
+async def get_manifest(request: web.Request) -> web.Response:
+    return web.Response(body=manifest_bytes(manifest(request_base(request))), content_type="application/json")
+
+
+async def get_zip(request: web.Request) -> web.Response:
+    body = _cached_zip(request_base(request))
+    return web.Response(
+        body=body,
+        content_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{ZIP_NAME}"'},
+    )
+
+
+def add_module_routes(app: web.Application) -> None:
+    app.router.add_get("/module/module.json", get_manifest)
+    app.router.add_get(f"/module/{ZIP_NAME}", get_zip)
+
+
+def version_warnings(auth: dict[str, Any]) -> dict[str, Any]:
+    """What the welcome adds to warn of a module whose version is not the sidecar's:
+    ``{"warnings": [...]}``, logged; or nothing. (A module of another protocol is refused at
+    connect, ``protocol_mismatch``.)"""
+    module = auth.get("module_version")
+    if not isinstance(module, str) or module in ("", __version__):
+        return {}
+    message = (
+        f"the module is version {module}, the sidecar {__version__}: install the module the "
+        "sidecar serves at /module/module.json, or the sidecar that matches the module"
+    )
+    log.warning("world %s: %s", auth.get("world"), message)
+    return {"warnings": [{"code": "version_mismatch", "message": message,
+                          "data": {"module": module, "sidecar": __version__}}]}

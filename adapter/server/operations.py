@@ -1,0 +1,64 @@
+"""What the sidecar shows besides the socket: the module to install, the status page,
+health and metrics. ``create_app`` calls :func:`add_operations` once; its cleanup context
+runs after the app's own, so the sidecar and the worlds exist when it attaches."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from aiohttp import web
+
+from .. import protocol
+from ..config import Config
+from ..version import __version__
+from .metrics import Metrics, add_metrics_routes, store_writable
+from .module_files import add_module_routes
+from .observe import OBSERVERS_KEY, Observers
+from .status import StatusBoard
+from .status_http import add_status_routes
+
+METRICS_KEY = web.AppKey("metrics", Metrics)
+STATUS_KEY = web.AppKey("status", StatusBoard)
+
+
+def add_operations(app: web.Application, config: Config) -> None:
+    observers = Observers()
+    metrics = Metrics()
+    board = StatusBoard(config)
+    observers.listeners += [metrics.observe, board.observe]
+    observers.connect_listeners.append(metrics.connect)
+    app[OBSERVERS_KEY] = observers
+    app[METRICS_KEY] = metrics
+    app[STATUS_KEY] = board
+    running: dict[str, Any] = {}
+
+    def health() -> tuple[bool, dict[str, Any]]:
+        worlds = running.get("worlds")
+        if worlds is None:
+            return False, {"ok": False, "problem": "the worlds are not loaded yet"}
+        problem = store_writable(worlds.store.db)
+        body = {
+            "ok": problem is None,
+            "store": problem or "writable",
+            "worlds_loaded": len(worlds.states),
+            "worlds_connected": len(running["sidecar"].writers),
+            "version": __version__,
+            "protocol": protocol.PROTOCOL_VERSION,
+        }
+        return problem is None, body
+
+    async def attach(app: web.Application) -> AsyncIterator[None]:
+        from . import SIDECAR_KEY, WORLDS_KEY  # set by create_app's own context, which ran first
+
+        sidecar, worlds = app[SIDECAR_KEY], app[WORLDS_KEY]
+        running.update(sidecar=sidecar, worlds=worlds)
+        metrics.attach(sidecar.writers, worlds.states, worlds.store)
+        board.attach(sidecar.writers, worlds.states)
+        yield
+        running.clear()
+
+    add_module_routes(app)
+    add_metrics_routes(app, config, metrics, health)
+    add_status_routes(app, board)
+    app.cleanup_ctx.append(attach)

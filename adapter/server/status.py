@@ -1,0 +1,206 @@
+"""The status page at ``/``: for the GM, what the sidecar holds and last decided.
+
+Behind the world's token. ``POST /login`` with the token in a form body sets the cookie
+``isc_status`` (HttpOnly, SameSite=Strict, path /): a random session id, never the token,
+kept in memory (a restart logs everyone out). The session sees the worlds whose token is
+the one given: the shared token shows every world without its own ``--tokens-file`` token,
+a world's own token that world. Without a valid cookie every page answers 401 and shows
+nothing of any world. The token is never put in a URL and never logged. Bad tokens count
+per address as at connect: ``auth_failures`` in ``throttle_seconds`` answer 429.
+
+Live: ``GET /status/events`` is a server-sent event stream whose ``worlds`` event carries
+the worlds' HTML (rendered here, every player-controlled text escaped by Jinja2), sent
+when an answered message touched a visible world, and at most every 2 s otherwise when
+something else changed (a writer connecting or leaving). English and Russian: ``?lang=``
+or the browser's Accept-Language.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import secrets
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from .. import protocol
+from ..config import Config
+from ..engine import plan_of
+from ..html import environment
+from ..texts import TEXTS
+from ..version import __version__
+from .observe import Answered
+
+COOKIE = "isc_status"
+SESSION_SECONDS = 12 * 3600
+MAX_SESSIONS = 64
+REFUSALS_KEPT = 20
+PATHS = ("/", "/login", "/logout", "/status/events", "/status/status.js", "/status/status.css")
+#: the page runs only its own script and style, talks only to its own origin
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "same-origin",  # "no-referrer" makes Chromium send "Origin: null" with the form
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+def same_origin_page(request: web.Request, origin: str) -> bool:
+    """A form or stream of the status page sent from the page itself (the origin guard lets
+    these through; socket.io stays limited to the Foundry origins)."""
+    return request.path in PATHS and origin == f"{request.scheme}://{request.host}"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one login may see: the worlds of the shared token, and/or worlds by their own."""
+
+    shared: bool
+    worlds: frozenset[str]
+
+    def sees(self, world: str, own_tokens: Mapping[str, str]) -> bool:
+        return world in self.worlds or (self.shared and world not in own_tokens)
+
+
+@dataclass
+class Session:
+    scope: Scope
+    expires: float
+
+
+@dataclass(eq=False)
+class Subscriber:
+    scope: Scope
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class StatusBoard:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.sessions: dict[str, Session] = {}
+        self.refusals: dict[str, deque[dict[str, Any]]] = {}
+        self.subscribers: set[Subscriber] = set()
+        self.failures: dict[str, list[float]] = {}
+        self.closing = False
+        self.writers: Mapping[str, str] = {}
+        self.states: Mapping[str, Any] = {}
+        self.env = environment()
+
+    def attach(self, writers: Mapping[str, str], states: Mapping[str, Any]) -> None:
+        self.writers, self.states = writers, states
+
+    # ---------------------------------------------------------------- what happens
+
+    def observe(self, answered: Answered) -> None:
+        """An answered message: keep a refusal, wake the pages that see its world."""
+        if answered.world is None:
+            return
+        ack = answered.ack
+        if not ack.get("ok") and ack.get("error"):
+            payload = answered.payload if isinstance(answered.payload, Mapping) else {}
+            error = ack["error"]
+            kept = self.refusals.setdefault(answered.world, deque(maxlen=REFUSALS_KEPT))
+            kept.appendleft({
+                "at": time.strftime("%H:%M:%S"),
+                "event": answered.event,
+                "what": payload.get("kind") or payload.get("hook") or "",
+                "seq": ack.get("seq"),
+                "code": error.get("code"),
+                "message": error.get("message"),
+                "rule": error.get("rule"),
+                "path": error.get("path"),
+            })
+        for subscriber in self.subscribers:
+            if subscriber.scope.sees(answered.world, self.config.world_tokens):
+                subscriber.changed.set()
+
+    def close(self) -> None:
+        self.closing = True
+        for subscriber in self.subscribers:
+            subscriber.changed.set()
+
+    # ---------------------------------------------------------------- logging in
+
+    def scope_of(self, token: str) -> Scope | None:
+        if not token:
+            return None
+        shared = bool(self.config.token) and hmac.compare_digest(token.encode(), self.config.token.encode())
+        own = frozenset(w for w, t in self.config.world_tokens.items() if hmac.compare_digest(token.encode(), t.encode()))
+        return Scope(shared, own) if shared or own else None
+
+    def throttled(self, remote: str) -> bool:
+        now = time.monotonic()
+        if len(self.failures) > MAX_SESSIONS * 16:  # many addresses guessing: forget the stale ones
+            self.failures = {r: t for r, t in self.failures.items() if t and now - t[-1] < self.config.throttle_seconds}
+        recent = [t for t in self.failures.get(remote, []) if now - t < self.config.throttle_seconds]
+        self.failures[remote] = recent
+        return len(recent) >= self.config.auth_failures
+
+    def open_session(self, scope: Scope) -> str:
+        now = time.monotonic()
+        for key in [k for k, s in self.sessions.items() if s.expires < now]:
+            del self.sessions[key]
+        while len(self.sessions) >= MAX_SESSIONS:
+            del self.sessions[min(self.sessions, key=lambda k: self.sessions[k].expires)]
+        key = secrets.token_urlsafe(32)
+        self.sessions[key] = Session(scope, now + SESSION_SECONDS)
+        return key
+
+    def session(self, request: web.Request) -> Scope | None:
+        key = request.cookies.get(COOKIE, "")
+        found = self.sessions.get(key) if key else None
+        if found is None or found.expires < time.monotonic():
+            return None
+        return found.scope
+
+    # ---------------------------------------------------------------- drawing
+
+    def visible(self, scope: Scope) -> list[str]:
+        own = self.config.world_tokens
+        return sorted(w for w in set(self.states) | set(self.writers) if scope.sees(w, own))
+
+    def worlds_html(self, scope: Scope, lang: str) -> str:
+        worlds = [self._world(w) for w in self.visible(scope)]
+        return self.env.get_template("status_worlds.html").render(worlds=worlds, t=TEXTS[lang])
+
+    def page(self, name: str, lang: str, **data: Any) -> str:
+        return self.env.get_template(name).render(
+            t=TEXTS[lang], lang=lang, version=__version__, protocol=protocol.PROTOCOL_VERSION, **data
+        )
+
+    def _world(self, world_id: str) -> dict[str, Any]:
+        state = self.states.get(world_id)
+        combats = list(getattr(state, "combats", {}).values()) if state is not None else []
+        prompts = list(getattr(state, "prompts", {}).values()) if state is not None else []
+        names = {cid: c.name or cid for combat in combats for cid, c in combat.combatants.items()}
+        return {
+            "id": world_id,
+            "connected": world_id in self.writers,
+            "ruleset": getattr(state, "ruleset", "?"),
+            "last_seq": getattr(state, "last_seq", 0),
+            "combats": [_combat(c, names) for c in combats if c.last_plan is not None],
+            "prompts": [_prompt(p, names) for p in prompts],
+            "refusals": list(self.refusals.get(world_id, ())),
+        }
+
+
+def _combat(combat: Any, names: Mapping[str, str]) -> dict[str, Any]:
+    plan = plan_of(combat)
+    rows = []
+    for entry in plan["order"]:
+        cid = entry["combatant_id"]
+        rows.append({**entry, "name": names.get(cid, cid), "current": cid == plan["current"]})
+    return {"id": plan["combat_id"], "round": plan["round"], "revision": plan["revision"], "rows": rows}
+
+
+def _prompt(prompt: Any, names: Mapping[str, str]) -> dict[str, Any]:
+    wire = prompt.to_wire()
+    to = wire["to"] if isinstance(wire["to"], str) else ", ".join(wire["to"])
+    who = names.get(wire["combatant_id"] or "", wire["combatant_id"] or "")
+    return {**wire, "to": to, "who": who}
