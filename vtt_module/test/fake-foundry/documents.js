@@ -4,6 +4,7 @@
 
 import { deepClone, getProperty, mergeInto } from "./utils.js";
 import { sortFor, coreSort } from "./sorting.js";
+import { pf2eEncounter } from "./pf2e.js";
 
 export function makeDocumentClasses(client) {
   const world = client.world;
@@ -303,9 +304,10 @@ export function makeDocumentClasses(client) {
 
   /** A system's subclass: same API, its own comparator (CONFIG.Combat.documentClass). */
   const sort = sortFor({ sort: world.sortName });
-  class SystemCombat extends Combat {
+  class SortedCombat extends Combat {
     _sortCombatants(a, b) { return sort(a, b); }
   }
+  const SystemCombat = world.systemRolls === "pf2e" ? pf2eEncounter(SortedCombat, client) : SortedCombat;
   Object.defineProperty(SystemCombat, "name", { value: { dnd5e: "Combat5e", pf2e: "EncounterPF2e" }[world.sortName] ?? "Combat" });
 
   return { Combat: SystemCombat, BaseCombat: Combat, Combatant, Collection };

@@ -32,7 +32,7 @@ export class World {
    * @param {number} [o.build] build number (13 → 350, 14 → 369)
    * @param {string} [o.system] `game.system.id`; also picks the turn order ("dnd5e", "pf2e", else core)
    * @param {"core"|"dnd5e"|"pf2e"} [o.sort] turn order, overriding the system's
-   * @param {"core"|"dnd5e"} [o.rolls] initiative roll behaviour (dnd5e ignores a passed formula); default from system
+   * @param {"core"|"dnd5e"|"pf2e"} [o.rolls] initiative roll behaviour (dnd5e and pf2e roll the actor's own initiative, ignoring a passed formula); default from system
    * @param {number} [o.storageQuota] bytes of localStorage per client (default 5 MiB)
    * @param {object} [o.manifest] a manifest whose `compatibility` decides activation (default: vtt_module/module.json)
    */
@@ -43,7 +43,7 @@ export class World {
     this.generation = generation;
     this.release = releaseOf(generation, build ?? DEFAULT_BUILDS[generation]);
     this.sortName = sort ?? (["dnd5e", "pf2e"].includes(system) ? system : "core");
-    this.systemRolls = rolls ?? (system === "dnd5e" ? "dnd5e" : "core");
+    this.systemRolls = rolls ?? (["dnd5e", "pf2e"].includes(system) ? system : "core");
     this.lang = lang;
     /** Bytes of localStorage per client (browsers give an origin about 5 MiB). */
     this.storageQuota = storageQuota;
