@@ -15,9 +15,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidMessage, NotPermitted, RuleViolation, UnknownCombat, UnknownCombatant
+from .adopt import adopt_combat
 from .context import Ctx
+from .dice import roll_total
 from .events import Clock, Declared, Joined, Left, Rolled, ScoreSet
-from .model import Combat, Hook, Intent, Outcome, Session, World, evolve
+from .model import Combat, Combatant, Hook, Intent, Outcome, Session, World, evolve
 from .order import place_by_rules, place_sorted
 from .plan import plan_body
 from .ruleset import Ruleset, get_ruleset
@@ -81,7 +83,10 @@ def apply_hook(ctx: Ctx, hook: Hook) -> Combat | None:
     known = ctx.world.combats.get(data["_id"])
     if hook.hook == "deleteCombat":
         return None
-    combat = known if known is not None else Combat(id=data["_id"], ruleset=ctx.world.ruleset)
+    current = (hook.current or {}).get("combatantId")
+    if known is None:
+        return first_contact(ctx, hook, current)
+    combat = known
     rs = get_ruleset(combat.ruleset)
     combat = emit(ctx, rs, combat, Clock(ctx.world_time))
     combat, joined, left = read_snapshot(combat, data)
@@ -93,8 +98,30 @@ def apply_hook(ctx: Ctx, hook: Hook) -> Combat | None:
         combat = evolve(combat, order=place_by_rules(combat, cid, rs.sort_key))
     if hook.roll is not None:
         combat = apply_roll(ctx, rs, combat, hook.roll)
-    current = (hook.current or {}).get("combatantId")
     return follow(ctx, rs, combat, int(data.get("round") or 0), current)
+
+
+def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:
+    """A combat the sidecar has never seen: Foundry's document as it stands is the truth
+    (:mod:`.adopt`); a roll the message brings is then given to the rules as usual."""
+    combat = Combat(id=hook.combat["_id"], ruleset=ctx.world.ruleset)
+    rs = get_ruleset(combat.ruleset)
+    combat = emit(ctx, rs, combat, Clock(ctx.world_time))
+    combat, _, _ = read_snapshot(combat, hook.combat)
+    combat = adopt_combat(ctx, rs, combat, hook.combat, current, rolling_now(combat, hook.roll))
+    if hook.roll is not None:
+        combat = apply_roll(ctx, rs, combat, hook.roll)
+    return combat
+
+
+def rolling_now(combat: Combat, roll: Any) -> frozenset[str]:
+    """Who rolls in this message (a combatant, or every member of a group)."""
+    if roll is None:
+        return frozenset()
+    group = roll.get("group_id")
+    if group is not None:
+        return frozenset(c.id for c in combat.combatants.values() if c.group == group)
+    return frozenset({str(roll.get("combatant_id"))})
 
 
 def remove_combatant(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str) -> Combat:
@@ -128,10 +155,23 @@ def apply_roll(ctx: Ctx, rs: Ruleset, combat: Combat, roll: Any) -> Combat:
             f"user {ctx.user!r} may not roll initiative for {group or target}: only its owners or a GM may",
             path="/roll/group_id" if group else "/roll/combatant_id",
         )
+    if roll.get("reroll_of") is None and behind_adopted_values(rollers, roll["roll"]):
+        return combat
     event = Rolled(
         combatant_id=target, roll=roll["roll"], reroll_of=roll.get("reroll_of"), group_id=group
     )
     return rescore(ctx, rs, combat, event)
+
+
+def behind_adopted_values(rollers: list[Combatant], roll: Any) -> bool:
+    """The roll whose total is the value every roller was adopted with at first contact,
+    unmoved since: the roll behind that value (a module resending its last rolls after the
+    sidecar lost its history), not a new one. It changes nothing, as the sidecar never saw
+    it made (docs/protocol.md, first contact)."""
+    total = roll_total(roll)
+    return bool(rollers) and all(
+        c.adopted is not None and c.adopted[0] == c.score and total in c.adopted for c in rollers
+    )
 
 
 def rescore(ctx: Ctx, rs: Ruleset, combat: Combat, event: Rolled | ScoreSet) -> Combat:

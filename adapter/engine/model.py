@@ -6,7 +6,8 @@ Invariants:
 - Nothing here knows about sockets, SQLite, clocks or randomness: dice results and the world
   time arrive inside messages.
 - ``Combatant.score`` is the rule's initiative score (the roll total, the net successes, a
-  score set by a hold...). ``None`` until the combatant has rolled.
+  score set by a hold...), with the system's decimals. ``None`` until the combatant has
+  rolled (or, at first contact, until Foundry's document shows a value).
 - ``Combat.order`` is the turn order of the current round (all combatants, rolled first);
   ``Combat.passed`` holds those whose turn has ended this round; ``Combat.current`` is the
   combatant whose turn it is.
@@ -50,6 +51,11 @@ class Combatant:
     token_id: str | None = None
     stats: Mapping[str, Any] = field(default_factory=dict)
     score: float | None = None
+    #: Foundry's ``Combatant.roundJoined`` (v14; None before v14): the round it joined in
+    round_joined: int | None = None
+    #: first contact (adapter.engine.adopt): (the score adopted, the value Foundry stored);
+    #: while the score is still the one adopted, the plan writes the stored value back as is
+    adopted: tuple[float, float] | None = None
     #: State of the shared hold/act mechanics (adapter.engine.holding), or None.
     hold: Any = None
     #: The ruleset's own per-combatant state (a frozen dataclass of the ruleset), or None.

@@ -4,18 +4,24 @@ Foundry sorts combatants on every client by initiative descending, ties by ``_id
 ascending, and null initiatives last. The engine keeps the order explicitly
 (``Combat.order``) because rules place combatants where a sort would not (a hold, a dash
 waiting for the turn in progress). :func:`encode_initiatives` then chooses the numbers that
-make Foundry's own sort reproduce that order exactly:
+make Foundry's own sort reproduce that order exactly, and with any system's comparator:
 
-- every entry's floor is its rule score (``13`` for a dash from 8 by +5, ``-2`` for a
-  critical failure), and ties inside one floor are broken by a fraction in [0, 1);
-- an entry placed below a lower score takes the floor of its predecessor (just below it),
-  and the plan reports its rule score in ``detail.score``.
+- every entry's value is its rule score with the system's own decimals (``24.18`` from
+  dnd5e's Dexterity tie-breaker stays ``24.18``; ``13`` for a dash from 8 by +5);
+- every rolled entry's value is distinct, so no comparator's tie rule (core's ``_id``,
+  dnd5e's names, pf2e's priorities) ever decides: entries wanted at one value are spread by
+  a step finer than the value's own decimals (``10.01``/``10``; ``24.181``/``24.18``);
+- an entry placed below a lower score gets a value just below its predecessor, and the
+  plan reports its rule score in ``detail.score``;
+- the one exception: a tie Foundry itself stores, adopted at first contact and untouched
+  since, stays as stored (the module writes nothing a rule did not change).
 """
 
 from __future__ import annotations
 
+import decimal
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .model import Combat, Combatant
 
@@ -101,60 +107,106 @@ def place_sorted(combat: Combat, who: str, sort_key: SortKey) -> tuple[tuple[str
 
 def encode_initiatives(
     order: Sequence[str],
-    scores: dict[str, float | None],
-    hints: dict[str, float] | None = None,
+    scores: Mapping[str, float | None],
+    hints: Mapping[str, float] | None = None,
+    stored: Mapping[str, float] | None = None,
 ) -> dict[str, float | None]:
-    """Initiative values that make Foundry's sort reproduce ``order``.
+    """Initiative values that make Foundry's sort reproduce ``order``, every rolled one distinct.
 
     ``scores`` are the rule scores (None: not rolled; those must come last). ``hints`` are
-    preferred fractions in [0, 1) (e.g. the dice-pool base); they are used when they keep
-    the order inside a floor, otherwise evenly spaced fractions are.
+    preferred fractions in [0, 1) of a score's whole part (the dice-pool base); ``stored``
+    are values Foundry holds that the sidecar adopted and no rule has moved since (see
+    :func:`adapter.engine.adopt.adopt_combat`). Each entry's wanted value is its stored value,
+    else its whole part plus its hint, else its score, decimals included; an entry placed
+    below a lower value is wanted just below its predecessor. Entries wanted at one value
+    are spread by a step finer than that value's own decimals: those before the last entry
+    whose own value it is go above it, those placed after it just below (see
+    :func:`_spread`). Only a tie Foundry itself stores (all stored, in ``_id`` order) stays.
     """
-    floors: list[int | None] = []
-    previous: int | None = None
-    for cid in order:
-        score = scores[cid]
-        if score is None:
-            floors.append(None)
-            continue
-        floor = math.floor(score)
-        if previous is not None and floor > previous:
-            floor = previous  # placed below a lower score: just below its predecessor
-        floors.append(floor)
-        previous = floor
-
+    runs = _runs(order, scores, hints or {}, stored or {})
     values: dict[str, float | None] = {}
-    hints = hints or {}
-    count = len(order)
-    i = 0
-    while i < count:
-        run_floor = floors[i]
-        j = i + 1
-        while j < count and floors[j] == run_floor:
-            j += 1
-        if run_floor is None:
-            values.update(dict.fromkeys(order[i:j]))
-        elif j == i + 1 and order[i] not in hints:
-            values[order[i]] = float(run_floor)  # alone in its floor: the score itself
+    above = math.inf  # the lowest value given so far
+    for k, (value, run, owners) in enumerate(runs):
+        if value is None:
+            values.update(dict.fromkeys(run))
+        elif len(run) == 1:
+            values[run[0]] = above = value
         else:
-            values.update(_fractions(list(order[i:j]), run_floor, hints))
-        i = j
+            if len(owners) == len(run) and stored and all(c in stored for c in run) and run == sorted(run):
+                spread = dict.fromkeys(run, value)  # a tie Foundry stores, in its own order
+            else:
+                below = runs[k + 1][0] if k + 1 < len(runs) else None
+                spread = _spread(run, value, owners[-1], above, below)
+            values.update(spread)
+            above = min(spread.values())
     return values
 
 
-def _fractions(run: list[str], floor: int, hints: dict[str, float]) -> dict[str, float]:
-    """Values inside one floor, strictly decreasing along ``run`` (ties only if ids agree)."""
-    if not any(cid in hints for cid in run) and list(run) == sorted(run):
-        return {cid: float(floor) for cid in run}  # Foundry's own tie-break (_id) agrees
-    wanted = [hints.get(cid) for cid in run]
-    if all(h is not None and 0 <= h < 1 for h in wanted):
-        fractions = [float(h) for h in wanted if h is not None]
-        if all(_before(run[k], fractions[k], run[k + 1], fractions[k + 1]) for k in range(len(run) - 1)):
-            return {cid: floor + f for cid, f in zip(run, fractions)}
-    digits = max(2, len(str(len(run))))
-    step = 10.0**-digits
-    return {cid: round(floor + (len(run) - 1 - k) * step, digits) for k, cid in enumerate(run)}
+def _own_value(score: float | None, hint: float | None, stored: float | None) -> float | None:
+    if score is None:
+        return None
+    if stored is not None:
+        return float(stored)
+    if hint is not None and 0 <= hint < 1:
+        return math.floor(score) + hint
+    return float(score)
 
 
-def _before(a: str, fa: float, b: str, fb: float) -> bool:
-    return fa > fb or (fa == fb and a < b)
+Run = tuple[float | None, list[str], list[int]]
+
+
+def _runs(
+    order: Sequence[str], scores: Mapping[str, float | None], hints: Mapping[str, float],
+    stored: Mapping[str, float],
+) -> list[Run]:
+    """Consecutive entries wanted at one value (an entry placed below a lower value is wanted
+    at its predecessor's), with the places in the run of those whose own value it is."""
+    runs: list[Run] = []
+    previous = math.inf
+    for cid in order:
+        mine = _own_value(scores[cid], hints.get(cid), stored.get(cid))
+        wanted = None if mine is None else min(mine, previous)
+        if wanted is not None:
+            previous = wanted
+        if not runs or runs[-1][0] != wanted:
+            runs.append((wanted, [], []))
+        _, run, owners = runs[-1]
+        if mine is not None and mine == wanted:
+            owners.append(len(run))
+        run.append(cid)
+    return runs
+
+
+def _spread(run: list[str], value: float, anchor: int, above: float, below: float | None) -> dict[str, float]:
+    """Distinct values for entries all wanted at ``value``: the ``anchor`` keeps it, those
+    before it go up by a step, those after it down (using at most half the gap to ``below``,
+    so the next value keeps room). The step is 0.01 for whole numbers, finer than the
+    value's own decimals otherwise (24.18 → 24.181), finer still when the neighbours are close.
+    """
+    downs = len(run) - 1 - anchor
+    first = max(2, _decimals(value) + len(str(len(run))))
+    for digits in range(first, 16):
+        step = 10.0**-digits
+        spread = {cid: round(value + (anchor - i) * step, digits) if i != anchor else value
+                  for i, cid in enumerate(run)}
+        top, bottom = spread[run[0]], spread[run[-1]]
+        room = (value - below) / 2 if below is not None else math.inf
+        if top < above and (downs == 0 or value - bottom <= room) and len(set(spread.values())) == len(run):
+            return spread
+    # no decimal step fits (values a float's width apart): spread the run evenly between its
+    # neighbours, the anchor included
+    top = above if above < math.inf else value + 1
+    bottom = below if below is not None else value - 1
+    gap = (top - bottom) / (len(run) + 1)
+    return {cid: top - (i + 1) * gap for i, cid in enumerate(run)}
+
+
+def _decimals(value: float) -> int:
+    """How many decimals ``value`` is written with (24.18 → 2; 10.0 → 0), at most 10."""
+    if value.is_integer():
+        return 0
+    text = repr(value)
+    if "e" in text or "E" in text:
+        exponent = decimal.Decimal(text).as_tuple().exponent
+        return min(10, -exponent) if isinstance(exponent, int) and exponent < 0 else 0
+    return min(10, len(text) - text.index(".") - 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .adopt import adopted_values
 from .model import Combat
 from .order import encode_initiatives
 from .ruleset import Entry, Ruleset
@@ -50,7 +51,7 @@ def _entries(
     views = {cid: rs.describe(combat, combat.combatants[cid]) for cid in order}
     hints = {cid: v.hint for cid, v in views.items() if v.hint is not None}
     scores = {cid: combat.combatants[cid].score for cid in order}
-    return order, views, encode_initiatives(order, scores, hints)
+    return order, views, encode_initiatives(order, scores, hints, adopted_values(combat))
 
 
 def _entry(cid: str, view: Entry, value: float | None, score: float | None) -> dict[str, Any]:

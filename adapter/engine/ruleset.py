@@ -46,6 +46,11 @@ class Entry:
 
 
 Describe = Callable[[Combat, Combatant], Entry]
+#: first contact: ``adopt(ctx, combat, combatant_id) -> combat``, called for each combatant
+#: once the combat shows Foundry's round, pointer and stored values (as scores); it takes a
+#: stored value as a roll the ruleset never saw (docs/rules.md, "Meeting a combat already
+#: under way") and may change the score (dice-pool: the net successes)
+Adopt = Callable[["Ctx", Combat, str], Combat]
 SortKey = Callable[[Combat, Combatant], Sequence[float]]
 
 
@@ -54,6 +59,12 @@ def describe_plain(combat: Combat, combatant: Combatant) -> Entry:
     if combatant.defeated:
         return Entry(acts="none", tags=("defeated",))
     return Entry()
+
+
+def adopt_as_stored(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
+    """First contact, by default: the stored value is the combatant's score (a roll total,
+    or a number the GM typed), and no rule state comes with it."""
+    return combat
 
 
 def sort_by_score(combat: Combat, combatant: Combatant) -> Sequence[float]:
@@ -75,6 +86,8 @@ class Ruleset:
     #: to come (it acts after the turn in progress at the latest); "sorted" = where Foundry's
     #: sort puts it (above the turn in progress means its turn this round is over)
     late_scores: str = "next"
+    #: how the ruleset takes a combat already under way (see ``Adopt``)
+    adopt: Adopt = adopt_as_stored
 
 
 _REGISTRY: dict[str, Ruleset] = {}

@@ -1,8 +1,9 @@
 """Reading a forwarded ``Combat#toObject()`` snapshot into the engine's ``Combat``.
 
-What the engine takes from a snapshot: who is in the combat, names, owners, hidden,
-defeated, groups, stats, and the round. It never reads initiative values from a snapshot:
-scores come only from ``initiativeRoll`` hooks and the GM's ``initiative.set`` intent.
+What the engine takes from a snapshot: who is in the combat, names (empty or absent: ""),
+owners, hidden, defeated, groups, stats, ``roundJoined`` (v14) and the round. Initiative
+values are read once, at first contact (:mod:`.adopt`); after that scores come only from
+``initiativeRoll`` hooks and the GM's ``initiative.set`` intent.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from .model import Combat, Combatant, evolve
 
 #: the snapshot fields the engine reads from a combatant (see the module docstring)
 SOURCE_KEYS = ("name", "owners", "is_npc", "hidden", "is_defeated", "defeated", "group", "actorId",
-               "tokenId", "stats")
+               "tokenId", "stats", "roundJoined")
 
 
 def read_combatant(data: Mapping[str, Any], known: Combatant | None) -> Combatant:
@@ -33,11 +34,16 @@ def read_combatant(data: Mapping[str, Any], known: Combatant | None) -> Combatan
         "actor_id": data.get("actorId"),
         "token_id": data.get("tokenId"),
         "stats": dict(data.get("stats") or {}),
+        "round_joined": _round_joined(data.get("roundJoined")),
         "source": source,
     }
     if known is None:
         return Combatant(id=data["_id"], **fields)
     return evolve(known, **fields)
+
+
+def _round_joined(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def read_snapshot(

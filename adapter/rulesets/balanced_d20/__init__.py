@@ -12,6 +12,7 @@ Ties: the higher Dex modifier, then Foundry's order (``_id``).
 """
 
 from ...engine.ruleset import Ruleset, register
+from .adopt import adopt_initiative
 from .common import sort_key
 from .dash import initiative_dash
 from .describe import describe
@@ -42,6 +43,7 @@ RULESET = register(
         sort_key=sort_key,
         describe=describe,
         settings={"auto_approve_rerolls": False},
+        adopt=adopt_initiative,
     )
 )
 

@@ -8,6 +8,7 @@ order is kept for the fight, but for delay and waiting (the engine's shared hold
 
 from ...engine.holding import HOLD_RULES
 from ...engine.ruleset import Ruleset, register
+from .adopt import adopt_pool_roll
 from .delay import INTENTS
 from .describe import describe
 from .rules import SETTINGS, group_initiative, hesitation, initiative_roll, order_key
@@ -22,5 +23,6 @@ RULESET = register(
         sort_key=order_key,
         describe=describe,
         settings=SETTINGS,
+        adopt=adopt_pool_roll,
     )
 )

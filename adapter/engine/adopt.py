@@ -1,0 +1,105 @@
+"""First contact: a combat the sidecar has never seen is taken as Foundry holds it.
+
+Whatever hook first brings a combat (any round, any turn, or after ``welcome`` showed that
+the sidecar lost its history), Foundry's document is the truth: its round; its current
+combatant, or none (lancer, daggerheart and worldbuilding keep ``round >= 1, turn: null``);
+each combatant's initiative exactly as stored, decimals kept (a combatant whose
+``initiative`` is null or absent has not rolled); its defeated and hidden flags (read by
+:mod:`.snapshot`). No rule sees a turn, a round or a roll it did not see happen: each
+stored value goes to the ruleset's ``adopt`` as a roll it never saw (docs/rules.md, "Meeting
+a combat already under way"). A value adopted and not moved by any rule since is written
+back exactly as stored (:func:`adapter.engine.order.encode_initiatives`, ``stored``), so
+under ``foundry-core`` the first plan agrees with the document and the module writes
+nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .context import Ctx
+from .events import CombatStarted
+from .model import Combat, Combatant, evolve
+from .order import rules_sort
+from .ruleset import Ruleset
+from .turns import emit
+
+
+def stored_initiative(data: Mapping[str, Any]) -> float | None:
+    """A combatant's initiative as Foundry stores it (None: null, absent, or not a number)."""
+    value = data.get("initiative")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def adopt_combat(
+    ctx: Ctx, rs: Ruleset, combat: Combat, data: Mapping[str, Any], current: str | None,
+    rolling: frozenset[str] = frozenset(),
+) -> Combat:
+    """``combat`` (its roster just read from ``data``) as Foundry holds it.
+
+    ``rolling`` are the combatants whose roll the message itself brings (an
+    ``initiativeRoll`` as first contact): their stored value is that roll, which the rules
+    are about to see, so it is not adopted.
+    """
+    values = {
+        c["_id"]: None if c["_id"] in rolling else stored_initiative(c)
+        for c in data.get("combatants", ())
+    }
+    combatants = {cid: evolve(c, score=values.get(cid)) for cid, c in combat.combatants.items()}
+    combat = evolve(combat, combatants=combatants, round=max(0, int(data.get("round") or 0)))
+    combat = foundrys_pointer(rs, combat, current)
+    for cid in combat.roster:
+        combat = rs.adopt(ctx, combat, cid)
+    kept = {
+        cid: evolve(c, adopted=(c.score, values[cid]))
+        for cid, c in combat.combatants.items() if values.get(cid) is not None and c.score is not None
+    }
+    combat = evolve(combat, combatants={**combat.combatants, **kept})
+    if combat.started:  # a rule that applies "when the combat starts" (BI-3) applies now
+        combat = emit(ctx, rs, combat, CombatStarted())
+    return foundrys_pointer(rs, combat, combat.current)
+
+
+def foundrys_pointer(rs: Ruleset, combat: Combat, current: str | None) -> Combat:
+    """The order by the rules, with Foundry's current combatant and those before it passed.
+
+    No current (``turn: null`` in a started combat, or an id not in the combat): nobody's
+    turn is in progress and nobody is known to have acted this round."""
+    order = tuple(rules_sort(combat, rs.sort_key))
+    if combat.started and current in order:
+        at = order.index(current)
+        return evolve(combat, order=order, current=current, passed=frozenset(order[:at]))
+    return evolve(combat, order=order, current=None, passed=frozenset())
+
+
+def adopted_values(combat: Combat) -> dict[str, float]:
+    """The stored values still to write back as stored: adopted, and the score unmoved."""
+    kept: dict[str, float] = {}
+    for cid, c in combat.combatants.items():
+        if c.adopted is not None and c.adopted[0] == c.score:
+            kept[cid] = c.adopted[1]
+    return kept
+
+
+def joined_in(combatant: Combatant) -> int:
+    """The round the combatant joined: Foundry v14's ``roundJoined`` when the module sends it
+    (0 or 1: before or at the start), else round 1 (the fallback: in the fight from its
+    start, which is what a document without ``roundJoined`` most often shows)."""
+    return max(1, combatant.round_joined) if combatant.round_joined is not None else 1
+
+
+def turns_had(combat: Combat, combatant: Combatant) -> int:
+    """How many of its turns have ended since it joined, as far as Foundry's document shows:
+    one per round before this one from the round it joined, and this round's if passed."""
+    if not combat.started:
+        return 0
+    earlier = max(0, combat.round - joined_in(combatant))
+    return earlier + (1 if combatant.id in combat.passed else 0)
+
+
+def turn_begun(combat: Combat, combatant: Combatant) -> bool:
+    """Whether a turn of the combatant has begun since it joined (its turn in progress too)."""
+    return turns_had(combat, combatant) > 0 or combat.current == combatant.id
