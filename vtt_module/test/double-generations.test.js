@@ -21,7 +21,8 @@ test("eachGeneration registers one test per generation, named after it", () => {
   const names = [];
   eachGeneration((name, _opts, fn) => names.push([name, typeof fn]), "x", () => {});
   assert.deepEqual(names, selectedGenerations().map((g) => [`x [v${g}]`, "function"]));
-  assert.deepEqual(selectedGenerations(), process.env.FAKE_FOUNDRY_GENERATIONS ? process.env.FAKE_FOUNDRY_GENERATIONS.split(",").map(Number) : [13, 14]);
+  const raw = process.env.FAKE_FOUNDRY_GENERATIONS ?? process.env.FAKE_FOUNDRY_GENERATION;
+  assert.deepEqual(selectedGenerations(), raw ? raw.split(",").map(Number) : [13, 14]);
 });
 
 eachGeneration(test, "DialogV2 has confirm, prompt, input and wait; the answer comes from the test's respond()", async (generation) => {
@@ -52,7 +53,8 @@ test("v13 hides a roll with rollMode; messageMode means nothing there (the messa
   assert.equal(seen.alice, 1);
   assert.deepEqual(t.world.deprecations, []);
   assert.equal(t.gm.game.settings.get("core", "rollMode"), "publicroll");
-  assert.throws(() => t.gm.game.settings.get("core", "messageMode"), /not a registered game setting/);
+  assert.throws(() => t.gm.game.settings.get("core", "messageMode"), /not a registered game setting/, "no messageMode on 13");
+  assert.equal(t.gm.env.CONFIG.ChatMessage.modes, undefined);
 });
 
 test("v14 hides a roll with messageMode; rollMode still hides but is recorded as deprecated", async () => {
@@ -64,8 +66,12 @@ test("v14 hides a roll with messageMode; rollMode still hides but is recorded as
   assert.deepEqual(t.world.chat.at(-1).whisper, t.world.gmIds());
   assert.match(t.world.deprecations[0].message, /rollMode option of Roll#toMessage is deprecated/);
   assert.equal(t.gm.game.settings.get("core", "messageMode"), "public");
-  assert.throws(() => t.gm.game.settings.get("core", "rollMode"), /not a registered game setting/);
   assert.ok(t.gm.env.CONFIG.ChatMessage.modes.gm);
+  t.world.deprecations.length = 0;
+  await t.gm.game.settings.set("core", "messageMode", "gm");
+  assert.equal(t.gm.game.settings.get("core", "rollMode"), "gmroll", "the old setting answers, mapped");
+  assert.ok(t.gm.env.CONFIG.Dice.rollModes.gmroll);
+  assert.deepEqual(t.world.deprecations.map((d) => d.message), ["The core.rollMode setting is deprecated in favor of core.messageMode", "CONFIG.Dice.rollModes is deprecated in favor of CONFIG.ChatMessage.modes"]);
 });
 
 eachGeneration(test, "core's initiative roll of a hidden combatant is whispered to the GMs, in the generation's own terms", async (generation) => {
@@ -136,4 +142,34 @@ eachGeneration(test, "dnd5e's initiative settings: the dex tiebreaker adds score
   assert.equal(aria.getInitiativeRoll().formula, "13");
   const noActor = (await combat.createEmbeddedDocuments("Combatant", [{ name: "Trap" }]))[0];
   assert.equal(noActor.getInitiativeRoll("2d6").formula, "2d6", "without an actor the formula is used");
+});
+
+test("a module whose compatibility excludes the running core is not active, and boot refuses it", async () => {
+  const { packageCompatible, releaseOf } = await import("./fake-foundry/index.js");
+  const r13 = releaseOf(13, 350), r14 = releaseOf(14, 369);
+  assert.equal(packageCompatible({ minimum: "12", maximum: "13" }, r13).ok, true);
+  assert.match(packageCompatible({ minimum: "12", maximum: "13" }, r14).reason, /maximum 13 is below the running core 14.369/);
+  assert.equal(packageCompatible({ minimum: "13", verified: "14.369", maximum: "14" }, r14).ok, true);
+  assert.equal(packageCompatible({ minimum: "13.351" }, r13).ok, false, "build-level minimum");
+  assert.equal(packageCompatible({ maximum: "14.360" }, r14).ok, false, "build-level maximum");
+  const off = makeTable({ generation: 14, manifest: { compatibility: { minimum: "12", maximum: "13" } } });
+  assert.equal(off.gm.game.modules.get("initiative-sidecar").active, false);
+  assert.throws(() => off.gm.boot(), /cannot activate module initiative-sidecar: compatibility.maximum 13/);
+  const on = makeTable({ generation: 14, manifest: { compatibility: { minimum: "13", maximum: "14" } } });
+  assert.equal(on.gm.game.modules.get("initiative-sidecar").active, true);
+});
+
+eachGeneration(test, "dialog content and chat content/flavor become markup in the page, so a hostile name is visible as an element", async (generation) => {
+  const t = makeTable({ generation });
+  const evil = `<img src=x onerror="alert(1)">`;
+  let seen = null;
+  t.gm.respond = (_kind, _config, element) => { seen = element.querySelectorAll("img[onerror]").length; return true; };
+  await t.gm.env.foundry.applications.api.DialogV2.confirm({ content: `<p>${evil}</p>` });
+  assert.equal(seen, 1, "the dialog's content is HTML");
+  assert.equal(t.gm.dialogs[0].element.querySelectorAll("img[onerror]").length, 1);
+  await t.gm.env.ChatMessage.create({ content: `<p>${evil}</p>`, flavor: "ok" });
+  for (const c of t.clients) assert.equal(c.chatLog.querySelectorAll(".message-content img[onerror]").length, 1, c.userId);
+  await t.gm.env.ChatMessage.create({ content: "secret", flavor: evil }, generation >= 14 ? { messageMode: "gm" } : { rollMode: "gmroll" });
+  assert.equal(t.gm.chatLog.querySelectorAll(".flavor-text img[onerror]").length, 1);
+  assert.equal(t.alice.chatLog.querySelectorAll(".flavor-text img").length, 0, "a whisper to the GMs is not in a player's log");
 });

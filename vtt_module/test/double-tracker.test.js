@@ -3,7 +3,10 @@
 // (fake-foundry/README.md lists the sources).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { makeTable, addCombat, eachGeneration } from "./fake-foundry/index.js";
+import { makeTable as table, addCombat, eachGeneration } from "./fake-foundry/index.js";
+
+/** These tests are about the double: a manifest either generation can activate, whatever module.json says. */
+const makeTable = (o) => table({ manifest: { compatibility: { minimum: "13", maximum: "14" } }, ...o });
 
 const ARIA = "tokAria000000001", TOLM = "tokTolm000000001", BOSS = "tokBoss000000001";
 const byToken = (combat, tokenId) => combat.combatants.find((c) => c.tokenId === tokenId);

@@ -148,3 +148,21 @@ eachGeneration(test, "nextTurn at round 0 goes to nextRound; skipDefeated skips 
   await combat.previousTurn();
   assert.equal(combat.combatant.name, "Brother Tolm", "previousTurn does not skip");
 });
+
+eachGeneration(test, "pf2e's rollInitiative rolls the actor's own initiative (not the formula passed), writes flags.pf2e and then the turn", async (generation) => {
+  const t = makeTable({ generation, system: "pf2e" });
+  const combat = await addCombat(t, { [TOLM]: 30, [GOB_A]: 25 });
+  await combat.startCombat(); // Tolm current
+  const writes = [];
+  t.gm.Hooks.on("updateCombatant", (_d, changed) => writes.push(["combatant", structuredClone(changed.flags?.pf2e)]));
+  t.gm.Hooks.on("updateCombat", (_d, changed) => writes.push(["combat", changed.turn]));
+  t.world.dice.script(28, 4);
+  await combat.rollInitiative([byToken(combat, ARIA).id, byToken(combat, BOSS).id], { formula: "1d6 + 100" });
+  assert.equal(byToken(combat, ARIA).initiative, 28, "1d20 + the statistic's modifier, not the formula");
+  assert.deepEqual(byToken(combat, ARIA).flags.pf2e, { initiativeStatistic: "perception", overridePriority: {} });
+  assert.equal(byToken(combat, BOSS).initiative, 104, "no initiative statistic: core's roll with the formula");
+  assert.equal(combat.combatant.name, "Brother Tolm");
+  assert.deepEqual(writes.map((w) => w[0]).slice(0, 1), ["combatant"], "initiatives first");
+  await combat.setInitiative(byToken(combat, GOB_B).id, 50);
+  assert.equal(byToken(combat, GOB_B).flags.pf2e.initiativeStatistic, "perception", "setInitiative goes through setMultipleInitiatives");
+});

@@ -158,3 +158,17 @@ test("client-scope settings are bounded like localStorage: a write past the quot
   await assert.rejects(settings.set("mod", "outbox", ["x".repeat(1200)]), (e) => e.name === "QuotaExceededError");
   assert.equal(settings.get("mod", "outbox")[0].length, 400, "the old value stays");
 });
+
+eachGeneration(test, "settings by scope: world shared (GM writes), user per user (its own clients), client per browser", async (generation) => {
+  const t = makeTable({ generation });
+  for (const c of t.clients) {
+    c.game.settings.register("mod", "w", { scope: "world", default: 0 });
+    c.game.settings.register("mod", "u", { scope: "user", default: 0 });
+    c.game.settings.register("mod", "c", { scope: "client", default: 0 });
+  }
+  await t.gm.game.settings.set("mod", "w", 1);
+  await assert.rejects(t.alice.game.settings.set("mod", "w", 2), /only a GM/);
+  await t.alice.game.settings.set("mod", "u", 3);
+  await t.alice.game.settings.set("mod", "c", 4);
+  assert.deepEqual(t.clients.map((c) => ["w", "u", "c"].map((k) => c.game.settings.get("mod", k))), [[1, 0, 0], [1, 3, 4], [1, 0, 0]]);
+});

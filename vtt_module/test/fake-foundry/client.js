@@ -9,10 +9,12 @@ import { Hooks } from "./hooks.js";
 import { makeDocumentClasses } from "./documents.js";
 import { makeRoll, LEGACY_MODES } from "./roll.js";
 import { CombatTracker, newWindow } from "./combat-tracker.js";
-import { recordDeprecation } from "./generation.js";
+import { recordDeprecation, packageCompatible } from "./generation.js";
 import { deepClone, getProperty, setProperty, expandObject, mergeInto, randomID, diffObject, ForcedDeletion, DELETE, escapeHTML } from "./utils.js";
 
 const LANG = JSON.parse(readFileSync(fileURLToPath(new URL("../../lang/en.json", import.meta.url)), "utf8"));
+/** The module's real manifest: whether the world can activate it depends on its `compatibility`. */
+const MANIFEST = JSON.parse(readFileSync(fileURLToPath(new URL("../../module.json", import.meta.url)), "utf8"));
 
 function localize(key) { return getProperty(LANG, key) ?? key; }
 function format(key, data = {}) { return localize(key).replace(/\{(\w+)\}/g, (_, k) => (k in data ? String(data[k]) : `{${k}}`)); }
@@ -37,7 +39,9 @@ export function makeClient(world, userId, storage) {
   client.CONFIG.Combatant.documentClass = Combatant;
   // message modes: v13 CONST.DICE_ROLL_MODES / CONFIG.Dice.rollModes; v14 CONFIG.ChatMessage.modes [D13 CONST.DICE_ROLL_MODES; types 14 config.d.mts; research §10]
   if (v14) client.CONFIG.ChatMessage.modes = { public: { label: "CHAT.MODES.public" }, gm: { label: "CHAT.MODES.gm" }, blind: { label: "CHAT.MODES.blind" }, self: { label: "CHAT.MODES.self" } };
-  else client.CONFIG.Dice.rollModes = { publicroll: "CHAT.RollPublic", gmroll: "CHAT.RollPrivate", blindroll: "CHAT.RollBlind", selfroll: "CHAT.RollSelf" };
+  const ROLL_MODES = { publicroll: "CHAT.RollPublic", gmroll: "CHAT.RollPrivate", blindroll: "CHAT.RollBlind", selfroll: "CHAT.RollSelf" };
+  if (!v14) client.CONFIG.Dice.rollModes = ROLL_MODES;
+  else Object.defineProperty(client.CONFIG.Dice, "rollModes", { get() { client.deprecate("CONFIG.Dice.rollModes is deprecated in favor of CONFIG.ChatMessage.modes", { since: 14, until: 16 }); return ROLL_MODES; } });
   client.Roll = makeRoll(world.dice, client);
 
   const userDoc = (u) => ({
@@ -99,7 +103,8 @@ export function makeClient(world, userId, storage) {
   // ---------------------------------------------------------------- settings
   // world scope shared through the World, client scope in this browser's storage. Core's roll
   // visibility setting: `core.rollMode` on 13, `core.messageMode` on 14 [research §10; dnd5e
-  // 5.3.3 basic-roll.mjs reads one or the other by generation]; the other is not registered.
+  // 5.3.3 basic-roll.mjs reads one or the other by generation]; v13 has no messageMode, and
+  // v14 answers `core.rollMode` (mapped from messageMode) with a deprecation recorded.
   const registry = new Map([["core.combatTrackerConfig", { scope: "world", default: { resource: "", skipDefeated: false } }]]);
   if (world.systemRolls === "dnd5e") { // dnd5e's world settings the initiative roll reads [dnd5e 5.3.3 settings.mjs]
     registry.set("dnd5e.initiativeDexTiebreaker", { scope: "world", default: false });
@@ -122,25 +127,39 @@ export function makeClient(world, userId, storage) {
       throw e;
     }
   };
+  /**
+   * Where a setting lives by scope [research §10: scopes client, world, user]: `client` in
+   * this browser's storage, `world` shared by everyone, `user` per user on the server
+   * (shared by that user's clients only).
+   */
+  const storeOf = (scope) => {
+    if (scope === "client") return storage;
+    if (scope === "user") { if (!world.userSettings.has(userId)) world.userSettings.set(userId, new Map()); return world.userSettings.get(userId); }
+    return world.worldSettings;
+  };
   const settings = {
     register(ns, key, config) { registry.set(`${ns}.${key}`, config); },
     registerMenu() {},
     get(ns, key) {
+      if (v14 && ns === "core" && key === "rollMode") {
+        client.deprecate("The core.rollMode setting is deprecated in favor of core.messageMode", { since: 14, until: 16 });
+        return Object.entries(LEGACY_MODES).find(([, m]) => m === settings.get("core", "messageMode"))?.[0] ?? "publicroll";
+      }
       const id = `${ns}.${key}`;
       const cfg = registry.get(id);
       if (!cfg) throw new Error(`"${id}" is not a registered game setting`);
-      const store = cfg.scope === "client" ? storage : world.worldSettings;
+      const store = storeOf(cfg.scope);
       return store.has(id) ? deepClone(store.get(id)) : deepClone(cfg.default);
     },
     async set(ns, key, value) {
       const id = `${ns}.${key}`;
       const cfg = registry.get(id);
       if (!cfg) throw new Error(`"${id}" is not a registered game setting`);
-      if (cfg.scope !== "client" && !client.user.isGM) throw new Error("only a GM may change world settings");
+      if (cfg.scope === "world" && !client.user.isGM) throw new Error("only a GM may change world settings");
       if (cfg.scope === "client") checkQuota(id, value);
-      (cfg.scope === "client" ? storage : world.worldSettings).set(id, deepClone(value));
+      storeOf(cfg.scope).set(id, deepClone(value));
       if (cfg.scope === "client") cfg.onChange?.(value);
-      else for (const c of world.clients) c.settingChanged(id, value);
+      else for (const c of world.clients) if (cfg.scope === "world" || c.userId === userId) c.settingChanged(id, value);
       return value;
     },
     registry
@@ -153,7 +172,8 @@ export function makeClient(world, userId, storage) {
     for (const fn of socketHandlers.get(event) ?? []) fn(data, senderId);
   };
 
-  const module = { id: "initiative-sidecar", version: "0.1.0", active: true, api: null };
+  const compat = packageCompatible(world.manifest?.compatibility ?? MANIFEST.compatibility, world.release);
+  const module = { id: MANIFEST.id, version: MANIFEST.version, active: compat.ok, compatibility: MANIFEST.compatibility, api: null };
   client.game = {
     world: { id: world.id },
     system: { id: world.system },
@@ -172,7 +192,7 @@ export function makeClient(world, userId, storage) {
       on(event, fn) { if (!socketHandlers.has(event)) socketHandlers.set(event, []); socketHandlers.get(event).push(fn); },
       emit(event, data, options) { world.relay(client, event, data, options); }
     },
-    modules: new Map([["initiative-sidecar", module]]),
+    modules: new Map([[module.id, module]]),
     get userTargets() { return []; }
   };
   client.game.user.targets = new Set();
@@ -212,9 +232,33 @@ export function makeClient(world, userId, storage) {
   };
   client.ui.combat = new CombatTracker(client);
 
+  /**
+   * A dialog is shown: its `content` is HTML, inserted as markup into the page [research §6
+   * (`content: "<p>…</p>"`); D13 DialogV2 config `content`]. The element is kept on the
+   * record so a test can look for markup a hostile name smuggled in.
+   */
   const respond = async (kind, config) => {
-    client.dialogs.push({ kind, config });
-    return client.respond ? client.respond(kind, config) : null;
+    const element = client.document.createElement("dialog");
+    element.className = "application dialog";
+    element.innerHTML = `<div class="window-content">${config?.content ?? ""}</div>`;
+    client.document.body.append(element);
+    client.dialogs.push({ kind, config, element });
+    try { return client.respond ? await client.respond(kind, config, element) : null; } finally { element.remove(); }
+  };
+  /**
+   * The chat log: every message this user may see is rendered with its `content` and
+   * `flavor` as HTML [D14 ChatMessageData: "The HTML content of this chat message"].
+   */
+  client.chatLog = client.document.createElement("ol");
+  client.chatLog.id = "chat-log";
+  client.document.body.append(client.chatLog);
+  client.showMessage = (message) => {
+    const li = client.document.createElement("li");
+    li.className = "chat-message message";
+    li.dataset.messageId = message.id;
+    li.innerHTML = `<header class="message-header">${message.flavor ? `<span class="flavor-text">${message.flavor}</span>` : ""}</header><div class="message-content">${message.content ?? ""}</div>`;
+    client.chatLog.append(li);
+    return li;
   };
   /** DialogV2: confirm, prompt, input, wait on 13 and 14; query (another user's answer) [research §6]. */
   const DialogV2 = {
@@ -261,6 +305,7 @@ export function makeClient(world, userId, storage) {
    * Game#initializeUI runs before Hooks.callAll("ready")].
    */
   client.boot = () => {
+    if (!module.active) throw new Error(`Foundry ${world.release.version} cannot activate module ${module.id}: ${compat.reason}`);
     for (const hook of ["init", "i18nInit", "setup", "initializeDynamicTokenRingConfig", "initializeCombatConfiguration"]) client.Hooks.callAll(hook);
     client.ui.combat.render();
     client.game.ready = true;

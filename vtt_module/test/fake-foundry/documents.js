@@ -2,8 +2,9 @@
 // copy of the source data (as Foundry clients do); writes go through the world ("server"),
 // which sends every client the difference only.
 
-import { deepClone, getProperty, mergeInto, isObject } from "./utils.js";
+import { deepClone, getProperty, mergeInto } from "./utils.js";
 import { sortFor, coreSort } from "./sorting.js";
+import { pf2eEncounter } from "./pf2e.js";
 
 export function makeDocumentClasses(client) {
   const world = client.world;
@@ -303,10 +304,11 @@ export function makeDocumentClasses(client) {
 
   /** A system's subclass: same API, its own comparator (CONFIG.Combat.documentClass). */
   const sort = sortFor({ sort: world.sortName });
-  class SystemCombat extends Combat {
+  class SortedCombat extends Combat {
     _sortCombatants(a, b) { return sort(a, b); }
   }
+  const SystemCombat = world.systemRolls === "pf2e" ? pf2eEncounter(SortedCombat, client) : SortedCombat;
   Object.defineProperty(SystemCombat, "name", { value: { dnd5e: "Combat5e", pf2e: "EncounterPF2e" }[world.sortName] ?? "Combat" });
 
-  return { Combat: SystemCombat, BaseCombat: Combat, Combatant, Collection, isObject };
+  return { Combat: SystemCombat, BaseCombat: Combat, Combatant, Collection };
 }

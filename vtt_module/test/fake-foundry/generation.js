@@ -42,3 +42,21 @@ export function assertNoDeprecations(worldOrClient) {
   const list = worldOrClient.deprecations;
   if (list.length) throw new Error(`deprecated Foundry API used:\n${list.map((d) => `  [v${d.generation} ${d.user}] ${d.message} (since ${d.since}, until ${d.until})`).join("\n")}`);
 }
+
+/**
+ * Can a package with this `compatibility` be activated on this release? A `maximum` below
+ * the running core refuses it [research §10; foundryvtt issue #4304], and so does a
+ * `minimum` above it. A generation-only bound ("13") covers every build of that
+ * generation; a dotted one ("13.347") is compared build by build.
+ * @returns {{ok: boolean, reason: string|null}}
+ */
+export function packageCompatible({ minimum, maximum } = {}, release) {
+  const cmp = (bound) => {
+    const [g, b] = String(bound).split(".").map(Number);
+    if (release.generation !== g || b === undefined) return Math.sign(release.generation - g);
+    return Math.sign(release.build - b);
+  };
+  if (maximum !== undefined && maximum !== null && maximum !== "" && cmp(maximum) > 0) return { ok: false, reason: `compatibility.maximum ${maximum} is below the running core ${release.version}` };
+  if (minimum !== undefined && minimum !== null && minimum !== "" && cmp(minimum) < 0) return { ok: false, reason: `compatibility.minimum ${minimum} is above the running core ${release.version}` };
+  return { ok: true, reason: null };
+}

@@ -1,5 +1,6 @@
 // Foundry's Hooks, per client: synchronous; `call` stops at the first handler returning
-// false; `callAll` ignores return values; a returned Promise is not awaited.
+// false; `callAll` ignores return values; a returned Promise is not awaited
+// [research §1, F13 `client/helpers/hooks.mjs`]. A handler's error is caught and logged.
 
 export class Hooks {
   constructor() { this.events = new Map(); this.nextId = 1; this.ids = new Map(); }

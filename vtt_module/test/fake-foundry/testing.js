@@ -9,14 +9,15 @@ export const ALICE = "plAlice000000001";
 export const BOB = "plBob00000000001";
 
 /**
- * The generations `eachGeneration` runs: `FAKE_FOUNDRY_GENERATIONS` ("13", "14" or "13,14"),
- * default both.
+ * The generations `eachGeneration` runs: `FAKE_FOUNDRY_GENERATIONS` ("13", "14" or "13,14");
+ * else the one `FAKE_FOUNDRY_GENERATION` names (so `npm run test:both` runs each once);
+ * else both.
  */
 export function selectedGenerations() {
-  const raw = process.env.FAKE_FOUNDRY_GENERATIONS;
+  const raw = process.env.FAKE_FOUNDRY_GENERATIONS ?? process.env.FAKE_FOUNDRY_GENERATION;
   if (!raw) return [...GENERATIONS];
   const list = raw.split(",").map((s) => Number(s.trim()));
-  for (const g of list) if (!GENERATIONS.includes(g)) throw new Error(`FAKE_FOUNDRY_GENERATIONS: ${g} is not one of ${GENERATIONS}`);
+  for (const g of list) if (!GENERATIONS.includes(g)) throw new Error(`FAKE_FOUNDRY_GENERATION(S): ${g} is not one of ${GENERATIONS}`);
   return list;
 }
 

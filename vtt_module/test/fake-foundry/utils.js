@@ -158,7 +158,11 @@ export function randomID(length = 16) {
   return s;
 }
 
-/** Escape text for HTML, as Handlebars' `{{…}}` does in Foundry's templates. */
+/**
+ * `foundry.utils.escapeHTML` (v13 and v14): escapes only `&`, `<`, `>`, `"` and `'`
+ * [foundry-vtt-types `src/foundry/common/utils/helpers.d.mts` escapeHTML]. The double's own
+ * templates use it as Handlebars' `{{…}}` escaping.
+ */
 export function escapeHTML(s) {
-  return String(s ?? "").replace(/[&<>"'`=]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "`": "&#x60;", "=": "&#x3D;" }[c]));
+  return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" }[c]));
 }

@@ -14,6 +14,8 @@
 import { deepClone, expandObject, mergeInto, randomID, isObject, diffObject, deletionsIn, overTheWire } from "./utils.js";
 import { Dice } from "./roll.js";
 import { makeClient } from "./client.js";
+import { CombatantWrites, missingId } from "./combatant-writes.js";
+import { Messaging } from "./messaging.js";
 import { defaultGeneration, DEFAULT_BUILDS, releaseOf, recordDeprecation } from "./generation.js";
 
 const ROLES = { NONE: 0, PLAYER: 1, TRUSTED: 2, ASSISTANT: 3, GAMEMASTER: 4 };
@@ -22,10 +24,6 @@ const PLAYER_COMBAT_KEYS = ["_id", "round", "turn", "combatants"];
 /** A non-GM owner may update a Combatant only for these keys [§2, F13 common combatant.mjs #canUpdate]. */
 const PLAYER_COMBATANT_KEYS = ["_id", "initiative", "flags", "defeated", "system"];
 
-/** Foundry's error for an embedded id that does not exist (update/delete). */
-export function missingId(id) {
-  return new Error(`undefined id [${id}] does not exist in the EmbeddedCollection collection`);
-}
 
 export class World {
   /**
@@ -34,25 +32,29 @@ export class World {
    * @param {number} [o.build] build number (13 → 350, 14 → 369)
    * @param {string} [o.system] `game.system.id`; also picks the turn order ("dnd5e", "pf2e", else core)
    * @param {"core"|"dnd5e"|"pf2e"} [o.sort] turn order, overriding the system's
-   * @param {"core"|"dnd5e"} [o.rolls] initiative roll behaviour (dnd5e ignores a passed formula); default from system
+   * @param {"core"|"dnd5e"|"pf2e"} [o.rolls] initiative roll behaviour (dnd5e and pf2e roll the actor's own initiative, ignoring a passed formula); default from system
    * @param {number} [o.storageQuota] bytes of localStorage per client (default 5 MiB)
+   * @param {object} [o.manifest] a manifest whose `compatibility` decides activation (default: vtt_module/module.json)
    */
   constructor({ id = "test-world", system = "dnd5e", users = [], actors = [], tokens = [], initiativeFormula = "1d20 + @abilities.dex.mod", seed = 42,
-    generation = defaultGeneration(), build, sort, rolls, lang = "en", storageQuota = 5 * 1024 * 1024 } = {}) {
+    generation = defaultGeneration(), build, sort, rolls, lang = "en", storageQuota = 5 * 1024 * 1024, manifest } = {}) {
     this.id = id;
     this.system = system;
     this.generation = generation;
     this.release = releaseOf(generation, build ?? DEFAULT_BUILDS[generation]);
     this.sortName = sort ?? (["dnd5e", "pf2e"].includes(system) ? system : "core");
-    this.systemRolls = rolls ?? (system === "dnd5e" ? "dnd5e" : "core");
+    this.systemRolls = rolls ?? (["dnd5e", "pf2e"].includes(system) ? system : "core");
     this.lang = lang;
     /** Bytes of localStorage per client (browsers give an origin about 5 MiB). */
     this.storageQuota = storageQuota;
+    /** A manifest to judge instead of vtt_module/module.json (tests of the double). */
+    this.manifest = manifest;
     this.users = users.map((u) => ({ active: true, role: ROLES.PLAYER, ...u }));
     this.actors = new Map(actors.map((a) => [a._id, { ownership: {}, system: {}, ...a }]));
     this.tokens = new Map(tokens.map((t) => [t._id, { x: 0, y: 0, ...t }]));
     this.combats = new Map();
     this.worldSettings = new Map();
+    this.userSettings = new Map();
     this.dice = new Dice(seed);
     this.initiativeFormula = initiativeFormula;
     this.turnTime = 0;
@@ -237,119 +239,7 @@ export class World {
     if (bad.length) throw new Error(`user ${userId} may not update combatant keys ${bad}`);
   }
 
-  /**
-   * v13 `Combatant._pre{Create,Update,Delete}Operation` on the initiating client: clone the
-   * combat, apply the change, `setupTurns()`, and take the index the CURRENT combatant will
-   * have [§1.2, §9]. When the current combatant is deleted, the next surviving one (not
-   * defeated, with skipDefeated) in the old order, wrapping; turn events then stay on.
-   * Returns `{combatTurn, keepEvents}`; nothing before the combat has a current turn.
-   */
-  combatTurnAfter(client, doc, mutate, deleted = []) {
-    if (!(doc.round > 0) || !Number.isInteger(doc.turn)) return {};
-    const source = deepClone(doc._source);
-    mutate(source);
-    const clone = new client.CONFIG.Combat.documentClass(source);
-    const currentId = doc.combatant?.id;
-    if (currentId && !deleted.includes(currentId)) return { combatTurn: clone.turns.findIndex((t) => t.id === currentId) };
-    const skip = doc.settings.skipDefeated;
-    const old = doc.turns;
-    for (let k = 1; k <= old.length; k++) {
-      const cand = old[(doc.turn + k) % old.length];
-      if (deleted.includes(cand.id) || (skip && cand.isDefeated)) continue;
-      return { combatTurn: clone.turns.findIndex((t) => t.id === cand.id), keepEvents: true };
-    }
-    return { combatTurn: 0, keepEvents: true };
-  }
-
-  /** Send combatant changes to every client: hooks first (stale turns), then the refresh [§9]. */
-  broadcastCombatants(client, combatId, { created = [], updated = [], deleted = [] }, options, hook) {
-    const wire = overTheWire({ created, updated });
-    for (const c of this.clients) {
-      const d = c.game.combats.get(combatId);
-      const gone = deleted.map((id) => d.combatants.get(id)).filter(Boolean);
-      d._applyCombatants({ created: deepClone(wire.created), updated: deepClone(wire.updated), deleted });
-      const opts = (extra = {}) => ({ ...deepClone(options), ...extra, parent: d });
-      for (const row of wire.created) c.Hooks.callAll("createCombatant", d.combatants.get(row._id), opts({ action: "create" }), client.userId);
-      for (const row of wire.updated) c.Hooks.callAll("updateCombatant", d.combatants.get(row._id), { ...deepClone(row), _stats: { modifiedTime: 2, lastModifiedBy: client.userId } }, opts({ action: "update", diff: true, recursive: true, render: true, modifiedTime: 2 }), client.userId);
-      for (const doc of gone) c.Hooks.callAll("deleteCombatant", doc, opts({ action: "delete" }), client.userId);
-      const prior = d._onModifyCombatants(options.combatTurn);
-      if (hook === "delete") this.turnChange(c, d, prior, options);
-    }
-    this.renderTrackers();
-  }
-
-  async updateCombatants(client, combatId, updates, options = {}) {
-    const doc = client.game.combats.get(combatId);
-    options = { ...options };
-    const rows = updates.map((u) => expandObject(u));
-    for (const row of rows) if (!doc.combatants.has(row._id)) throw missingId(row._id);
-    for (const row of rows) this.noteDeletions(client, row);
-    const accepted = [];
-    for (const changed of rows) {
-      const cd = doc.combatants.get(changed._id);
-      if (client.Hooks.call("preUpdateCombatant", cd, changed, options, client.userId) === false) continue;
-      const row = expandObject(changed);
-      const d = options.diff === false ? row : diffObject(cd._source, row);
-      delete d._id;
-      if (Object.keys(d).length) accepted.push({ _id: changed._id, ...d }); // unchanged rows are not sent [§9]
-    }
-    if (!accepted.length) return [];
-    const master = this.combats.get(combatId);
-    for (const row of accepted) this.checkCombatantWrite(client.userId, master, row);
-    if (!("combatTurn" in options)) Object.assign(options, this.combatTurnAfter(client, doc, (s) => { for (const r of accepted) mergeInto(s.combatants.find((x) => x._id === r._id), deepClone(r)); }));
-    options.turnEvents ??= false;
-    await this.tick();
-    for (const row of accepted) mergeInto(master.combatants.find((x) => x._id === row._id), deepClone(row));
-    if (master.round > 0 && Number.isInteger(options.combatTurn)) master.turn = options.combatTurn; // no updateCombat [§1.2]
-    this.updates += 1;
-    this.record("updateCombatants", { user: client.userId, own: Boolean(options["initiative-sidecar"]?.own), n: accepted.length });
-    this.broadcastCombatants(client, combatId, { updated: accepted }, options, "update");
-    return accepted.map((r) => doc.combatants.get(r._id));
-  }
-
-  async createCombatants(client, combatId, data, options = {}) {
-    const doc = client.game.combats.get(combatId);
-    const master = this.combats.get(combatId);
-    options = { ...options };
-    const rows = [];
-    for (const d of data) {
-      const row = this.newCombatantSource(d, master, client.userId);
-      if (client.Hooks.call("preCreateCombatant", new client.CONFIG.Combatant.documentClass(row, doc), row, options, client.userId) === false) continue;
-      rows.push(row);
-    }
-    if (!rows.length) return [];
-    Object.assign(options, this.combatTurnAfter(client, doc, (s) => s.combatants.push(...deepClone(rows))));
-    options.turnEvents ??= false;
-    await this.tick();
-    master.combatants.push(...deepClone(rows));
-    if (master.round > 0 && Number.isInteger(options.combatTurn)) master.turn = options.combatTurn;
-    this.updates += 1;
-    this.record("createCombatants", { user: client.userId, n: rows.length });
-    this.broadcastCombatants(client, combatId, { created: rows }, options, "create");
-    return rows.map((r) => doc.combatants.get(r._id));
-  }
-
-  async deleteCombatants(client, combatId, ids, options = {}) {
-    const doc = client.game.combats.get(combatId);
-    options = { ...options };
-    for (const id of ids) if (!doc.combatants.has(id)) throw missingId(id);
-    const gone = ids.filter((id) => client.Hooks.call("preDeleteCombatant", doc.combatants.get(id), options, client.userId) !== false);
-    if (!gone.length) return [];
-    const docs = gone.map((id) => doc.combatants.get(id));
-    const { combatTurn, keepEvents } = this.combatTurnAfter(client, doc, (s) => { s.combatants = s.combatants.filter((c) => !gone.includes(c._id)); }, gone);
-    if (Number.isInteger(combatTurn)) options.combatTurn = combatTurn;
-    if (!keepEvents) options.turnEvents ??= false;
-    await this.tick();
-    const master = this.combats.get(combatId);
-    master.combatants = master.combatants.filter((c) => !gone.includes(c._id));
-    if (master.round > 0 && Number.isInteger(options.combatTurn)) master.turn = options.combatTurn;
-    this.updates += 1;
-    this.record("deleteCombatants", { user: client.userId, n: gone.length });
-    this.broadcastCombatants(client, combatId, { deleted: gone }, options, "delete");
-    return docs;
-  }
-
-  // ---------------------------------------------------------------- tokens, chat, socket
+  // ---------------------------------------------------------------- tokens
   async updateToken(client, tokenId, changed) {
     const token = this.tokens.get(tokenId);
     const diff = diffObject(token, expandObject(changed));
@@ -360,45 +250,12 @@ export class World {
     for (const c of this.clients) c.Hooks.callAll("updateToken", c.tokenDoc(tokenId), { ...overTheWire(diff), _id: tokenId }, { action: "update" }, client.userId);
     this.renderTrackers();
   }
+}
 
-  async createChatMessage(client, data, options = {}) {
-    await this.tick();
-    const message = { id: randomID(), rolls: [], whisper: [], blind: false, content: "", flags: {}, speaker: {}, author: client.userId, ...deepClone(data) };
-    this.chat.push(message);
-    for (const c of this.clients) {
-      if (message.whisper.length && !message.whisper.includes(c.userId) && !this.isGM(c.userId) && !(message.author === c.userId && !message.blind)) continue;
-      c.Hooks.callAll("createChatMessage", deepClone(message), { ...options }, client.userId);
-    }
-    return message;
-  }
-
-  /**
-   * `User#query(name, data, {timeout})`: runs `CONFIG.queries[name]` on the target user's
-   * client; fails when the user is inactive or the query unregistered [research §6].
-   */
-  async query(client, targetId, name, data, { timeout } = {}) {
-    const target = this.clients.find((c) => c.userId === targetId);
-    if (!target || !this.user(targetId)?.active) throw new Error(`User ${targetId} is not active`);
-    const handler = target.CONFIG.queries[name];
-    if (!handler) throw new Error(`The query "${name}" is not registered`);
-    await this.tick();
-    return overTheWire(await handler(overTheWire(data), { timeout }));
-  }
-
-  /** `DialogV2.query(user, type, config)`: the dialog shown on that user's client [research §6]. */
-  async dialogQuery(client, targetId, type, config) {
-    const target = this.clients.find((c) => c.userId === targetId);
-    if (!target || !this.user(targetId)?.active) throw new Error(`User ${targetId} is not active`);
-    await this.tick();
-    return overTheWire(await target.foundry.applications.api.DialogV2[type](overTheWire(config)));
-  }
-
-  /** The module socket: to `recipients` (sender included if listed) or to every other client [§6]. */
-  relay(sender, event, data, { recipients } = {}) {
-    const targets = recipients ? this.clients.filter((c) => recipients.includes(c.userId)) : this.clients.filter((c) => c !== sender);
-    this.record("socket", { from: sender.userId, to: targets.map((c) => c.userId), type: data?.type });
-    for (const c of targets) setImmediate(() => c.deliver(event, overTheWire(data), sender.userId));
+for (const part of [CombatantWrites, Messaging]) {
+  for (const key of Object.getOwnPropertyNames(part.prototype)) {
+    if (key !== "constructor") Object.defineProperty(World.prototype, key, Object.getOwnPropertyDescriptor(part.prototype, key));
   }
 }
 
-export { isObject };
+export { isObject, missingId };
