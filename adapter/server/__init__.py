@@ -29,11 +29,12 @@ from ..protocol import wirejson
 from ..rulesets import RULESETS
 from ..service import Worlds
 from ..store.opening import open_store
-from .guard import GuardedServer, Limits, address_key, remote_of
+from .guard import GuardedServer, Limits
 from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
 from .operations import STATUS_KEY, add_operations
+from .pacing import address_key, remote_of
 from .packet import Packet
 from .rooms import room_manager
 from .status import same_origin_page

@@ -30,14 +30,9 @@ subclasses (the message-queue managers) rely on.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import ctypes.util
-import gc
-import ipaddress
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import engineio
@@ -47,126 +42,9 @@ from socketio import packet as sio_packet
 
 from ..errors import InvalidMessage
 from ..protocol import wirejson
+from .pacing import Bucket, Quiet, address_key, release_memory, remote_of
 
 log = logging.getLogger("initiative_sidecar.server")
-
-
-@dataclass
-class Bucket:
-    """Token bucket for the per-connection rate limit (messages and malformed frames)."""
-
-    rate: float
-    burst: float
-    tokens: float = 0.0
-    stamp: float = field(default_factory=time.monotonic)
-
-    def __post_init__(self) -> None:
-        self.tokens = self.burst
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-
-class Quiet:
-    """Log a repeated line at most once a second per key, with how many were held back."""
-
-    def __init__(self, logger: logging.Logger, every: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self.logger = logger
-        self.every = every
-        self.clock = clock
-        self.last: dict[Any, tuple[float, int]] = {}
-
-    def ready(self, key: Any) -> tuple[int, float] | None:
-        """If a line for ``key`` may be written now: how many were held back, over how long;
-        else None (and this one is counted as held back)."""
-        now = self.clock()
-        stamp, held = self.last.get(key, (float("-inf"), 0))
-        if now - stamp < self.every:
-            self.last[key] = (stamp, held + 1)
-            return None
-        self.last[key] = (now, 0)
-        if len(self.last) > 4096:  # forget keys quiet for a minute
-            self.last = {k: v for k, v in self.last.items() if now - v[0] < 60}
-        return held, now - stamp
-
-    def log(self, level: int, key: Any, message: str, *args: Any) -> None:
-        state = self.ready(key)
-        if state is None:
-            return
-        held, span = state
-        if held:
-            message += " (and %d more like it in the last %.1f s)"
-            args = (*args, held, span)
-        self.logger.log(level, message, *args)
-
-
-def quiet_loop_errors(loop: asyncio.AbstractEventLoop, quiet: Quiet) -> None:
-    """The event loop's error handler, at most once a second per kind of error: when file
-    descriptors run out, asyncio reports every failed ``accept()`` (hundreds of MB a minute)."""
-
-    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        error = context.get("exception")
-        state = quiet.ready((context.get("message"), type(error).__name__))
-        if state is None:
-            return
-        held, span = state
-        if held:
-            context = {**context, "message": f"{context.get('message')} "
-                       f"(and {held} more like it in the last {span:.1f} s)"}
-        loop.default_exception_handler(context)
-
-    loop.set_exception_handler(handle)
-
-
-def _malloc_trim() -> Callable[[], None]:
-    """glibc's ``malloc_trim(0)``, which hands freed heap pages back to the OS (Python's
-    allocator frees a cut connection's buffers, but glibc keeps the pages); a no-op elsewhere."""
-    name = ctypes.util.find_library("c")
-    try:
-        trim = ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
-        trim = None
-    if trim is None:
-        return lambda: None
-    return lambda: trim(0)
-
-
-release_pages = _malloc_trim()
-
-
-def release_memory() -> None:
-    """After a connection holding a large buffer is cut: collect, then return the pages."""
-    gc.collect()
-    release_pages()
-
-
-def address_key(remote: str) -> str:
-    """Who is asking, for per-address limits: all of loopback is one machine (rotating through
-    127.x.y.z changes nothing), an IPv6 address counts by its /64."""
-    try:
-        ip = ipaddress.ip_address(remote.split("%")[0])
-    except ValueError:
-        return remote
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if ip.is_loopback:
-        return "loopback"
-    if isinstance(ip, ipaddress.IPv6Address):
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
-
-
-def remote_of(environ: dict[str, Any]) -> str:
-    request = environ.get("aiohttp.request")
-    if request is not None and request.remote:
-        return str(request.remote)
-    return str(environ.get("REMOTE_ADDR", "?"))
 
 
 @dataclass

@@ -11,7 +11,7 @@ from aiohttp import web
 
 from ..config import REMOTE_DANGER, Config, is_loopback
 from . import SIDECAR_KEY, create_app
-from .guard import Quiet, quiet_loop_errors
+from .pacing import Quiet, quiet_loop_errors
 
 log = logging.getLogger("initiative_sidecar.server")
 

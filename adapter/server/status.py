@@ -37,8 +37,8 @@ from ..engine import plan_of
 from ..html import environment
 from ..texts import TEXTS
 from ..version import __version__
-from .guard import address_key
 from .observe import Answered
+from .pacing import address_key
 from .throttle import Throttle
 
 COOKIE = "isc_status"

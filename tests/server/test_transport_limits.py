@@ -17,7 +17,8 @@ import aiohttp
 import pytest
 
 from adapter.server import SIO_KEY
-from adapter.server.guard import GuardedServer, Quiet, address_key, quiet_loop_errors
+from adapter.server.guard import GuardedServer
+from adapter.server.pacing import Quiet, address_key, quiet_loop_errors
 from tests.server.conftest import GM, Running, auth, connect
 from tests.server.rawclient import RawClient
 
