@@ -68,8 +68,6 @@ from .state import (
     hold_rule_ids,
     holding,
     is_waiting,
-    rule_ids,
-    use_rule_ids,
 )
 
 HOLD_INTENTS = {"hold": hold_action, "act": act_action}
@@ -79,5 +77,5 @@ __all__ = [
     "ANY_POINT", "GIVING_UP", "HOLDING", "HOLD_INTENTS", "HOLD_RULES", "STEPPED_IN", "Hold",
     "HoldRuleIds", "act_action", "hold_action", "hold_carry_over", "hold_entry",
     "hold_moment_closed", "hold_rescored",
-    "hold_rule_ids", "holding", "is_waiting", "rule_ids", "use_rule_ids",
+    "hold_rule_ids", "holding", "is_waiting",
 ]

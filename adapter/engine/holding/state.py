@@ -40,17 +40,6 @@ def hold_rule_ids(ruleset: Ruleset) -> HoldRuleIds:
     return ruleset.hold_ids or HoldRuleIds.single(ruleset.id)
 
 
-def rule_ids(ruleset_id: str) -> HoldRuleIds:
-    """Deprecated (ids now travel with the ruleset, :func:`hold_rule_ids`): the ruleset id for
-    every rule. Kept for callers written against the old table."""
-    return HoldRuleIds.single(ruleset_id)
-
-
-def use_rule_ids(ruleset_id: str, ids: HoldRuleIds) -> None:
-    """Deprecated and inert: give the ruleset ``hold_ids`` instead. Kept for callers written
-    against the old table (a ruleset copied with ``dataclasses.replace`` keeps its ids)."""
-
-
 def holding(combatant: Combatant) -> Hold | None:
     return combatant.hold if isinstance(combatant.hold, Hold) else None
 

@@ -20,7 +20,7 @@ from st_table import Table
 
 from adapter.engine.context import Ctx
 from adapter.engine.events import Event, RoundEnded, TurnEnded
-from adapter.engine.holding import is_waiting, rule_ids, use_rule_ids
+from adapter.engine.holding import is_waiting
 from adapter.engine.model import Combat
 from adapter.engine.ruleset import SKIPPED_ACTS, register
 from adapter.errors import SidecarError
@@ -42,8 +42,7 @@ def spy(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     return None
 
 
-register(replace(RULESET, id=SPY, rules=(*RULESET.rules, spy)))
-use_rule_ids(SPY, rule_ids("storyteller"))
+register(replace(RULESET, id=SPY, rules=(*RULESET.rules, spy)))  # keeps storyteller's hold_ids
 
 IDS = ["cmbAda", "cmbBo", "cmbCy", "cmbDee", "cmbEd"]
 
