@@ -1,0 +1,203 @@
+"""The next round's preview (the plan's ``next_round``), computed again only when it can differ.
+
+What it is: the combat as the next round would start, as far as known now. The rest of this
+round is played on a copy (the turn in progress ends, every turn still to come begins and
+ends ``skipped``), the round ends, the next one starts (``RoundStarted``, the rules' sort,
+the first combatant who acts begins); for a combat not started, round 1 as the start would
+begin it. Rules run in preview mode (:meth:`.Ctx.previewing`: no prompt or notice goes out,
+the context is given back as it was). Nothing of it is kept but the ``next_round`` view.
+
+Why it is cached, and why the cache cannot go stale. Playing the rest of a round through
+every rule on every message was about half of the engine's CPU per hook, and most messages
+of a round only move Foundry's pointer one turn on: a move the preview has already played.
+From a combat ``S`` whose turn in progress is ``c``, the preview ran::
+
+    TurnEnded(c)  TurnStarted(x1) TurnEnded(x1, skipped)  TurnStarted(x2) ...  RoundEnded ...
+
+and Foundry's "next turn" to ``x1`` makes the engine run ``TurnEnded(c) TurnStarted(x1)``:
+the combat it reaches is the one the preview passed through after ``TurnStarted(x1)``
+(``M(x1)``), and the preview from there is the same but for one event, ``x1``'s turn ending
+not skipped. So :class:`Cache` keeps, with the ``next_round`` view it gave:
+
+- the state the preview started from (every field of :class:`.Combat` but ``revision`` and
+  ``last_plan``), and what it may read outside the combat: the ruleset, the world's
+  settings, GMs and ruleset state (``ctx.ext``), and, before the start, the world time
+  (``CombatStarted`` reads it);
+- the trail: for each turn ``x`` the preview played, ``M(x)`` and the state after
+  ``TurnEnded(x, skipped=True)`` (``N(x)``), as tuples of the field values (shared with the
+  objects the rules made: a rule that changes nothing adds a pointer, not a copy).
+
+A message then reuses the view when its combat equals the start (nothing the preview reads
+changed: an intent kept for later, a hook repeating the document), or equals ``M(x)`` for
+its current combatant ``x`` and ``x``'s turn ending *not* skipped (one event, run here)
+gives ``N(x)``: the preview from there would replay the rest of the trail, so the view
+stands, and the rest of the trail stays for the next message. Anything else (a roll, a
+join, a defeat, a hold, a dash, a GM going back, a new round) computes it afresh, once.
+Equal inputs give equal previews because a rule is a function of the combat, the event
+and the inputs above: what a turn or round event does to a combat must not depend on who
+sent the message, its ``seq`` or (but for ``CombatStarted``) its world time. The test suite
+sets :data:`CHECK`: every view reused is compared with one computed afresh, over every
+golden recording, ruleset test and random session.
+
+Cost (cProfile, the bench's 8-combatant foundry-core fight): a turn advance reuses the view
+after one ``TurnEnded`` and a few tuple comparisons, instead of about 14 events and the next
+round's plan entries; a round's first message computes it in full. See the figures in
+docs/performance.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, NamedTuple
+
+from .context import Ctx
+from .events import CombatStarted
+from .model import Combat
+from .plan import next_round_view
+from .ruleset import Ruleset
+from .turns import Trail, emit, end_round, end_turn, start_round
+
+#: set by the test suite: a view reused is checked against a fresh one (AssertionError if not)
+CHECK = False
+
+#: the fields of a combat the preview reads, but the pointer (``current``, ``passed``): the
+#: trail's states differ from each other there in a way known in advance (see ``_passed``)
+_STATE = tuple(
+    f.name for f in fields(Combat) if f.name not in ("revision", "last_plan", "current", "passed")
+)
+
+
+def _state(combat: Combat) -> tuple[Any, ...]:
+    attrs = combat.__dict__
+    return tuple([attrs[name] for name in _STATE])
+
+
+class Step(NamedTuple):
+    """One turn the preview played: whose, the state after it began and after it ended."""
+
+    combatant_id: str
+    began: tuple[Any, ...]
+    ended: tuple[Any, ...]
+
+
+class Cache(NamedTuple):
+    """A preview and what it was computed from (see the module's docstring)."""
+
+    ruleset: Ruleset
+    settings: Any
+    gm_users: frozenset[str]
+    ext: dict[str, Any]
+    #: the world time, for a combat not started (None once started: not read)
+    time: float | None
+    state: tuple[Any, ...]
+    current: str | None
+    passed: frozenset[str]
+    trail: tuple[Step, ...]
+    view: dict[str, Any]
+
+
+def next_round(ctx: Ctx, rs: Ruleset, combat: Combat) -> tuple[Cache, dict[str, Any]]:
+    """The ``next_round`` view of ``combat``'s plan, and the cache to keep on the combat
+    (``Combat.preview_cache``: the next message finds it on the combat this one leaves)."""
+    known = ctx.world.combats.get(combat.id)
+    cache: Cache | None = known.preview_cache if known is not None else None
+    kept = _reuse(ctx, rs, combat, cache) if cache is not None else None
+    if kept is None:
+        kept = _compute(ctx, rs, combat)
+    elif CHECK:
+        fresh = _compute(ctx, rs, combat).view
+        assert kept.view == fresh, f"stale next-round preview: {kept.view} instead of {fresh}"
+    return kept, kept.view
+
+
+# ---------------------------------------------------------------- computing it
+
+
+def _compute(ctx: Ctx, rs: Ruleset, combat: Combat) -> Cache:
+    ext = dict(ctx.ext)
+    trail: Trail = []
+    turns_kept_ext = False
+    with ctx.previewing():
+        if not combat.started:  # round 1 as the combat's start would begin it
+            upcoming = start_round(ctx, rs, emit(ctx, rs, combat, CombatStarted()), 1)
+        else:
+            ended = end_round(ctx, rs, combat, trail)
+            turns_kept_ext = ctx.ext == ext
+            upcoming = start_round(ctx, rs, ended, ended.round + 1)
+    world = ctx.world
+    return Cache(
+        rs, world.settings, world.gm_users, ext, None if combat.started else ctx.world_time,
+        _state(combat), combat.current, combat.passed,
+        _steps(combat, trail) if turns_kept_ext else (), next_round_view(rs, upcoming),
+    )
+
+
+def _steps(combat: Combat, trail: Trail) -> tuple[Step, ...]:
+    """The trail as kept: up to the first turn whose pointer is not where the engine puts
+    it (a rule that moved ``current`` or ``passed`` in a turn event: not reusable from there)."""
+    steps: list[Step] = []
+    before = _passed(combat.current, combat.passed, ())
+    last: tuple[Any, ...] | None = None
+    for cid, began, ended in trail:
+        if began.current != cid or began.passed != before:
+            break
+        before = before | {cid}
+        if ended.current is not None or ended.passed != before:
+            break
+        began_state, ended_state = _state(began), _state(ended)
+        if began_state == last:  # share the tuple: a turn no rule changed costs a pointer
+            began_state = last
+        if ended_state == began_state:
+            ended_state = began_state
+        steps.append(Step(cid, began_state, ended_state))
+        last = ended_state
+    return tuple(steps)
+
+
+def _passed(current: str | None, passed: frozenset[str], played: tuple[str, ...]) -> frozenset[str]:
+    """Who has passed once the preview from a combat at ``current`` with ``passed`` has
+    ended that turn and the ``played`` ones, and begun the next."""
+    return passed.union(played, (current,)) if current is not None else passed.union(played)
+
+
+# ---------------------------------------------------------------- reusing it
+
+
+def _reuse(ctx: Ctx, rs: Ruleset, combat: Combat, cache: Cache) -> Cache | None:
+    """The cache, brought to ``combat``, if its view is the preview of ``combat``; else None."""
+    world = ctx.world
+    if (
+        cache.ruleset is not rs
+        or cache.ext != ctx.ext
+        or cache.gm_users != world.gm_users
+        or cache.settings != world.settings
+        or cache.time != (None if combat.started else ctx.world_time)
+    ):
+        return None
+    state = _state(combat)
+    current = combat.current
+    if current == cache.current and combat.passed == cache.passed and state == cache.state:
+        return cache
+    if current is None or not combat.started:
+        return None
+    trail = cache.trail
+    names = [s.combatant_id for s in trail]
+    if current not in names:
+        return None
+    at = names.index(current)
+    step = trail[at]
+    played = tuple(names[:at])
+    if state != step.began or combat.passed != _passed(cache.current, cache.passed, played):
+        return None
+    saved = ctx.begin_preview()
+    try:
+        ended = end_turn(ctx, rs, combat, current, skipped=False)
+        untouched = ctx.ext == cache.ext
+    finally:
+        ctx.end_preview(saved)
+    if not untouched or ended.current is not None or _state(ended) != step.ended:
+        return None
+    if ended.passed != combat.passed | {current}:
+        return None
+    return cache._replace(state=state, current=current, passed=combat.passed,
+                          trail=trail[at + 1:])
