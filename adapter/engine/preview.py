@@ -72,14 +72,6 @@ def _state(combat: Combat) -> tuple[Any, ...]:
     return tuple([attrs[name] for name in _STATE])
 
 
-class Step(NamedTuple):
-    """One turn the preview played: whose, the state after it began and after it ended."""
-
-    combatant_id: str
-    began: tuple[Any, ...]
-    ended: tuple[Any, ...]
-
-
 class Cache(NamedTuple):
     """A preview and what it was computed from (see the module's docstring)."""
 
@@ -92,7 +84,11 @@ class Cache(NamedTuple):
     state: tuple[Any, ...]
     current: str | None
     passed: frozenset[str]
-    trail: tuple[Step, ...]
+    #: the trail: the turns the preview played after the one in progress, in order...
+    turns: tuple[str, ...]
+    #: ...and for each, the state once it began and once it ended (``2 * i``, ``2 * i + 1``),
+    #: or one state for them all when no rule changed anything (a pointer, not n copies)
+    states: tuple[tuple[Any, ...], ...]
     view: dict[str, Any]
 
 
@@ -125,33 +121,33 @@ def _compute(ctx: Ctx, rs: Ruleset, combat: Combat) -> Cache:
             turns_kept_ext = ctx.ext == ext
             upcoming = start_round(ctx, rs, ended, ended.round + 1)
     world = ctx.world
+    turns, states = _steps(combat, trail) if turns_kept_ext else ((), ())
     return Cache(
         rs, world.settings, world.gm_users, ext, None if combat.started else ctx.world_time,
-        _state(combat), combat.current, combat.passed,
-        _steps(combat, trail) if turns_kept_ext else (), next_round_view(rs, upcoming),
+        _state(combat), combat.current, combat.passed, turns, states,
+        next_round_view(rs, upcoming),
     )
 
 
-def _steps(combat: Combat, trail: Trail) -> tuple[Step, ...]:
-    """The trail as kept: up to the first turn whose pointer is not where the engine puts
-    it (a rule that moved ``current`` or ``passed`` in a turn event: not reusable from there)."""
-    steps: list[Step] = []
+def _steps(combat: Combat, trail: Trail) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]]:
+    """The trail as kept (``Cache.turns``, ``Cache.states``): up to the first turn whose
+    pointer is not where the engine puts it (a rule that moved ``current`` or ``passed`` in a
+    turn event: not reusable from there)."""
+    turns: list[str] = []
+    states: list[tuple[Any, ...]] = []
     before = _passed(combat.current, combat.passed, ())
-    last: tuple[Any, ...] | None = None
     for cid, began, ended in trail:
         if began.current != cid or began.passed != before:
             break
         before = before | {cid}
         if ended.current is not None or ended.passed != before:
             break
-        began_state, ended_state = _state(began), _state(ended)
-        if began_state == last:  # share the tuple: a turn no rule changed costs a pointer
-            began_state = last
-        if ended_state == began_state:
-            ended_state = began_state
-        steps.append(Step(cid, began_state, ended_state))
-        last = ended_state
-    return tuple(steps)
+        turns.append(cid)
+        for state in (_state(began), _state(ended)):
+            states.append(states[-1] if states and state == states[-1] else state)
+    if states and all(state is states[0] for state in states):
+        return tuple(turns), (states[0],)
+    return tuple(turns), tuple(states)
 
 
 def _passed(current: str | None, passed: frozenset[str], played: tuple[str, ...]) -> frozenset[str]:
@@ -180,14 +176,13 @@ def _reuse(ctx: Ctx, rs: Ruleset, combat: Combat, cache: Cache) -> Cache | None:
         return cache
     if current is None or not combat.started:
         return None
-    trail = cache.trail
-    names = [s.combatant_id for s in trail]
-    if current not in names:
+    turns = cache.turns
+    if current not in turns:
         return None
-    at = names.index(current)
-    step = trail[at]
-    played = tuple(names[:at])
-    if state != step.began or combat.passed != _passed(cache.current, cache.passed, played):
+    at = turns.index(current)
+    states = cache.states
+    began, ended_state = (states[0], states[0]) if len(states) == 1 else states[2 * at:2 * at + 2]
+    if state != began or combat.passed != _passed(cache.current, cache.passed, turns[:at]):
         return None
     saved = ctx.begin_preview()
     try:
@@ -195,9 +190,12 @@ def _reuse(ctx: Ctx, rs: Ruleset, combat: Combat, cache: Cache) -> Cache | None:
         untouched = ctx.ext == cache.ext
     finally:
         ctx.end_preview(saved)
-    if not untouched or ended.current is not None or _state(ended) != step.ended:
+    if not untouched or ended.current is not None or _state(ended) != ended_state:
         return None
     if ended.passed != combat.passed | {current}:
         return None
-    return cache._replace(state=state, current=current, passed=combat.passed,
-                          trail=trail[at + 1:])
+    return Cache(
+        rs, cache.settings, cache.gm_users, cache.ext, cache.time, state, current,
+        combat.passed, turns[at + 1:], states if len(states) == 1 else states[2 * at + 2:],
+        cache.view,
+    )
