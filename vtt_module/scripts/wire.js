@@ -90,7 +90,7 @@ export function wireModule(env) {
     state.ready = new ReadyWatch(env, sidecar);
     state.hooks = registerForwarder(env, sidecar);
     registerRollMarking(env, () => state.pending);
-    registerSteering(env);
+    registerSteering(env, state.applier);
     state.ready.register();
     env.Hooks.on("deleteCombatant", (combatant) => state.applier.deleted(combatant));
     env.Hooks.on("renderCombatTracker", (app, html) => onRenderTracker(env, app, html, api));
