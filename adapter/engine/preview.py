@@ -36,7 +36,8 @@ stands, and the rest of the trail stays for the next message. Anything else (a r
 join, a defeat, a hold, a dash, a GM going back, a new round) computes it afresh, once.
 Equal inputs give equal previews because a rule is a function of the combat, the event
 and the inputs above: what a turn or round event does to a combat must not depend on who
-sent the message, its ``seq`` or (but for ``CombatStarted``) its world time. The test suite
+sent the message, its ``seq``, (but for ``CombatStarted``) its world time, other combats or
+the prompts pending (no rule's does: they read them only for intents and rolls). The test suite
 sets :data:`CHECK`: every view reused is compared with one computed afresh, over every
 golden recording, ruleset test and random session.
 
