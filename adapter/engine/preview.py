@@ -45,9 +45,10 @@ Values are compared with ``==``: two that are equal but print differently (``0.0
 ``-0.0``) count as the same; the wire never brings ``-0.0`` (``JSON.stringify(-0)`` is
 ``"0"``) and no rule makes one.
 
-Cost, measured on the bench's recording (8 combatants under ``foundry-core``, one turn per
-hook; CPU time on a shared 2-core machine, best of 5): the engine went from about 155 to
-115-130 us per hook. py-spy: the preview was about 41% of the engine's samples (the round
+Cost, measured on the bench's recording (8 combatants, one turn per hook; ``apply`` only,
+CPU time on a shared 2-core machine, best of 5): the engine per hook went from about 150
+to 110-120 us under ``foundry-core``, 290 to 180 under ``balanced-d20``, 160 to 115 under
+``storyteller``; every ruleset computes the preview once per round on a plain fight. py-spy: the preview was about 41% of the engine's samples (the round
 played on a copy, then the next round's plan entries); now a round's first message
 computes it (about 16% of the samples, one message in eight) and the others reuse it
 (about 9%: one ``TurnEnded`` and tuple comparisons). Memory: about 0.6 KiB more per
