@@ -82,7 +82,12 @@ def test_a_turn_moving_on_reuses_the_preview_without_playing_the_round(
     fight.next_turn()  # round 1 begins: the preview is computed
     computed: list[int] = []
     real = preview._compute
-    monkeypatch.setattr(preview, "_compute", lambda *a: computed.append(1) or real(*a))
+
+    def counted(*args: Any) -> preview.Cache:
+        computed.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(preview, "_compute", counted)
     shown = fight.plan["next_round"]
     for _ in range(3):
         fight.next_turn()

@@ -55,7 +55,7 @@ def world_with_rolls(stats: dict[str, dict[str, Any]] | None = None) -> tuple[Wo
     return w, data
 
 
-def move(w: World, data: dict[str, Any], round_: int, who: str) -> tuple[World, dict[str, Any]]:
+def move(w: World, data: dict[str, Any], round_: int, who: str | None) -> tuple[World, dict[str, Any]]:
     data = {**data, "round": round_}
     out = apply(w, Hook(w.last_seq + 1, "gm", 0, "updateCombat", data, current(round_, who)))
     return out.world, out.plans[0] if out.plans else {}
