@@ -16,13 +16,13 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from bd_table import COMBAT, GM, d20
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapter.engine import World, plan_of
 from adapter.engine.order import foundry_sort
 from adapter.pipeline import open_session, process
+from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, d20
 
 PLAYERS = ("playerOne0000001", "playerTwo0000001")
 USERS = (GM, *PLAYERS)

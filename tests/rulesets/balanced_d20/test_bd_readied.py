@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bd_table import GM, Table, fighter
+from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
 
 FIGHTER, MAGE, ROGUE, VILLAIN, GUARD = ("cmbFighter000001", "cmbMage000000001", "cmbRogue00000001",
                                         "cmbVillain000001", "cmbGuard00000001")

@@ -3,9 +3,8 @@ reactions before the first turn."""
 
 from __future__ import annotations
 
-from bd_table import GM, Table, fighter
-
 from adapter.rulesets.balanced_d20.state import WorldState
+from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
 
 ROGUE, BARBARIAN, ORC1, ORC2, WOLF = ("cmbRogue00000001", "cmbBarbarian0001", "cmbOrc0000000001",
                                       "cmbOrc0000000002", "cmbWolf000000001")
@@ -206,4 +205,4 @@ def test_confirming_an_undeclared_state_is_refused_and_a_stray_break_is_harmless
     assert t.refused("rule_violation", t.intent_msg(
         "ready.confirm", user=GM, combat=False, actor_id=ROGUE_ACTOR)).path == "/args/actor_id"
     t.intent("ready.break", user=ROGUE_PLAYER, combat=False, actor_id=ROGUE_ACTOR, reason="walks")
-    assert t.outcome is not None and t.outcome.plans == () and t.notices() == []
+    assert t.ack["plans"] == [] and t.notices() == []

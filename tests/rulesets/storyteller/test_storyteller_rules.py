@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from st_table import GM, Table, owner
-
 from adapter.engine.holding import ANY_POINT, Hold, holding
 from adapter.errors import NotPermitted, RuleViolation, UnknownCombatant
 from adapter.replay import replay_lines
+from tests.rulesets.storyteller.st_table import GM, Table, owner
 
 MITCH, LARRY, ZED = "cmbMitch00000001", "cmbLarry00000002", "cmbZed0000000003"
 SANDERS, WASHINGTON = "cmbSanders000001", "cmbWashington001"
@@ -195,7 +194,7 @@ def test_ST_5_an_unused_hold_carries_over_then_returns_to_the_original_score() -
     t = mitch_holds()
     out = t.next_turn()
     assert t.plan["round"] == 2 and t.current == LARRY
-    assert [n.kind for n in out.notices] == ["hold.carried_over"]
+    assert [n["kind"] for n in out["notices"]] == ["hold.carried_over"]
     assert holding(t.combat.combatants[MITCH]) == Hold(ANY_POINT, since=1, original=10)
     assert t.entry(MITCH)["rules"] == ["ST-5"] and "any_point" in t.entry(MITCH)["tags"]
     t.intent("act", MITCH, owner(MITCH), after=LARRY)
