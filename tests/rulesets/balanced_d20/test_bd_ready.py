@@ -3,6 +3,8 @@ reactions before the first turn."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from adapter.rulesets.balanced_d20.state import WorldState
 from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
 
@@ -22,7 +24,7 @@ def patrol() -> Table:
 
 
 def watch(t: Table, user: str = ROGUE_PLAYER, **changes: object) -> None:
-    args: dict[str, object] = {
+    args: dict[str, Any] = {
         "actor_id": ROGUE_ACTOR, "token_id": ROGUE_TOKEN, "owners": [ROGUE_PLAYER],
         "watching": ["tokOrc0000000001", "tokOrc0000000002"], "sees": True, "weapon_ready": True,
     }

@@ -418,8 +418,7 @@ def test_BI_2_a_group_roll_gets_the_offer_and_every_member_takes_the_reroll() ->
     assert ask["data"] == {"formula": "1d20 + 2", "reroll_of": offer["prompt_id"],
                            "group_id": PACK}
     group_roll(t, PACK, 14, 2, reroll_of=offer["prompt_id"])
-    assert t.initiatives()[GOB1] is not None and t.initiatives()[GOB1] // 1 == 16
-    assert t.initiatives()[GOB2] is not None and t.initiatives()[GOB2] // 1 == 16
+    assert [(t.initiatives()[c] or 0) // 1 for c in (GOB1, GOB2)] == [16, 16]
     assert all("reroll_pending" not in t.entry(c)["tags"] for c in (GOB1, GOB2))
     group_roll(t, PACK, 1, 2)  # the GM rolls again: the group's reroll is used up
     assert t.prompts() == []

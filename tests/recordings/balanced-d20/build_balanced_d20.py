@@ -1,6 +1,6 @@
 """Builds the balanced-d20 recordings BI-E1 .. BI-E6 (../shared/rules/README.md section 1).
 
-Run from the repository root: ``.venv/bin/python tests/recordings/balanced-d20/build.py``,
+Run from the repository root: ``.venv/bin/python tests/recordings/balanced-d20/build_balanced_d20.py``,
 then ``.venv/bin/python -m adapter replay X.jsonl > X.golden.jsonl`` for each, and read the
 goldens. Each recording is what the module would send at a real table: Foundry v13
 ``toObject()`` snapshots as the module extends them (``stats``: Dex and Int modifiers,

@@ -1,6 +1,6 @@
 """Builds the dice-pool recordings (../shared/rules/README.md section 2).
 
-Run from the repository root: ``python tests/recordings/dice-pool/build.py``, then
+Run from the repository root: ``python tests/recordings/dice-pool/build_dice_pool.py``, then
 ``python -m adapter replay X.jsonl > X.golden.jsonl`` for each, and read the goldens.
 Each recording is what the module would send at a real table: Foundry v13 ``toObject()``
 snapshots as the module extends them (``stats``: reaction, wits, size), the pool rolled in

@@ -1,6 +1,6 @@
 """Builds the storyteller recordings ST-E1, ST-E2, ST-E3 (../shared/rules/README.md section 3).
 
-Run from the repository root: ``python tests/recordings/storyteller/build.py``, then
+Run from the repository root: ``python tests/recordings/storyteller/build_storyteller.py``, then
 ``python -m adapter replay X.jsonl > X.golden.jsonl`` for each and read the goldens.
 Each recording is what the module would send at a real table: Foundry v13 ``toObject()``
 snapshots as the module extends them, the system's ``1d10 + mod`` initiative rolls, the
