@@ -257,6 +257,7 @@ class Table:
         with self._rulesets(), self._raises(site):
             result = self.through(self.world, message.event, payload)
         self.world, self.ack, self.emits = result.world, result.ack, result.emits
+        assert result.record, result.ack  # the table numbers its messages: never a duplicate or a gap
         if not result.ack["ok"]:
             assert result.ack["error"]["code"] != "internal_error", result.ack["error"]
             assert result.world == replace(before, last_seq=self.seq), result.ack["error"]
