@@ -24,7 +24,7 @@ from typing import Any
 import socketio
 
 from tests.reliability.table import GM, Reference, combats_of, read_state, session_data
-from tests.server.conftest import TOKEN
+from tests.support.sidecar import TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,7 +18,7 @@ from adapter.server import SIDECAR_KEY
 from adapter.server.throttle import Throttle
 from tests.reliability.harness import auth_for, open_link
 from tests.reliability.table import build
-from tests.server.conftest import GM, TOKEN, Running, auth, connect, refused
+from tests.support.sidecar import GM, TOKEN, Running, auth, connect, refused
 
 
 def hook(seq: int, **extra: Any) -> dict[str, Any]:

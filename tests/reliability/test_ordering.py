@@ -22,7 +22,7 @@ import pytest
 from tests.reliability.harness import Disconnected, Link, auth_for, open_link
 from tests.reliability.proxy import FaultProxy, Faults
 from tests.reliability.table import Reference, build, combats_of, read_state, state_of
-from tests.server.conftest import Running
+from tests.support.sidecar import Running
 
 
 @pytest.fixture(scope="module")

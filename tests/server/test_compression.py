@@ -5,7 +5,7 @@ from __future__ import annotations
 import aiohttp
 
 from adapter.config import Config
-from tests.server.conftest import Running, free_port
+from tests.support.sidecar import Running, free_port
 
 
 async def handshake_extensions(url: str) -> str | None:

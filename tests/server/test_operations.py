@@ -16,8 +16,8 @@ from adapter.config import Config
 from adapter.server import WORLDS_KEY
 from adapter.server.metrics import operator_only
 from adapter.version import __version__
-from tests.server.conftest import Running, auth, connect, refused
 from tests.server.test_roundtrip import hook, roll
+from tests.support.sidecar import Running, auth, connect, refused
 
 
 async def get(url: str) -> tuple[int, str]:

@@ -19,8 +19,8 @@ import pytest
 from adapter.server import SIO_KEY
 from adapter.server.guard import GuardedServer
 from adapter.server.pacing import Quiet, address_key, quiet_loop_errors
-from tests.server.conftest import GM, Running, auth, connect
 from tests.server.rawclient import RawClient
+from tests.support.sidecar import GM, Running, auth, connect
 
 
 def hook(seq: int, combatants: int = 0) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from adapter.engine import World
 from adapter.engine.order import foundry_sort
+from tests.foundry import combatant
 from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, d20
 from tests.support.table import Table
 
@@ -35,15 +36,11 @@ def rosters(draw: st.DrawFn) -> list[dict[str, Any]]:
     roster = []
     for cid in IDS[:n]:
         npc = draw(st.booleans())
-        roster.append({
-            "_id": cid, "type": "base", "system": {}, "actorId": "act" + cid[3:],
-            "tokenId": "tok" + cid[3:], "sceneId": "Xo4bT8sKq1VnZ6cP", "img": None,
-            "initiative": None, "hidden": False, "defeated": False, "group": None, "flags": {},
-            "name": cid[3:].rstrip("0"), "owners": [] if npc else [draw(st.sampled_from(PLAYERS))],
-            "is_npc": npc, "is_defeated": False,
-            "stats": {"dex": draw(st.integers(-6, 4)), "int": draw(st.integers(-1, 9)),
-                      "proficient": draw(st.lists(st.sampled_from(SKILLS), unique=True))},
-        })
+        owners = () if npc else (draw(st.sampled_from(PLAYERS)),)
+        roster.append(combatant(
+            cid, cid[3:].rstrip("0"), owners=owners, npc=npc, actor="act" + cid[3:], token="tok" + cid[3:],
+            stats={"dex": draw(st.integers(-6, 4)), "int": draw(st.integers(-1, 9)),
+                   "proficient": draw(st.lists(st.sampled_from(SKILLS), unique=True))}))
     return roster
 
 
