@@ -393,3 +393,44 @@ def test_ST_1_a_real_combatant_holding_acts_right_after_the_one_it_chose(name: s
     assert written[holder] < written[after]  # the score just below (ST-E1: 10 after 6 is 5)
     assert foundry_sort(written) == order  # Foundry's own sort of the written values agrees
 
+
+# ---------------------------------------------------------------- what the corpus covers
+
+GENERATIONS = ("before 10", "10", "11", "12", "13", "14")
+
+
+def generation(fixture: dict[str, Any]) -> str:
+    """Foundry's major version that stored the document: ``_stats.coreVersion``; a document
+    with ``_stats`` but no version was migrated and stored by 10 (``_stats`` came with 10);
+    one without ``_stats`` was stored before 10."""
+    doc = fixture["combat"]
+    if "_stats" not in doc:
+        return "before 10"
+    version = (doc["_stats"] or {}).get("coreVersion")
+    return str(version).split(".")[0] if version else "10"
+
+
+def system(fixture: dict[str, Any]) -> str:
+    """``_stats.systemId``, else what the fixture's source says of the world (or unknown)."""
+    system_id = (fixture["combat"].get("_stats") or {}).get("systemId")
+    said = fixture["source"]["system"]
+    return str(system_id or ("unknown" if said.startswith("unknown") else said.split()[0]))
+
+
+def coverage_table() -> str:
+    """The README's table: documents per Foundry generation and system."""
+    systems = sorted({system(f) for f in CORPUS.values()}, key=lambda s: (s == "unknown", s))
+    count = {(g, s): 0 for g in GENERATIONS for s in systems}
+    for f in CORPUS.values():
+        count[generation(f), system(f)] += 1
+    lines = ["| Foundry | " + " | ".join(systems) + " | all |",
+             "|---|" + "---:|" * (len(systems) + 1)]
+    for g in GENERATIONS:
+        row = [count[g, s] for s in systems]
+        lines.append(f"| {g} | " + " | ".join(str(n) for n in row) + f" | {sum(row)} |")
+    return "\n".join(lines)
+
+
+def test_the_readme_coverage_table_counts_the_corpus() -> None:
+    assert coverage_table() in (FIXTURES / "README.md").read_text(encoding="utf-8")
+    assert {generation(f) for f in CORPUS.values()} <= set(GENERATIONS)
