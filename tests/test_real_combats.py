@@ -38,7 +38,8 @@ def stored(doc: dict[str, Any]) -> dict[str, float | None]:
 
 
 def foundrys_current(fixture: dict[str, Any]) -> str | None:
-    return fixture["foundry_current"]["combatantId"]
+    current: str | None = fixture["foundry_current"]["combatantId"]
+    return current
 
 
 def writes(fixture: dict[str, Any], plan: dict[str, Any]) -> list[str]:
@@ -367,7 +368,7 @@ def holders(name: str) -> tuple[str, str] | None:
     doc = CORPUS[name]["combat"]
     now, values = foundrys_current(CORPUS[name]), stored(doc)
     standing = {c["_id"] for c in doc["combatants"] if not defeated(c) and values[c["_id"]] is not None}
-    if doc["round"] < 1 or now not in standing:
+    if doc["round"] < 1 or now is None or now not in standing:
         return None
     turns = foundrys_turns(doc)
     later = [cid for cid in turns[turns.index(now) + 1:] if cid in standing]

@@ -66,7 +66,7 @@ class Table(OneTable):
     def intent(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> dict[str, Any]:
         return self.ask(kind, cid, args, user=user)
 
-    def refused(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> Exception:
+    def refused(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> SidecarError:
         """The intent must be refused (the table checks the world did not change)."""
         with pytest.raises(SidecarError) as info:
             self.intent(kind, cid, user, **args)

@@ -14,8 +14,7 @@ import pytest
 import socketio
 
 from adapter.cli import parser
-from adapter.config import DEFAULT_ORIGINS, Config, ConfigError, from_args
-from adapter.server.run import is_loopback
+from adapter.config import DEFAULT_ORIGINS, Config, ConfigError, from_args, is_loopback
 from tests.reliability.harness import Serve, auth_for, open_link
 from tests.reliability.table import build
 from tests.support.sidecar import TOKEN, Running, auth, connect, refused

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from adapter.errors import RuleViolation, SidecarError
+from tests.support.table import RAISED_AT
 
 ADAPTER = Path(__file__).resolve().parents[2] / "adapter"
 RULE_IDS = {
@@ -70,7 +71,7 @@ def agrees(error: SidecarError, message: Any, ruleset: str) -> None:
 def raise_site(info: pytest.ExceptionInfo[SidecarError]) -> tuple[str, int]:
     """The file and line of the ``raise`` that made the refusal (the table traces it inside the
     pipeline: ``Table.trace_raises``)."""
-    file, line = info.value.site  # type: ignore[attr-defined]  # set by tests/support/table.py
+    file, line = RAISED_AT[info.value]
     return str(Path(file).resolve()), line
 
 

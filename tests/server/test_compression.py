@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import aiohttp
 
 from adapter.config import Config
@@ -20,7 +22,7 @@ async def test_a_client_offering_deflate_gets_none_by_default(sidecar: Running) 
     assert await handshake_extensions(sidecar.url) is None
 
 
-async def test_ws_compression_setting_accepts_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_ws_compression_setting_accepts_it(tmp_path: Path) -> None:
     running = Running(Config(port=free_port(), db=tmp_path / "s.db", token="t" * 12, ws_compression=True))
     await running.start()
     try:

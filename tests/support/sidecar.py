@@ -77,14 +77,15 @@ async def connect(url: str, auth_data: dict[str, Any]) -> Client:
     loop = asyncio.get_running_loop()
     client = Client(sio=sio, welcome=loop.create_future())
 
-    @sio.on("welcome")
     async def on_welcome(data: Any) -> None:
         if not client.welcome.done():
             client.welcome.set_result(data)
 
-    @sio.on("connect_error")
     async def on_error(data: Any) -> None:
         client.refused.append(data)
+
+    sio.on("welcome", on_welcome)
+    sio.on("connect_error", on_error)
 
     for name in ("plan", "prompt", "superseded"):
         sio.on(name, (lambda n: (lambda data: client.events.append((n, data))))(name))

@@ -23,8 +23,8 @@ The table plays Foundry and the module (``vtt_module/scripts``):
 A refused message must change nothing but ``last_seq`` and never be an ``internal_error``;
 the table checks both, then raises the refusal as the :mod:`adapter.errors` class of its code
 (so ``pytest.raises(RuleViolation)`` reads as before), unless the caller asked for the ack
-(``send(..., refusal="ack")``). With ``trace_raises`` set, the refusal also carries ``site``:
-the file and line of the ``raise`` inside the sidecar that made it (for the tables that must
+(``send(..., refusal="ack")``). With ``trace_raises`` set, :data:`RAISED_AT` also keeps the file
+and line of the ``raise`` inside the sidecar that made the refusal (for the tables that must
 reach every ``raise RuleViolation`` of a ruleset).
 """
 
@@ -38,14 +38,16 @@ from functools import cmp_to_key
 from types import FrameType
 from typing import Any, Literal
 from unittest import mock
+from weakref import WeakKeyDictionary
 
 import orjson
 
-from adapter import errors, pipeline
+from adapter import errors
 from adapter.engine import World
 from adapter.engine.ruleset import registered
 from adapter.errors import SidecarError
 from adapter.pipeline import Result, open_session, process, welcome
+from adapter.rulesets import RULESETS
 from tests.foundry import combat, current, group
 
 GM = "gmUser0000000001"
@@ -89,11 +91,17 @@ def error_class(code: str) -> type[SidecarError]:
     raise AssertionError(f"no error class has the code {code!r}")
 
 
+#: where the sidecar raised each refusal the table raised again (with ``trace_raises``)
+RAISED_AT: WeakKeyDictionary[SidecarError, tuple[str, int]] = WeakKeyDictionary()
+
+
 def refusal_of(ack: Mapping[str, Any], site: tuple[str, int] | None = None) -> SidecarError:
-    """The refusal an ack carries, as its error class (``site``: where the sidecar raised it)."""
+    """The refusal an ack carries, as its error class (``site``: where the sidecar raised it,
+    kept in :data:`RAISED_AT`)."""
     wire = ack["error"]
     error = error_class(wire["code"])(wire["message"], path=wire.get("path"), rule=wire.get("rule"))
-    error.site = site  # type: ignore[attr-defined]  # read by tests/rulesets/refusals.py
+    if site is not None:
+        RAISED_AT[error] = site
     return error
 
 
@@ -224,7 +232,7 @@ class Table:
         self.gm = gm
         #: rulesets beside the built-in ones: a test's own ruleset (``hold-test``), given or
         #: taken from the engine's registry (:func:`adapter.engine.ruleset.register`)
-        if rulesets is None and ruleset not in pipeline.RULESETS:
+        if rulesets is None and ruleset not in RULESETS:
             rulesets = {ruleset: registered()[ruleset]}
         self.rulesets = rulesets
         self.session = session_data(world, ruleset, settings, gm=gm, system=system)
@@ -394,7 +402,7 @@ class Table:
         if not self.rulesets:
             yield
             return
-        with mock.patch.object(pipeline, "RULESETS", {**pipeline.RULESETS, **self.rulesets}):
+        with mock.patch("adapter.pipeline.RULESETS", {**RULESETS, **self.rulesets}):
             yield
 
     @contextmanager

@@ -197,7 +197,7 @@ def step(run: Run, data: st.DataObject) -> None:
     elif action == "reaction":
         run.intent("reaction.use", user, cid, {})
     elif action == "declare":
-        args = {"mode": data.draw(st.sampled_from(["standard", "preemptive"])), "trigger": "t",
+        args: dict[str, Any] = {"mode": data.draw(st.sampled_from(["standard", "preemptive"])), "trigger": "t",
                 "action": "a", "target_id": data.draw(st.sampled_from(ids))}
         run.intent("readied.declare", user, run.pointer or cid, args)
     elif action == "trigger":
@@ -217,7 +217,7 @@ def step(run: Run, data: st.DataObject) -> None:
         run.intent("initiative.set", user, cid, {"value": data.draw(st.integers(-3, 25))})
     elif action == "ready":
         kind = data.draw(st.sampled_from(["ready.start", "ready.confirm", "ready.break"]))
-        args: dict[str, Any] = {"actor_id": "act" + cid[3:]}
+        args = {"actor_id": "act" + cid[3:]}
         if kind == "ready.start":
             args.update(token_id="tok" + cid[3:], owners=owners,
                         watching=["tok" + i[3:] for i in data.draw(st.lists(st.sampled_from(ids)))],

@@ -185,8 +185,9 @@ def test_ready_start_refusals() -> None:
         "ready.start", user=BARB_PLAYER, combat=False, actor_id=ROGUE_ACTOR, token_id=ROGUE_TOKEN,
         owners=[ROGUE_PLAYER], watching=["tokOrc0000000001"], sees=True, weapon_ready=True))
     for field, value in (("sees", False), ("weapon_ready", False), ("watching", [])):
-        args = {"actor_id": ROGUE_ACTOR, "token_id": ROGUE_TOKEN, "owners": [ROGUE_PLAYER],
-                "watching": ["tokOrc0000000001"], "sees": True, "weapon_ready": True, field: value}
+        args: dict[str, Any] = {"actor_id": ROGUE_ACTOR, "token_id": ROGUE_TOKEN, "owners": [ROGUE_PLAYER],
+                                "watching": ["tokOrc0000000001"], "sees": True, "weapon_ready": True,
+                                field: value}
         error = t.refused("rule_violation",
                           t.intent_msg("ready.start", user=ROGUE_PLAYER, combat=False, **args))
         assert error.rule == "BI-3" and error.path == f"/args/{field}"

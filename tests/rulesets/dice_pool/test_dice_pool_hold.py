@@ -113,7 +113,8 @@ def test_DP_4_a_lost_turn_keeps_the_hesitation_until_its_round_ends() -> None:
     error = refused(t, "hold", BOB, {}, user=PLAYER)
     assert error.rule == "DP-4"
     t.intent("act", ANN, {"now": True}, user=PLAYER)
-    assert (t.plan["current"], t.order()) == (ANN, [BOB, CID, ANN])
+    plan = t.plan
+    assert (plan["current"], t.order()) == (ANN, [BOB, CID, ANN])
     assert t.entry(BOB)["acts"] == "defend_only" and reproduces(t)
     upcoming = {e["combatant_id"]: e["acts"] for e in t.plan["next_round"]["order"]}
     assert upcoming == {ANN: "full", BOB: "full", CID: "none"}

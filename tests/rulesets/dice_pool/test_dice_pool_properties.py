@@ -102,15 +102,15 @@ def test_foundrys_sort_of_the_plan_reproduces_the_order(data: st.DataObject) -> 
     t.create()
     for gid in sorted({g for g in grouping if g}):
         t.group(f"grp{gid}", gid)
-    for cid, stats, gid in zip(ids, people, grouping):
-        t.add(f"cmb{cid}", cid, stats, group=f"grp{gid}" if gid else None)
+    for cid, stats, grp in zip(ids, people, grouping):
+        t.add(f"cmb{cid}", cid, stats, group=f"grp{grp}" if grp else None)
     pools = {e["combatant_id"]: e["detail"]["pool"] for e in t.plan["order"]}
     for gid in sorted({g for g in grouping if g}):
         member = f"cmb{ids[grouping.index(gid)]}"
         t.hook("initiativeRoll", {"group_id": f"grp{gid}",
                                   "roll": foundry_roll(dice(data, pools[member]), DiceSettings())})
-    for cid, gid in zip(ids, grouping):
-        if gid is None:
+    for cid, grp in zip(ids, grouping):
+        if grp is None:
             roll = foundry_roll(dice(data, pools[f"cmb{cid}"]), DiceSettings())
             t.hook("initiativeRoll", {"combatant_id": f"cmb{cid}", "roll": roll})
     check(t, stable=True)

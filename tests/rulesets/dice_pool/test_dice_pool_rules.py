@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -30,11 +31,11 @@ def dp_e2() -> Table:
     return t
 
 
-def refused(t: Table, action: object) -> SidecarError:
+def refused(t: Table, action: Callable[[], object]) -> SidecarError:
     """Run ``action``; it must be refused and leave the world exactly as it was."""
     before = t.world
     with pytest.raises(SidecarError) as error:
-        action()  # type: ignore[operator]
+        action()
     assert t.world == replace(before, last_seq=t.seq)  # the refusal used up its seq, nothing else
     return error.value
 
