@@ -8,46 +8,52 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from adapter.engine import apply
+from adapter.engine.events import Rolled
 from adapter.engine.holding import (
     ANY_POINT,
-    HOLD_INTENTS,
-    HOLD_RULES,
     HOLDING,
     STEPPED_IN,
     Hold,
     HoldRuleIds,
     hold_entry,
-    hold_rule_ids,
+    hold_mechanics,
     holding,
 )
-from adapter.engine.model import Combat, Combatant, Hook, Intent, Outcome, World
+from adapter.engine.messages import Hold as Hold_
+from adapter.engine.messages import Hook, Intent
+from adapter.engine.model import Combat, Combatant, Outcome, World
 from adapter.engine.order import foundry_sort
-from adapter.engine.ruleset import SKIPPED_ACTS, Entry, Ruleset, describe_plain, register
+from adapter.engine.ruleset import SKIPPED_ACTS, Entry, Ruleset, chain, describe_plain
 from adapter.errors import InvalidMessage, NotPermitted, RuleViolation, UnknownCombatant
 from adapter.rulesets import RULESETS
 from adapter.rulesets.foundry_core import initiative_roll
+from tests.decoded import apply, hook, intent, renumbered
 
 
 def _by_score_then_mod(combat: Combat, c: Combatant) -> Sequence[float]:
     return (c.score if c.score is not None else 0.0, float(c.stats.get("mod", 0)))
 
 
-HOLD_TEST = register(
-    Ruleset(
-        id="hold-test",
-        rules=(initiative_roll, *HOLD_RULES),
-        intents=dict(HOLD_INTENTS),
+def hold_test(ruleset_id: str, ids: HoldRuleIds) -> Ruleset:
+    mechanics = hold_mechanics(ids)
+    return Ruleset(
+        id=ruleset_id,
+        on=chain({Rolled: (initiative_roll,)}, mechanics.on),
+        intents=mechanics.intents,
         sort_key=_by_score_then_mod,
         describe=lambda combat, c: hold_entry(combat, c, describe_plain(combat, c)),
     )
-)
-register(replace(HOLD_TEST, id="hold-test-x1", hold_ids=HoldRuleIds.single("X-1")))
+
+
+TEST_RULESETS = {
+    **RULESETS,
+    "hold-test": hold_test("hold-test", HoldRuleIds.single("hold-test")),
+    "hold-test-x1": hold_test("hold-test-x1", HoldRuleIds.single("X-1")),
+}
 
 
 class Table:
@@ -78,7 +84,7 @@ class Table:
 
     def _apply(self, message: Hook | Intent) -> Outcome:
         self.seq += 1
-        out = apply(self.world, replace(message, seq=self.seq))
+        out = apply(self.world, renumbered(message, self.seq), TEST_RULESETS)
         self.world = out.world
         if out.plans:
             self.pointer = out.plans[0]["current"]
@@ -87,7 +93,7 @@ class Table:
     def send_hook(self, name: str, roll: Any = None) -> Outcome:
         current = {"round": self.round, "turn": None, "combatantId": self.pointer, "tokenId": None}
         snapshot = {**self.snapshot, "round": self.round}
-        return self._apply(Hook(0, "gm", 0.0, name, snapshot, current, roll=roll))
+        return self._apply(hook(1, "gm", 0.0, name, snapshot, current, roll=roll))
 
     def start(self) -> Outcome:
         self.round = 1
@@ -107,13 +113,13 @@ class Table:
         return self.send_hook("combatRound")
 
     def intent(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> Outcome:
-        return self._apply(Intent(0, user, 0.0, kind, "c1", cid, args))
+        return self._apply(intent(1, user, 0.0, kind, "c1", cid, args))
 
     def refused(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> Exception:
-        before = self.world
+        before, seq = self.world, self.seq
         with pytest.raises(Exception) as info:
             self.intent(kind, cid, user, **args)
-        self.seq -= 1
+        self.seq = seq
         assert self.world is before
         return info.value
 
@@ -344,7 +350,7 @@ def test_a_gm_number_for_a_stepped_in_combatant_stays() -> None:
     t.intent("hold", "b")
     t.next_turn()
     t.intent("act", "b", before="a")
-    t._apply(Intent(0, "gm", 0.0, "initiative.set", "c1", "b", {"value": 20}))
+    t._apply(intent(1, "gm", 0.0, "initiative.set", "c1", "b", {"value": 20}))
     t.next_turn()
     t.next_turn()
     assert t.order()[0] == ("b", 20.0, "full")
@@ -401,9 +407,12 @@ def test_a_hold_after_its_turn_or_before_the_start_is_refused() -> None:
 
 
 def test_rule_ids_travel_with_the_ruleset() -> None:
-    assert hold_rule_ids(RULESETS["storyteller"]) == HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
-    assert hold_rule_ids(RULESETS["dice-pool"]) == HoldRuleIds.single("DP-5")
-    assert hold_rule_ids(Ruleset(id="somewhere-else")) == HoldRuleIds.single("somewhere-else")
+    from adapter.rulesets.dice_pool.delay import HOLD as DICE_POOL
+    from adapter.rulesets.storyteller.plan import HOLD as STORYTELLER
+
+    assert STORYTELLER.ids == HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
+    assert DICE_POOL.ids == HoldRuleIds.single("DP-5")
+    assert RULESETS["storyteller"].intents[Hold_] is STORYTELLER.hold
 
 
 def test_the_same_mechanics_refuse_under_the_ids_their_ruleset_gives() -> None:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from adapter.engine.messages import Hook, Intent
 from adapter.errors import RuleViolation, SidecarError
+from tests import decoded
 
 ADAPTER = Path(__file__).resolve().parents[2] / "adapter"
 RULE_IDS = {
@@ -35,9 +36,9 @@ CITED = re.compile(r"\b(?:BI|DP|ST)-\d+\b")
 
 
 def wire(message: Any) -> dict[str, Any]:
-    """The message as a JSON-like dict (a Hook or Intent dataclass, or a wire payload)."""
-    if is_dataclass(message) and not isinstance(message, type):
-        return {f.name: getattr(message, f.name) for f in fields(message)}
+    """The message as a JSON-like dict (a decoded Hook or Intent, or a wire payload)."""
+    if isinstance(message, (Hook, Intent)):
+        return decoded.wire(message)
     return dict(message)
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from adapter.engine import Hook, Intent, Outcome, World, apply, plan_of
+from adapter.engine import Hook, Intent, Outcome, World, plan_of
 from adapter.errors import SidecarError
+from tests.decoded import apply, hook, intent
 
 GM = "gmUser0000000001"
 COMBAT = "cmbBalanced00001"
@@ -92,7 +93,7 @@ class Table:
     def hook_msg(self, name: str, *, roll: dict[str, Any] | None = None,
                  user: str = GM) -> Callable[[int], Hook]:
         current = {"round": self.round, "turn": None, "combatantId": self.pointer, "tokenId": None}
-        return lambda seq: Hook(seq=seq, user=user, world_time=self.time, hook=name,
+        return lambda seq: hook(seq=seq, user=user, world_time=self.time, hook=name,
                                 combat=self.snapshot(), current=current, roll=roll)
 
     def hook(self, name: str, **kw: Any) -> Outcome:
@@ -100,7 +101,7 @@ class Table:
 
     def intent_msg(self, kind: str, cid: str | None = None, *, user: str = GM,
                    combat: bool = True, **args: Any) -> Callable[[int], Intent]:
-        return lambda seq: Intent(seq=seq, user=user, world_time=self.time, kind=kind,
+        return lambda seq: intent(seq=seq, user=user, world_time=self.time, kind=kind,
                                   combat_id=COMBAT if combat else None, combatant_id=cid,
                                   args=args)
 

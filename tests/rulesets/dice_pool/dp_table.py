@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapter.engine import Hook, Intent, Outcome, World, apply
+from adapter.engine import Hook, Intent, Outcome, World
 from adapter.engine.model import Session
+from tests.decoded import apply, hook, intent
 
 GM = "gmUser0000000001"
 PLAYER = "playerUser000001"
@@ -158,7 +159,7 @@ class Table:
         if roll is not None:
             payload["roll"] = roll
         self.sent.append({"event": "hook", "data": payload})
-        message = Hook(seq=self.seq, user=user, world_time=self.time, hook=name,
+        message = hook(seq=self.seq, user=user, world_time=self.time, hook=name,
                        combat=payload["combat"], current=payload["current"], roll=roll)
         return self._apply(message)
 
@@ -167,7 +168,7 @@ class Table:
         payload = {"seq": self.seq, "user": user, "world_time": self.time, "kind": kind,
                    "combat_id": self.at.id, "combatant_id": cid, "args": args}
         self.sent.append({"event": "intent", "data": payload})
-        return self._apply(Intent(seq=self.seq, user=user, world_time=self.time, kind=kind,
+        return self._apply(intent(seq=self.seq, user=user, world_time=self.time, kind=kind,
                                   combat_id=self.at.id, combatant_id=cid, args=args))
 
     def _apply(self, message: Hook | Intent) -> Outcome:

@@ -8,16 +8,18 @@ last one Foundry starts the next round at the plan's ``next_round.current``.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-from adapter.engine import apply
-from adapter.engine.model import Combat, Hook, Intent, Outcome, World
+from adapter.engine.messages import Hook, Intent
+from adapter.engine.model import Combat, Outcome, World
 from adapter.engine.order import foundry_sort
-from adapter.engine.ruleset import SKIPPED_ACTS
+from adapter.engine.ruleset import SKIPPED_ACTS, Ruleset
 from adapter.errors import SidecarError
+from adapter.rulesets import RULESETS
+from tests.decoded import apply, hook, intent, renumbered
 
 GM = "gmStoryteller001"
 COMBAT = "stCombat00000001"
@@ -37,7 +39,8 @@ def owner(cid: str) -> str:
 
 
 class Table:
-    def __init__(self, ruleset: str = "storyteller") -> None:
+    def __init__(self, ruleset: str = "storyteller", rulesets: Mapping[str, Ruleset] = RULESETS) -> None:
+        self.rulesets = rulesets
         self.world = World(world="w", ruleset=ruleset, gm_users=frozenset({GM}))
         self.seq = 0
         self.round = 0
@@ -48,27 +51,27 @@ class Table:
 
     def _apply(self, message: Hook | Intent) -> Outcome:
         self.seq += 1
-        out = apply(self.world, replace(message, seq=self.seq))
+        out = apply(self.world, renumbered(message, self.seq), self.rulesets)
         self.world = out.world
         return out
 
     def hook(self, name: str, roll: Any = None) -> Outcome:
         combat = {"_id": COMBAT, "round": self.round, "combatants": self.people}
         current = {"round": self.round, "turn": None, "combatantId": self.pointer, "tokenId": None}
-        return self._apply(Hook(0, GM, 0.0, name, combat, current, roll=roll))
+        return self._apply(hook(1, GM, 0.0, name, combat, current, roll=roll))
 
     def intent(self, kind: str, cid: str | None, user: str = GM, **args: Any) -> Outcome:
-        out = self._apply(Intent(0, user, 0.0, kind, COMBAT, cid, args))
+        out = self._apply(intent(1, user, 0.0, kind, COMBAT, cid, args))
         self.follow()
         return out
 
     def refused(self, kind: str, cid: str | None, user: str = GM, **args: Any) -> SidecarError:
         """The intent must be refused and leave the world exactly as it was."""
-        before = self.world
+        before, seq = self.world, self.seq
         with pytest.raises(SidecarError) as info:
             self.intent(kind, cid, user, **args)
         assert self.world is before
-        self.seq -= 1
+        self.seq = seq
         return info.value
 
     # ---------------------------------------------------------------- the table

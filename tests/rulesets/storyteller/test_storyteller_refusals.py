@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from st_table import GM, Table, owner
 
-from adapter.engine import apply
-from adapter.engine.model import Intent
+from adapter.engine.messages import Intent
 from adapter.errors import SidecarError
+from tests.decoded import apply, intent
 from tests.rulesets.refusals import ADAPTER, assert_reaches, expect, raise_site
 
 MITCH, LARRY, ZED = "cmbMitch00000001", "cmbLarry00000002", "cmbZed0000000003"
@@ -105,7 +105,7 @@ CASES: list[tuple[str, Setup, tuple[str, str, str, dict[str, Any]], str, str | N
 
 def refuse(t: Table, kind: str, cid: str, user: str, args: dict[str, Any]
            ) -> tuple[pytest.ExceptionInfo[SidecarError], Intent]:
-    message = Intent(t.seq + 1, user, 0.0, kind, "stCombat00000001", cid, args)
+    message = intent(t.seq + 1, user, 0.0, kind, "stCombat00000001", cid, args)
     before = t.world
     with pytest.raises(SidecarError) as info:
         apply(t.world, message)
