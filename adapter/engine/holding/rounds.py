@@ -72,7 +72,7 @@ def hold_entry(
     combat: Combat, combatant: Combatant, entry: Entry, ids: HoldRuleIds | None = None
 ) -> Entry:
     """``entry`` (the ruleset's own view) with the hold merged in: acts, tags, detail, rules
-    (``ids``: the ruleset's ``hold_ids``; None, its id for every rule)."""
+    (``ids``: those its ``hold_mechanics`` was built with; None, the ruleset id for every rule)."""
     held = holding(combatant)
     if held is None:
         return entry
