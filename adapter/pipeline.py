@@ -205,7 +205,7 @@ def check_limits(world: World, event: str, payload: Mapping[str, Any]) -> None:
 
 
 #: the class of each hook and intent, by its name on the wire
-HOOK_CLASSES: Mapping[str, type[Hook]] = {cls.__struct_config__.tag: cls for cls in HOOKS}  # type: ignore[misc]
+HOOK_CLASSES: Mapping[str, type[Hook]] = {str(cls.__struct_config__.tag): cls for cls in HOOKS}
 INTENT_CLASSES: Mapping[str, type[Intent]] = {cls.kind: cls for cls in INTENTS}
 
 

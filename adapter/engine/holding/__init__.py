@@ -65,7 +65,8 @@ from .. import messages
 from ..context import Ctx
 from ..events import Rolled, RoundStarted, ScoreSet, TurnEnded
 from ..model import Combat, Combatant
-from ..ruleset import Entry, EventRule, HoldRuleIds, IntentRule, On
+from ..ruleset import Entry, HoldRuleIds, IntentRule, On
+from . import declare
 from .declare import act_action, hold_action
 from .rounds import hold_carry_over, hold_entry, hold_moment_closed, hold_rescored
 from .state import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Hold, holding, is_waiting
@@ -92,24 +93,21 @@ class HoldMechanics:
 def hold_mechanics(ids: HoldRuleIds) -> HoldMechanics:
     """The hold/act rules for a ruleset that reports them under ``ids``."""
 
-    def hold(ctx: Ctx, combat: Combat, intent: messages.Hold) -> Combat:
+    def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold) -> Combat:
         """ST-1 / ST-4 / ST-5 (DP-5): ``hold {next_round?, target_aware?}``: keep the place."""
-        return hold_action(ctx, combat, intent, ids)
+        return declare.hold_action(ctx, combat, intent, ids)
 
-    def act(ctx: Ctx, combat: Combat, intent: messages.Act) -> Combat:
+    def act_action(ctx: Ctx, combat: Combat, intent: messages.Act) -> Combat:
         """ST-1 / ST-2 / ST-3 (DP-5): ``act {after | before | now}``: a holder steps in."""
-        return act_action(ctx, combat, intent, ids)
+        return declare.act_action(ctx, combat, intent, ids)
 
-    hold.__name__ = hold.__qualname__ = "hold_action"
-    act.__name__ = act.__qualname__ = "act_action"
-    rescored: EventRule = hold_rescored
     on: On = {
         RoundStarted: (hold_carry_over,),
-        Rolled: (rescored,),
-        ScoreSet: (rescored,),
+        Rolled: (hold_rescored,),
+        ScoreSet: (hold_rescored,),
         TurnEnded: (hold_moment_closed,),
     }
-    return HoldMechanics(ids=ids, hold=hold, act=act, on=on)
+    return HoldMechanics(ids=ids, hold=hold_action, act=act_action, on=on)
 
 
 __all__ = [
