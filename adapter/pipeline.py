@@ -235,11 +235,12 @@ def field_pointer(message: Hook | Intent, field: Field) -> str:
 
 
 def apply_message(
-    world: World, message: Hook | Intent, rulesets: Mapping[str, Ruleset] = RULESETS
+    world: World, message: Hook | Intent, rulesets: Mapping[str, Ruleset] | None = None
 ) -> Outcome:
-    """``apply``, with a refusal's ``field`` turned into the JSON ``path`` of the wire."""
+    """``apply`` (with :data:`RULESETS` unless given others), a refusal's ``field`` turned into
+    the JSON ``path`` of the wire."""
     try:
-        return apply(world, message, rulesets)
+        return apply(world, message, RULESETS if rulesets is None else rulesets)
     except SidecarError as error:
         if error.field is not None and error.path is None:
             error.path = field_pointer(message, error.field)

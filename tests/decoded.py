@@ -1,4 +1,5 @@
-"""The engine's typed messages for tests that drive the engine directly (without acks).
+"""The engine's typed messages and values for tests that drive the engine directly (no acks;
+the rulesets' tables go through the pipeline, ``tests/support/table.py``).
 
 Each is built as the module sends it (a wire payload), checked against its schema and
 decoded by the pipeline (:func:`adapter.pipeline.decode`), so a test hands the engine what it
@@ -9,18 +10,17 @@ is :func:`adapter.pipeline.apply_message`: a refusal's field becomes its wire ``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
 from adapter import protocol
-from adapter.engine.messages import ENVELOPE, Hook, Intent, Roll
+from adapter.engine.messages import Hook, Intent, Roll
 from adapter.pipeline import apply_message, decode
 
-__all__ = ["apply", "as_roll", "hook", "intent", "renumbered", "wire"]
+__all__ = ["apply", "as_roll", "hook", "intent"]
 
 apply = apply_message
-M = TypeVar("M", Hook, Intent)
 
 
 def hook(seq: int, user: str, world_time: float, hook: str, combat: Mapping[str, Any],
@@ -49,19 +49,6 @@ def intent(seq: int, user: str, world_time: float, kind: str, combat_id: str | N
     message = decode("intent", payload)
     assert isinstance(message, Intent)
     return message
-
-
-def renumbered(message: M, seq: int) -> M:
-    return msgspec.structs.replace(message, seq=seq)
-
-
-def wire(message: Hook | Intent) -> dict[str, Any]:
-    """The message as the module would have sent it (an intent's arguments under ``args``)."""
-    data: dict[str, Any] = msgspec.to_builtins(message)
-    if isinstance(message, Intent):
-        data = {k: v for k, v in data.items() if k in ENVELOPE} | {
-            "kind": message.kind, "args": {k: v for k, v in data.items() if k not in ENVELOPE}}
-    return data
 
 
 def as_roll(data: Mapping[str, Any]) -> Roll:

@@ -105,7 +105,12 @@ def spoiled(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
 def test_a_message_the_schema_refuses_never_reaches_decode(monkeypatch: pytest.MonkeyPatch) -> None:
     decoded: list[Any] = []
     real = pipeline.decode
-    monkeypatch.setattr(pipeline, "decode", lambda event, payload: decoded.append(payload) or real(event, payload))
+
+    def spy(event: str, payload: Any) -> Hook | Intent:
+        decoded.append(payload)
+        return real(event, payload)
+
+    monkeypatch.setattr(pipeline, "decode", spy)
     world = World(world="w", ruleset="balanced-d20", gm_users=frozenset({"gm"}))
     checked = 0
     for _, event, payload in MESSAGES[::7]:

@@ -40,9 +40,9 @@ def test_every_rule_is_typed_to_the_class_it_is_listed_under(ruleset: str) -> No
         assert event in EVENTS
         for rule in rules:
             assert event in _handled(rule), f"{rule.__name__} is listed under {event.__name__}"
-    for intent, rule in rs.intents.items():
+    for intent, handler in rs.intents.items():
         assert intent in INTENTS
-        assert _handled(rule) == {intent}, f"{rule.__name__} is listed under {intent.__name__}"
+        assert _handled(handler) == {intent}, f"{handler.__name__} is listed under {intent.__name__}"
 
 
 def test_the_intent_kinds_each_ruleset_takes_are_those_welcome_announced_before() -> None:
@@ -82,7 +82,7 @@ def test_an_intent_class_has_the_fields_of_its_schema(cls: type[Intent]) -> None
 def test_every_hook_and_intent_of_the_schemas_has_its_class() -> None:
     hook = json.loads((SCHEMAS / "hook.schema.json").read_text())
     intent = json.loads((SCHEMAS / "intent.schema.json").read_text())
-    assert sorted(c.__struct_config__.tag for c in HOOKS) == sorted(hook["properties"]["hook"]["enum"])
+    assert sorted(str(c.__struct_config__.tag) for c in HOOKS) == sorted(hook["properties"]["hook"]["enum"])
     assert sorted(c.kind for c in INTENTS) == sorted(intent["properties"]["kind"]["enum"])
 
 

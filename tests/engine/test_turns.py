@@ -21,7 +21,7 @@ from tests.decoded import intent as Intent
 from tests.foundry import combat, combatant, current, d20_roll
 
 
-def record(ctx: Ctx, c: Combat, event: TurnStarted | TurnEnded | RoundStarted | RoundEnded) -> Combat:
+def record(ctx: Ctx, combat: Combat, event: TurnStarted | TurnEnded | RoundStarted | RoundEnded) -> Combat:
     """Writes every turn event into Combat.ext, so tests can read what the rules saw."""
     if isinstance(event, TurnStarted):
         item = f"start {event.combatant_id}"
@@ -29,7 +29,7 @@ def record(ctx: Ctx, c: Combat, event: TurnStarted | TurnEnded | RoundStarted | 
         item = f"end {event.combatant_id}" + (" skipped" if event.skipped else "")
     else:
         item = f"{type(event).__name__} {event.round}"
-    return replace(c, ext=(c.ext or ()) + (item,))
+    return replace(combat, ext=(combat.ext or ()) + (item,))
 
 
 def describe(c: Combat, who: Any) -> Entry:

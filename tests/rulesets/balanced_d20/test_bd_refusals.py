@@ -8,19 +8,19 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from bd_table import COMBAT, GM, Table, d20, fighter
 
 from adapter.errors import SidecarError
 from adapter.rulesets.balanced_d20.state import update_fighter
-from tests.decoded import apply
+from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, Table, d20, fighter
 from tests.rulesets.refusals import ADAPTER, assert_reaches, expect, raise_site
+from tests.support.table import Message as Sent
 
 ROGUE, ORC, CLUMSY, FALLEN, LATE, WIZ = (
     "cmbRogue00000001", "cmbOrc0000000001", "cmbClumsy0000001", "cmbFallen0000001",
     "cmbLate000000001", "cmbWizard0000001")
 P_ROGUE, P_WIZ = "playerRogue00001", "playerWizard0001"
 ROGUE_ACTOR = f"act-{ROGUE}"
-Message = Callable[[Table], Callable[[int], Any]]
+Message = Callable[[Table], Sent]
 
 
 def table(**settings: Any) -> Table:
@@ -176,6 +176,20 @@ CASES: list[tuple[str, Callable[[], Table], Message, str, str | None]] = [
                             target_total=3), "BI-5", "/args/prompt_id"),
 ]
 
+# What the intent's schema refuses before any rule sees it (the rules do not check it again,
+# issue 12): id, setup, the refused message, path
+SCHEMA_CASES: list[tuple[str, Callable[[], Table], Message, str]] = [
+    ("BI-4-a-fraction", fight, dash(ORC, 2.5), "/args/amount"),
+    ("BI-5-another-mode", fight,
+     lambda t: t.intent_msg("readied.declare", ROGUE, user=P_ROGUE, mode="sideways",
+                            trigger="x", action="y"), "/args/mode"),
+    ("BI-5-a-total-that-is-not-a-number", readied("preemptive", the_check_is_pending),
+     lambda t: t.intent_msg("opposed.result", ROGUE, prompt_id=check_id(t), actor_total="9",
+                            target_total=3), "/args/actor_total"),
+]
+#: rule checks of what a schema already refuses: none left (the rules read typed fields)
+SCHEMA_GUARDED: tuple[str, ...] = ()
+
 
 def _dashed(t: Table) -> Table:
     t.intent("dash", ORC, amount=2)
@@ -188,10 +202,10 @@ def _readied(t: Table) -> str:
 
 
 def refuse(t: Table, message: Message) -> tuple[pytest.ExceptionInfo[SidecarError], Any]:
-    sent = message(t)(t.seq + 1)
+    t.trace_raises = True
     with pytest.raises(SidecarError) as info:
-        apply(t.world, sent)
-    return info, sent
+        t.send(message(t))
+    return info, t.sent[-1]["data"]
 
 
 @pytest.mark.parametrize(("setup", "message", "rule", "path"), [c[1:] for c in CASES],
@@ -203,6 +217,16 @@ def test_a_refusal_names_its_rule_and_path_and_they_agree_with_the_message(
     expect(info, sent, "balanced-d20", "rule_violation", rule, path)
 
 
+@pytest.mark.parametrize(("setup", "message", "path"), [c[1:] for c in SCHEMA_CASES],
+                         ids=[c[0] for c in SCHEMA_CASES])
+def test_a_malformed_intent_is_refused_by_its_schema_at_the_same_path(
+    setup: Callable[[], Table], message: Message, path: str,
+) -> None:
+    info, sent = refuse(setup(), message)
+    expect(info, sent, "balanced-d20", "invalid_message", None, path)
+
+
 def test_the_table_reaches_every_rule_violation_of_the_ruleset() -> None:
     hit = {raise_site(refuse(setup(), message)[0]) for _, setup, message, *_ in CASES}
-    assert_reaches(hit, *(ADAPTER / "rulesets" / "balanced_d20").glob("*.py"))
+    assert_reaches(hit, *(ADAPTER / "rulesets" / "balanced_d20").glob("*.py"),
+                   schema_guarded=SCHEMA_GUARDED)

@@ -16,7 +16,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from st_table import Table
 
 from adapter.engine.context import Ctx
 from adapter.engine.events import RoundEnded, TurnEnded
@@ -24,8 +23,8 @@ from adapter.engine.holding import is_waiting
 from adapter.engine.model import Combat
 from adapter.engine.ruleset import SKIPPED_ACTS, chain
 from adapter.errors import SidecarError
-from adapter.rulesets import RULESETS
 from adapter.rulesets.storyteller import RULESET
+from tests.rulesets.storyteller.st_table import Table
 
 SPY = "storyteller-spy"
 
@@ -41,7 +40,8 @@ def spy(ctx: Ctx, combat: Combat, event: TurnEnded | RoundEnded) -> Combat:
     return combat
 
 
-WITH_SPY = {**RULESETS, SPY: replace(RULESET, id=SPY, on=chain(RULESET.on, {TurnEnded: (spy,), RoundEnded: (spy,)}))}
+#: storyteller with the spy after its own rules (its hold/act mechanics keep their ST ids)
+WITH_SPY = {SPY: replace(RULESET, id=SPY, on=chain(RULESET.on, {TurnEnded: (spy,), RoundEnded: (spy,)}))}
 
 IDS = ["cmbAda", "cmbBo", "cmbCy", "cmbDee", "cmbEd"]
 
