@@ -156,3 +156,20 @@ def test_a_rule_s_refusal_reaches_the_ack_with_the_path_of_its_field() -> None:
     with pytest.raises(SidecarError) as direct:
         pipeline.apply_message(world, pipeline.decode("intent", hold))
     assert direct.value.field == "target_aware" and direct.value.path == "/args/target_aware"
+
+
+def test_a_class_stricter_than_its_schema_is_a_bug_the_world_survives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were a message class to refuse what its schema accepted, the message would be an
+    ``internal_error`` with its seq used up and the world as it was (never a refusal of
+    the message's content, never a wedge)."""
+
+    class Stricter(Dash, frozen=True, kw_only=True):
+        amount: str  # type: ignore[assignment]
+
+    monkeypatch.setitem(pipeline.INTENT_CLASSES, "dash", Stricter)
+    world = World(world="w", ruleset="balanced-d20", gm_users=frozenset({"gm"}))
+    dash = {"seq": 1, "user": "gm", "world_time": 0, "kind": "dash", "combat_id": "c",
+            "combatant_id": "a", "args": {"amount": 2}}
+    result = pipeline.process(world, "intent", dash)
+    assert result.ack["error"]["code"] == "internal_error"
+    assert result.world.last_seq == 1 and result.world.combats == world.combats and result.record

@@ -1,4 +1,5 @@
-"""The engine's state and messages: frozen dataclasses, nothing else.
+"""The engine's state, a connection's session and what a message did: frozen dataclasses, nothing
+else (the inbound messages are the typed classes of :mod:`.messages`).
 
 Invariants:
 - State is never mutated: every change builds new objects (``dataclasses.replace``); the
