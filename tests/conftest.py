@@ -6,9 +6,6 @@ from pathlib import Path
 
 import pytest
 
-# Engine-level tests call ``apply`` without ``rulesets``: it falls back on the rulesets given
-# to ``register``, which the built-in ones are when their package is imported.
-import adapter.rulesets  # noqa: F401
 from adapter.engine import preview
 
 # Every next-round preview the engine reuses is checked against one computed afresh, in

@@ -15,8 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapter.engine import Hook, Intent, World, apply, preview
+from adapter.engine import Hook, Intent, World, preview
 from adapter.errors import SidecarError
+from tests.decoded import apply
+from tests.decoded import hook as hook_message
+from tests.decoded import intent as intent_message
 from tests.foundry import combat, combatant, current
 
 IDS = ["cmbA000000000000", "cmbB000000000000", "cmbC000000000000", "cmbD000000000000",
@@ -53,11 +56,11 @@ class Fight:
 
     def hook(self, name: str, who: str | None) -> bool:
         seq = self.world.last_seq + 1
-        return self.send(Hook(seq, "gm", seq, name, self.data(), current(self.round, who)))
+        return self.send(hook_message(seq, "gm", seq, name, self.data(), current(self.round, who)))
 
     def intent(self, kind: str, cid: str, args: dict[str, Any]) -> bool:
         seq = self.world.last_seq + 1
-        return self.send(Intent(seq, "gm", seq, kind, "c1", cid, args))
+        return self.send(intent_message(seq, "gm", seq, kind, "c1", cid, args))
 
     def to(self, round_: int, who: str | None) -> None:
         self.round = round_
@@ -119,8 +122,8 @@ def test_the_check_catches_a_cache_that_ignores_what_the_preview_reads(
     fight.next_turn()
     fight.people[0]["is_defeated"] = True
     with pytest.raises(AssertionError, match="stale next-round preview"):
-        apply(fight.world, Hook(fight.world.last_seq + 1, "gm", 0, "updateCombatant",
-                                fight.data(), current(fight.round, fight.plan["current"])))
+        apply(fight.world, hook_message(fight.world.last_seq + 1, "gm", 0, "updateCombatant",
+                                        fight.data(), current(fight.round, fight.plan["current"])))
 
 
 def test_the_check_catches_a_stale_preview_along_the_trail_too(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,8 +134,8 @@ def test_the_check_catches_a_stale_preview_along_the_trail_too(monkeypatch: pyte
     fight.next_turn()
     fight.people[0]["is_defeated"] = True
     with pytest.raises(AssertionError, match="stale next-round preview"):
-        apply(fight.world, Hook(fight.world.last_seq + 1, "gm", 0, "updateCombat",
-                                {**fight.data(), "round": 1}, current(1, IDS[1])))
+        apply(fight.world, hook_message(fight.world.last_seq + 1, "gm", 0, "updateCombat",
+                                        {**fight.data(), "round": 1}, current(1, IDS[1])))
 
 
 STEPS = st.sampled_from(
