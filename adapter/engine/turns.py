@@ -181,10 +181,19 @@ def _advance(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | 
     return advance_to(ctx, rs, combat, current)
 
 
+#: rounds a jump plays one by one: Foundry's round may be set to anything (the schema allows
+#: up to 1,000,000), and playing each round would hold the event loop for minutes. Past these,
+#: the rounds in between pass at once: the last one played ends, and the round Foundry shows
+#: starts (nobody acted in the rounds skipped; docs/protocol.md, "hook")
+PLAYED_ROUNDS = 10
+
+
 def _new_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+    played = 0
     while combat.round < round_:
         combat = end_round(ctx, rs, combat)
-        combat = start_round(ctx, rs, combat, combat.round + 1)
+        played += 1
+        combat = start_round(ctx, rs, combat, combat.round + 1 if played < PLAYED_ROUNDS else round_)
     return combat
 
 

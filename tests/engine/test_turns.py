@@ -95,6 +95,26 @@ def test_round_change_ends_the_rest_of_the_round_and_starts_at_the_first_who_act
     assert tail == ("RoundEnded 1", "RoundStarted 2", "start a", "end a skipped", "start b")
 
 
+def test_a_jump_of_many_rounds_plays_the_first_ones_and_lets_the_rest_pass_at_once() -> None:
+    w, data = world_with_rolls()
+    w, _ = move(w, data, 1, "a")
+    w, plan = move(w, data, 1_000_000, "a")
+    assert plan["round"] == 1_000_000 and plan["current"] == "a"
+    rounds = [e for e in seen(w) if e.startswith("Round")]
+    ended = [e for e in rounds if e.startswith("RoundEnded")]
+    assert ended == [f"RoundEnded {r}" for r in range(1, turns.PLAYED_ROUNDS + 1)]
+    assert rounds[-1] == "RoundStarted 1000000"
+    assert rounds[-2] == f"RoundEnded {turns.PLAYED_ROUNDS}"
+
+
+def test_a_jump_within_the_played_rounds_plays_every_round() -> None:
+    w, data = world_with_rolls()
+    w, _ = move(w, data, 1, "a")
+    w, plan = move(w, data, turns.PLAYED_ROUNDS + 1, "a")
+    rounds = [e for e in seen(w) if e.startswith("Round")]
+    assert rounds[1:] == [x for r in range(1, turns.PLAYED_ROUNDS + 1) for x in (f"RoundEnded {r}", f"RoundStarted {r + 1}")]
+
+
 def test_going_back_moves_the_pointer_without_turn_events() -> None:
     w, data = world_with_rolls()
     w, _ = move(w, data, 1, "a")
