@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from adapter.engine.model import Combat, Combatant
@@ -52,13 +54,13 @@ def test_a_pool_below_zero_rolls_no_dice() -> None:
 
 @pytest.mark.parametrize("missing", ["reaction", "wits"])
 def test_a_combatant_without_reaction_or_wits_has_no_pool(missing: str) -> None:
-    stats = {"reaction": 3, "wits": 2}
+    stats: dict[str, Any] = {"reaction": 3, "wits": 2}
     del stats[missing]
     c = who("x", **stats)
     with pytest.raises(RuleViolation) as refused:
         pool(combat_of(c), c)
     assert refused.value.rule == "DP-1" and missing in refused.value.message
-    assert refused.value.path == "/combat/combatants/0/stats"
+    assert refused.value.field == ("combat", "combatants", 0, "stats")
     assert dice_for(combat_of(c), c) is None
 
 
@@ -67,7 +69,7 @@ def test_a_stat_that_is_not_a_whole_number_is_refused(value: object) -> None:
     c = who("x", reaction=value, wits=2)
     with pytest.raises(RuleViolation) as refused:
         pool(combat_of(c), c)
-    assert refused.value.path == "/combat/combatants/0/stats/reaction"
+    assert refused.value.field == ("combat", "combatants", 0, "stats", "reaction")
 
 
 def test_a_modifier_that_is_not_a_whole_number_names_DP_7() -> None:
@@ -96,4 +98,4 @@ def test_DP_6_ruling_members_tied_for_lowest_base_take_the_smaller_pool() -> Non
 def test_a_group_without_members_is_refused() -> None:
     with pytest.raises(RuleViolation) as refused:
         group_pool(combat_of(groups={"g": "Empty"}), "g")
-    assert refused.value.rule == "DP-6" and refused.value.path == "/roll/group_id"
+    assert refused.value.rule == "DP-6" and refused.value.field == ("roll", "group_id")
