@@ -3,7 +3,8 @@
 DP-1 pool = Reaction + Wits − size (+ the GM's dice, DP-7); DP-3 successes recounted from
 the dice; DP-2 order by net successes, then base, then ``_id``; DP-4 hesitation; DP-5 the
 order is kept for the fight, but for delay and waiting (the engine's shared hold/act,
-:mod:`.delay`), and a place a declaration gave is kept too (:mod:`.sequence`); DP-6 groups roll once with their slowest member's pool.
+:mod:`.delay`): each round starts in the sequence the last one ended in (:mod:`.sequence`);
+DP-6 groups roll once with their slowest member's pool.
 """
 
 from ...engine.holding import HOLD_RULES
@@ -23,7 +24,7 @@ from .sequence import kept_sequence
 
 RULESET = Ruleset(
     id="dice-pool",
-    # kept_sequence reads the holds of the round before HOLD_RULES clear them
+    # kept_sequence reads the holds of the round that ended before HOLD_RULES clear them
     rules=(initiative_roll, group_initiative, hesitation, kept_sequence, *HOLD_RULES),
     intents=INTENTS,
     sort_key=order_key,

@@ -12,6 +12,7 @@ from ...engine.events import Declared, Event
 from ...engine.holding import HOLD_INTENTS
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation
+from .sequence import stepped_apart
 from .state import DicePoolState, hesitating, turns_lost_of
 
 
@@ -22,9 +23,13 @@ def hold(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
 
 
 def act(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
-    """DP-5 waiting: ``act {after | before | now}`` as in the storyteller ruleset."""
+    """DP-5 waiting: ``act {after | before | now}`` as in the storyteller ruleset; a group
+    member stepping in elsewhere leaves its group's place (DP-6)."""
     _refuse_hesitating(combat, event)
-    return HOLD_INTENTS["act"](ctx, combat, event)
+    stepped = HOLD_INTENTS["act"](ctx, combat, event)
+    if stepped is None or not isinstance(event, Declared):
+        return stepped
+    return stepped_apart(stepped, event.combatant_id)
 
 
 def _refuse_hesitating(combat: Combat | None, event: Event) -> None:
