@@ -333,5 +333,7 @@ def test_random_sessions_keep_the_properties(ruleset: str, request: pytest.Fixtu
         event(f"rounds played: {min(t.round, 3)}{'+' if t.round > 3 else ''}")
         event(f"round starts checked against their preview: {min(t.previews_checked, 2)}+")
         event(f"refusals: {'some' if t.refusals else 'none'}")
+        if ruleset == "dice-pool":
+            event(f"round starts checked against the last round's end (DP-5): {min(t.sequences_checked, 2)}+")
 
     session()

@@ -77,10 +77,13 @@ def _dp2(combat: Combat, score: Score) -> Callable[[str], tuple[float, float, fl
     """DP-2's key (successes, base, then the unit's ``_id``), larger first."""
     units = _units(combat)
     ranks = {u: i for i, u in enumerate(sorted(set(units.values())))}
+    bases: dict[str, float] = {}
 
     def key(cid: str) -> tuple[float, float, float]:
         c = combat.combatants[cid]
-        return (score(c), float(_base(combat, c)), -float(ranks[units[cid]]))
+        if cid not in bases:
+            bases[cid] = float(_base(combat, c))
+        return (score(c), bases[cid], -float(ranks[units[cid]]))
 
     return key
 
@@ -105,7 +108,8 @@ def merge(combat: Combat, kept: Sequence[str], new: Sequence[str], score: Score 
 def merged_sequence(combat: Combat) -> list[str]:
     """The kept sequence now, everyone else who has rolled merged in by DP-2."""
     rolled = [cid for cid, c in combat.combatants.items() if c.score is not None]
-    kept = [cid for cid in combat_state(combat.ext).sequence if cid in rolled]
+    present = set(rolled)
+    kept = [cid for cid in combat_state(combat.ext).sequence if cid in present]
     known = set(kept)
     return merge(combat, kept, [cid for cid in rolled if cid not in known])
 
@@ -123,11 +127,26 @@ def position(combat: Combat, c: Combatant, ranks: Mapping[str, int],
     return (-float(ranks.get(c.id, len(ranks))),)
 
 
+Ranked = tuple[Combat, dict[str, int], Callable[[str], tuple[float, float, float]]]
+#: the last combat sorted, with its ranks and DP-2 keys: a sort asks once per combatant of
+#: one (immutable) combat; held by identity, swapped whole
+_last: list[Ranked] = []
+
+
+def _ranked(combat: Combat) -> Ranked:
+    last = _last[0] if _last else None
+    if last is not None and last[0] is combat:
+        return last
+    ranked = (combat, {cid: i for i, cid in enumerate(merged_sequence(combat))}, _dp2(combat, _score))
+    _last[:] = [ranked]
+    return ranked
+
+
 def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
     """DP-5: the place (paths end with 0, steps are ±1, so no place is a prefix of another),
     then DP-2 for those at one place (ST-3)."""
-    ranks = {cid: i for i, cid in enumerate(merged_sequence(combat))}
-    return (*position(combat, c, ranks), 0.0, *_dp2(combat, _score)(c.id))
+    _, ranks, dp2 = _ranked(combat)
+    return (*position(combat, c, ranks), 0.0, *dp2(c.id))
 
 
 # ---------------------------------------------------------------- the rule
