@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
@@ -11,7 +12,7 @@ from adapter.errors import InvalidMessage
 from tests.foundry import combat, combatant, current
 
 
-def hook() -> dict:
+def hook() -> dict[str, Any]:
     fighters = [combatant(f"cache{i:011d}", f"Fighter {i}", owners=["p0000000000001"]) for i in range(4)]
     return {"seq": 1, "user": "gm00000000000001", "world_time": 0, "hook": "updateCombat",
             "combat": combat("cacheCombat00001", fighters, round_=1), "current": current(1, fighters[0]["_id"])}
