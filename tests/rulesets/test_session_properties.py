@@ -17,7 +17,8 @@ After every message (checked by :class:`session_table.Table` and :func:`check_pl
 5. at the end, replaying the stored log gives the same plans, and a restart rebuilds the
    same world from the store;
 6. under ``dice-pool`` (DP-5), a round starts in the order the last one ended in, unless
-   that round brought a new score, a joiner, a departure or a temporary place that ends.
+   that round brought a new score, a joiner, a departure, a temporary place that ends or a
+   place next to a group's member (kept next to the whole group, DP-6).
 
 ``--full`` runs the ``sessions-full`` hypothesis profile: 400 sessions per ruleset instead
 of 30, and a failure shrunk to a minimal example (the CI profile reports it as found).
@@ -252,8 +253,8 @@ def check_sequence(t: Table, round_ended: int, order: list[str]) -> None:
     """Property 6, DP-5 "Данная последовательность действий сохраняется до конца боя, если не
     заявляется действий, напрямую влияющих на инициативу": under ``dice-pool`` a round starts
     in the order the last one ended in, a place taken by stepping in included. Compared pair
-    by pair, leaving out whoever that round gave a new score, a roster change in its group or
-    a temporary place (ST-4/ST-5 rulings) that ends."""
+    by pair, leaving out whoever that round gave a new score, a roster change in its group,
+    a temporary place (ST-4/ST-5 rulings) that ends or a place next to a group's member."""
     if t.ruleset != "dice-pool":
         return
     kept = [c for c in order if (round_ended, c) not in t.resequenced]

@@ -251,10 +251,10 @@ def test_DP_5_a_step_in_stays_where_the_round_ended_when_its_anchor_steps_in_els
     t.intent("hold", BOB, {}, user=PLAYER)  # Ann's turn
     t.intent("act", BOB, {"after": CID}, user=PLAYER)
     assert t.order() == [ANN, CID, BOB] and reproduces(t)
-    assert [e["combatant_id"] for e in t.plan()["next_round"]["order"]] == [ANN, CID, BOB]
+    assert [e["combatant_id"] for e in t.plan["next_round"]["order"]] == [ANN, CID, BOB]
     for round_ in (2, 3):
         t.next_round()
-        assert t.plan()["round"] == round_ and t.order() == [ANN, CID, BOB] and reproduces(t)
+        assert t.plan["round"] == round_ and t.order() == [ANN, CID, BOB] and reproduces(t)
 
 
 def test_DP_5_a_step_in_after_a_joiner_stays_where_the_round_ended_when_the_joiner_is_sorted_in() -> None:
@@ -270,18 +270,18 @@ def test_DP_5_a_step_in_after_a_joiner_stays_where_the_round_ended_when_the_join
     t.intent("hold", ANN, {}, user=PLAYER)
     t.intent("act", ANN, {"after": BOB}, user=PLAYER)
     t.next_round()  # round 2: Bob, Ann
-    assert t.order() == [BOB, ANN] and t.plan()["current"] == BOB
+    assert t.order() == [BOB, ANN] and t.plan["current"] == BOB
     t.intent("hold", ANN, {}, user=PLAYER)
     t.add(CID, "Cid", {"reaction": 3, "wits": 3})
     t.roll(CID, [6, 5, 4, 2, 2, 2])  # 3, base 6: among those still to act, first
     t.intent("act", ANN, {"after": CID}, user=PLAYER)
     assert t.order() == [BOB, CID, ANN] and reproduces(t)
-    upcoming = [e["combatant_id"] for e in t.plan()["next_round"]["order"]]
+    upcoming = [e["combatant_id"] for e in t.plan["next_round"]["order"]]
     assert upcoming == [CID, BOB, ANN]
     t.next_turn()
     t.next_turn()
     t.next_round()
-    assert t.plan()["round"] == 3 and t.order() == [CID, BOB, ANN] and reproduces(t)
+    assert t.plan["round"] == 3 and t.order() == [CID, BOB, ANN] and reproduces(t)
 
 
 @pytest.mark.parametrize(("kind", "anchor", "kept"), [
@@ -297,7 +297,7 @@ def test_DP_6_a_step_in_between_a_groups_members_is_kept_next_to_the_whole_group
     assert t.order() == [ANN, CID, BOB, DEB] and reproduces(t)
     for round_ in (2, 3):
         t.next_round()
-        assert t.plan()["round"] == round_ and t.order() == kept and reproduces(t)
+        assert t.plan["round"] == round_ and t.order() == kept and reproduces(t)
 
 
 def test_DP_6_a_member_that_stepped_in_elsewhere_keeps_its_own_place() -> None:
