@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-# Engine-level tests call ``apply`` without ``rulesets``: it falls back on the rulesets given
-# to ``register``, which the built-in ones are when their package is imported.
-import adapter.rulesets  # noqa: F401
+from adapter.engine import preview
+
+# Every next-round preview the engine reuses is checked against one computed afresh, in
+# every test (a stale preview fails the message with an AssertionError, hence the test).
+preview.CHECK = True
 
 ROOT = Path(__file__).resolve().parent.parent
 

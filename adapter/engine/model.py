@@ -1,4 +1,5 @@
-"""The engine's state and messages: frozen dataclasses, nothing else.
+"""The engine's state, a connection's session and what a message did: frozen dataclasses, nothing
+else (the inbound messages are the typed classes of :mod:`.messages`).
 
 Invariants:
 - State is never mutated: every change builds new objects (``dataclasses.replace``); the
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 JSON = Any
 T = TypeVar("T")
@@ -82,6 +83,9 @@ class Combat:
     ext: Any = None
     revision: int = 0
     last_plan: JSON = None
+    #: not a field (never compared, never in a snapshot): the next-round preview's cache,
+    #: which adapter.engine.preview sets on the combat a message leaves
+    preview_cache: ClassVar[Any] = None
 
     @property
     def started(self) -> bool:
@@ -127,7 +131,7 @@ class World:
     ext: Mapping[str, Any] = field(default_factory=dict)
 
 
-# ---------------------------------------------------------------- inbound messages
+# ---------------------------------------------------------------- a connection
 
 
 @dataclass(frozen=True)
@@ -138,36 +142,6 @@ class Session:
     ruleset: str
     settings: Mapping[str, Any]
     gm_users: frozenset[str]
-
-
-@dataclass(frozen=True)
-class Hook:
-    """A forwarded Foundry hook; ``combat``/``current`` are the state after the change."""
-
-    seq: int
-    user: str
-    world_time: float
-    hook: str
-    combat: Mapping[str, Any]
-    current: Mapping[str, Any]
-    changed: Any = None
-    options: Any = None
-    roll: Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class Intent:
-    """A declaration by a player or the GM."""
-
-    seq: int
-    user: str
-    world_time: float
-    kind: str
-    combat_id: str | None
-    combatant_id: str | None
-    args: Mapping[str, Any]
-
-
 
 
 @dataclass(frozen=True)

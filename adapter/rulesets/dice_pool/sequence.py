@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from ...engine.context import Ctx
-from ...engine.events import CombatStarted, Event, Rolled, RoundStarted, ScoreSet
+from ...engine.events import CombatStarted, Rolled, RoundStarted, ScoreSet
 from ...engine.holding import GIVING_UP, STEPPED_IN, holding
 from ...engine.model import Combat, Combatant
 from ...engine.order import place_by_rules
@@ -152,25 +152,29 @@ def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
 # ---------------------------------------------------------------- the rule
 
 
-def kept_sequence(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def kept_sequence(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
     """DP-5 at a round start (before the holds are cleared): the sequence the round ended
-    in is kept (see the module). A new score (a roll, the GM's number) leaves the kept
-    sequence: the combatant is placed by DP-2, and by the GM's number on its own, apart from
-    its group's block. A new fight starts from the rolls alone."""
-    if combat is None:
-        return None
-    if isinstance(event, ScoreSet):
-        return _given_a_number(ctx, _left_sequence(combat, {event.combatant_id}), event.combatant_id)
-    if isinstance(event, Rolled):
-        rolled = {c.id for c in combat.combatants.values() if c.id == event.combatant_id
-                  or (event.group_id is not None and c.group == event.group_id)}
-        return _left_sequence(combat, rolled)
-    if isinstance(event, CombatStarted):
-        return replace(combat, ext=replace(combat_state(combat.ext), sequence=()))
-    if not isinstance(event, RoundStarted):
-        return None
+    in is kept (see the module)."""
     seq = _group_blocks(combat, _sequence_ended(combat))
     return replace(combat, ext=replace(combat_state(combat.ext), sequence=tuple(seq)))
+
+
+def kept_sequence_on_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
+    """DP-5: a new roll leaves the kept sequence; the roller is placed by DP-2."""
+    rolled = {c.id for c in combat.combatants.values() if c.id == event.combatant_id
+              or (event.group_id is not None and c.group == event.group_id)}
+    return _left_sequence(combat, rolled)
+
+
+def kept_sequence_on_score_set(ctx: Ctx, combat: Combat, event: ScoreSet) -> Combat:
+    """DP-5: the GM's number leaves the kept sequence and places the combatant by that
+    number, on its own, apart from its group's block."""
+    return _given_a_number(ctx, _left_sequence(combat, {event.combatant_id}), event.combatant_id)
+
+
+def kept_sequence_on_start(ctx: Ctx, combat: Combat, event: CombatStarted) -> Combat:
+    """DP-5: a new fight starts from the rolls alone."""
+    return replace(combat, ext=replace(combat_state(combat.ext), sequence=()))
 
 
 def stepped_apart(combat: Combat, cid: str | None) -> Combat:
@@ -200,7 +204,7 @@ def _given_a_number(ctx: Ctx, combat: Combat, cid: str) -> Combat:
     hold = replace(held, point=None) if held is not None and held.state == STEPPED_IN else c.hold
     updated = replace(c, ext=replace(c.ext, apart=c.group is not None), hold=hold)
     combat = replace(combat, combatants={**combat.combatants, c.id: updated})
-    return replace(combat, order=place_by_rules(combat, cid, ctx.ruleset(combat.ruleset).sort_key))
+    return replace(combat, order=place_by_rules(combat, cid, ctx.ruleset.sort_key))
 
 
 def _returning_score(c: Combatant) -> float:
