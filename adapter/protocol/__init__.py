@@ -128,12 +128,12 @@ def _refs(node: Any) -> Iterator[str]:
 # ---------------------------------------------------------------- inbound
 
 
-def check_shape(instance: Any, max_depth: int = MAX_DEPTH) -> None:
+def check_shape(instance: Any, max_depth: int = MAX_DEPTH, encoded: bytes | None = None) -> None:
     """Refuse what no message may hold, naming where: NaN/Infinity (JSON has none), values
     JSON has no type for (bytes of a binary attachment, an integer too long to read), text
     with a lone UTF-16 surrogate (it cannot be stored or sent as UTF-8), and nesting deeper
-    than ``max_depth``."""
-    if _plain(instance, max_depth) and _encodable(instance):
+    than ``max_depth``. ``encoded``: orjson's text of ``instance`` if the caller has it."""
+    if _plain(instance, max_depth) and (encoded is not None or _encodable(instance)):
         return
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(instance, ())]
     while stack:
@@ -254,13 +254,14 @@ def _plain(value: Any, depth: int) -> bool:
     return True
 
 
-def validate(name: str, instance: Any) -> None:
+def validate(name: str, instance: Any, encoded: bytes | None = None) -> None:
     """Raise :class:`InvalidMessage` with the deepest failing path, or return.
 
-    The compiled check accepts the valid messages quickly; anything it does not accept is
-    judged by jsonschema, which gives the precise error (or accepts it after all).
+    The typed and compiled checks accept the valid messages quickly; anything they do not
+    accept is judged by jsonschema, which gives the precise error (or accepts it after all).
+    ``encoded``: orjson's text of ``instance``, if the caller has it (not encoded again).
     """
-    check_shape(instance)
+    check_shape(instance, encoded=encoded)
     if is_valid_fast(name, instance):
         return
     v = validator(name)

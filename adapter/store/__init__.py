@@ -32,6 +32,7 @@ import orjson
 
 from ..engine.model import World
 from ..errors import StoreUnavailable
+from ..protocol.wirejson import Encoded
 from . import snapshots
 from .guard import (
     DatabaseLock,
@@ -323,8 +324,11 @@ class Store:
 
 
 def _plain_json(value: Any) -> str:
-    """JSON text of an accepted payload (plain JSON values only: it passed its checks), by
-    orjson on the hot path; the standard library for what orjson will not take."""
+    """JSON text of an accepted payload (plain JSON values only: it passed its checks): the
+    text it was encoded to once (:class:`Encoded`), else orjson's; the standard library for
+    what orjson will not take."""
+    if type(value) is Encoded:
+        return value.text
     try:
         return orjson.dumps(value).decode()
     except TypeError:  # e.g. an integer beyond 64 bits

@@ -119,7 +119,7 @@ def test_mutated_acks_are_never_accepted_by_the_fast_check_alone() -> None:
     for payload in hooks(12):
         result = process(world, "hook", payload)
         world = result.world
-    ack = copy.deepcopy(result.ack)
+    ack = copy.deepcopy(dict(result.ack))
     assert is_valid(protocol.fast_check("ack"), ack)
     assert typed_accepts("ack", ack)
     for mutant in mutants(ack):
