@@ -38,7 +38,7 @@ test-node: $(STAMP)
 	  cd vtt_module && SIDECAR_PYTHON=$(abspath $(PY)) npm run test:both; \
 	else echo "no module tests yet"; fi
 
-# ruff (pinned, explicit rule set) over the package and the tests; mypy --strict over the package.
+# ruff (pinned, explicit rule set) and mypy --strict over the package and the tests ([tool.mypy] files).
 check: $(STAMP)
 	$(VENV)/bin/ruff check adapter tests
 	$(VENV)/bin/mypy

@@ -23,6 +23,9 @@ STATS = {
 }
 
 
+SCENE = "Xo4bT8sKq1VnZ6cP"
+
+
 def combatant(
     cid: str,
     name: str,
@@ -33,14 +36,19 @@ def combatant(
     defeated: bool = False,
     stats: dict[str, Any] | None = None,
     group: str | None = None,
+    actor: str | None = None,
+    token: str | None = None,
+    scene: str = SCENE,
 ) -> dict[str, Any]:
+    """``Combatant#toObject()`` as the module extends it (actor and token ids derived from
+    ``cid`` unless given)."""
     return {
         "_id": cid,
         "type": "base",
         "system": {},
-        "actorId": "act" + cid[:13],
-        "tokenId": "tok" + cid[:13],
-        "sceneId": "Xo4bT8sKq1VnZ6cP",
+        "actorId": actor or "act" + cid[:13],
+        "tokenId": token or "tok" + cid[:13],
+        "sceneId": scene,
         "img": None,
         "initiative": None,
         "hidden": hidden,
@@ -56,13 +64,21 @@ def combatant(
     }
 
 
-def combat(cid: str, combatants: list[dict[str, Any]], round_: int = 0, turn: int | None = None) -> dict[str, Any]:
+def group(gid: str, name: str) -> dict[str, Any]:
+    """``CombatantGroup#toObject()`` (v13)."""
+    return {"_id": gid, "type": "base", "system": {}, "name": name, "img": None, "initiative": None,
+            "ownership": {"default": 0}, "flags": {}}
+
+
+def combat(cid: str, combatants: list[dict[str, Any]], round_: int = 0, turn: int | None = None,
+           *, groups: list[dict[str, Any]] | None = None, scene: str = SCENE) -> dict[str, Any]:
+    """``Combat#toObject()`` (v13) with the module's combatants."""
     return {
         "_id": cid,
         "type": "base",
         "system": {},
-        "scene": "Xo4bT8sKq1VnZ6cP",
-        "groups": [],
+        "scene": scene,
+        "groups": groups if groups is not None else [],
         "combatants": combatants,
         "active": True,
         "round": round_,
@@ -91,6 +107,44 @@ def d20_roll(natural: int, modifier: int = 0, *, cls: str = "Roll") -> dict[str,
     formula = f"1d20 {'+' if modifier >= 0 else '-'} {abs(modifier)}" if modifier else "1d20"
     return {"class": cls, "options": {}, "dice": [], "formula": formula, "terms": terms,
             "total": natural + modifier, "evaluated": True}
+
+
+def dnd5e_d20(natural: int, modifier: int = 0, *, modifiers: tuple[str, ...] = ()) -> dict[str, Any]:
+    """dnd5e's ``D20Roll#toJSON()`` of ``1d20 + modifier`` (its initiative roll; ``modifiers``
+    such as ``"kh"`` on the die)."""
+    terms: list[dict[str, Any]] = [{
+        "class": "D20Die", "options": {}, "evaluated": True, "number": 1, "faces": 20,
+        "modifiers": list(modifiers), "results": [{"result": natural, "active": True}],
+    }]
+    if modifier:
+        terms += [
+            {"class": "OperatorTerm", "options": {}, "evaluated": True,
+             "operator": "+" if modifier > 0 else "-"},
+            {"class": "NumericTerm", "options": {}, "evaluated": True, "number": abs(modifier)},
+        ]
+    formula = "1d20" + "".join(modifiers) + (
+        f" {'+' if modifier > 0 else '-'} {abs(modifier)}" if modifier else "")
+    return {"class": "D20Roll", "options": {"advantageMode": 0, "critical": 20, "fumble": 1},
+            "dice": [], "formula": formula, "terms": terms, "total": natural + modifier,
+            "evaluated": True}
+
+
+def pool_die(face: int, success_at: int = 4) -> dict[str, Any]:
+    """One result as Foundry's ``cs>=4df=1`` leaves it (research notes, section 4)."""
+    if face == 1:
+        return {"result": 1, "active": True, "count": -1, "failure": True}
+    success = face >= success_at
+    return {"result": face, "active": True, "success": success, "count": 1 if success else 0}
+
+
+def pool_roll(dice: list[int], faces: int = 6, number: int | None = None) -> dict[str, Any]:
+    """``Roll#toJSON()`` of a dice pool ``{n}d6cs>=4df=1`` showing ``dice`` (dice-pool, DP-1/DP-3)."""
+    results = [pool_die(d) for d in dice]
+    n = len(dice) if number is None else number
+    return {"class": "Roll", "options": {}, "dice": [], "formula": f"{n}d{faces}cs>=4df=1",
+            "terms": [{"class": "Die", "options": {}, "evaluated": True, "number": n, "faces": faces,
+                       "modifiers": ["cs>=4", "df=1"], "results": results}],
+            "total": sum(r["count"] for r in results), "evaluated": True}
 
 
 def d10_roll(die: int, mod: int) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from adapter.engine.order import foundry_sort
 from adapter.replay import Replay, replay_lines
@@ -14,7 +15,7 @@ SAMPLE = json.loads((HERE / "fixtures" / "foundry-sample-payloads.json").read_te
 RECORDING = HERE / "recordings" / "foundry-core" / "FC-sample-v13.jsonl"
 
 
-def plans() -> list[dict]:
+def plans() -> list[dict[str, Any]]:
     lines = RECORDING.read_text().splitlines()
     return [o["data"] for o in replay_lines(lines, Replay()) if o["type"] == "emit" and o["event"] == "plan"]
 

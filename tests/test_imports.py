@@ -118,7 +118,7 @@ def breaches(graph: Graph) -> list[str]:
     found = []
     for name, (inside, outside) in sorted(graph.items()):
         if name.startswith("adapter.engine") or name == "adapter.errors":
-            allowed = ("adapter.engine",) if name != "adapter.errors" else ()
+            allowed: tuple[str, ...] | None = ("adapter.engine",) if name != "adapter.errors" else ()
             inner_ok = {"adapter.errors"} if name != "adapter.errors" else set()
         elif name.startswith("adapter.rulesets"):
             allowed = ("adapter.engine", "adapter.rulesets")

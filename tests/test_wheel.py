@@ -22,9 +22,9 @@ import aiohttp
 import pytest
 
 from adapter.server.module_files import module_files
-from tests.server.conftest import auth, connect
 from tests.server.serving import ROOT, serve
 from tests.server.test_roundtrip import hook
+from tests.support.sidecar import auth, connect
 
 GOLDEN = ROOT / "tests/recordings/storyteller/ST-E2-interrupt-before-larry"
 

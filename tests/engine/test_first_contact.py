@@ -1,7 +1,9 @@
 """First contact: a combat already under way is adopted as Foundry holds it (issue 17).
 
 Each test sends a combat as the first message the sidecar sees of it, through the real
-pipeline (schemas, engine, ack), and checks what the plan says against the document.
+pipeline (schemas, engine, ack), and checks what the plan says against the document. Each
+test that applies to a real document runs again over the corpus of real Combat documents
+(``tests/test_real_combats.py``, ``tests/fixtures/real-combats/README.md`` lists which).
 """
 
 from __future__ import annotations

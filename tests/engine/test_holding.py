@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from adapter.engine import apply
 from adapter.engine.holding import (
     ANY_POINT,
     HOLD_INTENTS,
@@ -26,12 +25,14 @@ from adapter.engine.holding import (
     hold_rule_ids,
     holding,
 )
-from adapter.engine.model import Combat, Combatant, Hook, Intent, Outcome, World
+from adapter.engine.model import Combat, Combatant
 from adapter.engine.order import foundry_sort
-from adapter.engine.ruleset import SKIPPED_ACTS, Entry, Ruleset, describe_plain, register
-from adapter.errors import InvalidMessage, NotPermitted, RuleViolation, UnknownCombatant
+from adapter.engine.ruleset import Entry, Ruleset, describe_plain, register
+from adapter.errors import InvalidMessage, NotPermitted, RuleViolation, SidecarError, UnknownCombatant
 from adapter.rulesets import RULESETS
 from adapter.rulesets.foundry_core import initiative_roll
+from tests.foundry import combatant, total_roll
+from tests.support.table import Table as OneTable
 
 
 def _by_score_then_mod(combat: Combat, c: Combatant) -> Sequence[float]:
@@ -50,84 +51,33 @@ HOLD_TEST = register(
 register(replace(HOLD_TEST, id="hold-test-x1", hold_ids=HoldRuleIds.single("X-1")))
 
 
-class Table:
-    """A GM's table: the world, Foundry's pointer, and the module following the plan."""
+class Table(OneTable):
+    """A GM's table under a hold ruleset (the one test table, ``tests/support/table.py``)."""
 
     def __init__(self, ruleset: str, people: dict[str, tuple[float, float]]) -> None:
-        self.world = World(world="w", ruleset=ruleset, gm_users=frozenset({"gm"}))
-        self.seq = 0
-        self.round = 0
-        self.pointer: str | None = None
-        self.snapshot: dict[str, Any] = {
-            "_id": "c1",
-            "round": 0,
-            "combatants": [
-                {
-                    "_id": cid,
-                    "name": cid.title(),
-                    "owners": [f"p-{cid}"],
-                    "stats": {"mod": m, "initiative_mod": m},
-                }
-                for cid, (_, m) in people.items()
-            ],
-        }
-        self.send_hook("createCombat")
+        super().__init__(ruleset, world="w", gm="gm", combat_id="c1")
+        for cid, (_, m) in people.items():
+            self.at.roster.append(combatant(cid, cid.title(), owners=(f"p-{cid}",),
+                                            stats={"mod": m, "initiative_mod": m}))
+        self.hook("createCombat")
         for cid, (score, _) in people.items():
-            roll = {"class": "Roll", "terms": [], "total": score}
-            self.send_hook("initiativeRoll", roll={"combatant_id": cid, "roll": roll})
+            self.send(self.roll_message(total_roll(score), cid=cid))
 
-    def _apply(self, message: Hook | Intent) -> Outcome:
-        self.seq += 1
-        out = apply(self.world, replace(message, seq=self.seq))
-        self.world = out.world
-        if out.plans:
-            self.pointer = out.plans[0]["current"]
-        return out
+    def intent(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> dict[str, Any]:
+        return self.ask(kind, cid, args, user=user)
 
-    def send_hook(self, name: str, roll: Any = None) -> Outcome:
-        current = {"round": self.round, "turn": None, "combatantId": self.pointer, "tokenId": None}
-        snapshot = {**self.snapshot, "round": self.round}
-        return self._apply(Hook(0, "gm", 0.0, name, snapshot, current, roll=roll))
-
-    def start(self) -> Outcome:
-        self.round = 1
-        return self.send_hook("combatStart")
-
-    def next_turn(self) -> Outcome:
-        """Foundry's next turn, skipping what the module skips; past the last, a new round."""
-        plan = self.plan
-        ids = [e["combatant_id"] for e in plan["order"]]
-        at = ids.index(self.pointer) + 1 if self.pointer in ids else len(ids)
-        for entry in plan["order"][at:]:
-            if entry["acts"] not in SKIPPED_ACTS:
-                self.pointer = entry["combatant_id"]
-                return self.send_hook("combatTurn")
-        self.round += 1
-        self.pointer = plan["next_round"]["current"]
-        return self.send_hook("combatRound")
-
-    def intent(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> Outcome:
-        return self._apply(Intent(0, user, 0.0, kind, "c1", cid, args))
-
-    def refused(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> Exception:
-        before = self.world
-        with pytest.raises(Exception) as info:
+    def refused(self, kind: str, cid: str | None, user: str = "gm", **args: Any) -> SidecarError:
+        """The intent must be refused (the table checks the world did not change)."""
+        with pytest.raises(SidecarError) as info:
             self.intent(kind, cid, user, **args)
-        self.seq -= 1
-        assert self.world is before
         return info.value
 
     @property
     def combat(self) -> Combat:
         return self.world.combats["c1"]
 
-    @property
-    def plan(self) -> dict[str, Any]:
-        last = self.combat.last_plan
-        assert last is not None
-        return dict(last)
-
-    def order(self) -> list[tuple[str, float | None, str]]:
+    def rows(self) -> list[tuple[str, float | None, str]]:
+        """The plan's order as (combatant, initiative, acts)."""
         return [(e["combatant_id"], e["initiative"], e["acts"]) for e in self.plan["order"]]
 
     def check_foundry_sort(self) -> None:
@@ -145,7 +95,7 @@ def test_hold_on_its_turn_passes_the_turn_and_shows_held() -> None:
     assert t.plan["current"] == "mitch"
     t.intent("hold", "mitch")
     assert t.plan["current"] == "larry"
-    assert t.order() == [("mitch", 10.0, "held"), ("larry", 6.0, "full")]
+    assert t.rows() == [("mitch", 10.0, "held"), ("larry", 6.0, "full")]
     entry = t.plan["order"][0]
     assert entry["tags"] == ["held"] and entry["rules"] == ["hold-test"]
     assert entry["detail"] == {"held_since": 1}
@@ -175,7 +125,7 @@ def test_act_after_the_current_combatant_takes_its_score_minus_one_and_follows_i
     t.start()
     t.intent("hold", "mitch")
     t.intent("act", "mitch", after="larry")
-    assert t.order() == [("larry", 6.0, "full"), ("mitch", 5.0, "full"), ("zed", 2.0, "full")]
+    assert t.rows() == [("larry", 6.0, "full"), ("mitch", 5.0, "full"), ("zed", 2.0, "full")]
     assert t.plan["current"] == "larry"
     t.next_turn()
     assert t.plan["current"] == "mitch"
@@ -188,7 +138,7 @@ def test_act_before_the_current_combatant_interrupts_it_and_its_turn_follows() -
     t.start()
     t.intent("hold", "mitch")
     t.intent("act", "mitch", before="larry")
-    assert t.order() == [("mitch", 7.0, "full"), ("larry", 6.0, "full")]
+    assert t.rows() == [("mitch", 7.0, "full"), ("larry", 6.0, "full")]
     assert t.plan["current"] == "mitch" and t.plan["turn"] == 0
     t.next_turn()
     assert t.plan["current"] == "larry"
@@ -199,7 +149,7 @@ def test_act_before_a_waiting_combatant_goes_right_before_it() -> None:
     t.start()
     t.intent("hold", "a")
     t.intent("act", "a", before="c")
-    assert t.order() == [("b", 10.0, "full"), ("a", 6.0, "full"), ("c", 5.0, "full")]
+    assert t.rows() == [("b", 10.0, "full"), ("a", 6.0, "full"), ("c", 5.0, "full")]
     assert t.plan["current"] == "b"
 
 
@@ -208,7 +158,7 @@ def test_act_now_steps_in_right_after_the_turn_in_progress() -> None:
     t.start()
     t.intent("hold", "a")
     t.intent("act", "a", now=True)
-    assert [cid for cid, _, _ in t.order()] == ["b", "a", "c"]
+    assert [cid for cid, _, _ in t.rows()] == ["b", "a", "c"]
     assert t.combat.combatants["a"].score == 9
 
 
@@ -220,7 +170,7 @@ def test_act_now_with_no_turn_in_progress_begins_at_once() -> None:
     assert t.plan["current"] is None
     t.intent("act", "b", now=True)
     assert t.plan["current"] == "b"
-    assert t.order() == [("a", 15.0, "full"), ("b", 14.0, "full")]
+    assert t.rows() == [("a", 15.0, "full"), ("b", 14.0, "full")]
 
 
 def test_holders_stepping_in_at_one_point_are_ordered_by_the_tie_rule() -> None:
@@ -230,7 +180,7 @@ def test_holders_stepping_in_at_one_point_are_ordered_by_the_tie_rule() -> None:
     t.intent("hold", "quick")
     t.intent("act", "slow", after="larry")
     t.intent("act", "quick", after="larry")  # higher modifier: goes first at that point
-    assert [cid for cid, _, _ in t.order()] == ["x", "larry", "quick", "slow"]
+    assert [cid for cid, _, _ in t.rows()] == ["x", "larry", "quick", "slow"]
     t.check_foundry_sort()
 
 
@@ -241,7 +191,7 @@ def test_interrupts_before_one_combatant_are_ordered_by_the_tie_rule() -> None:
     t.intent("hold", "a")
     t.intent("act", "b", before="larry")
     t.intent("act", "a", before="larry")  # equal modifier: Foundry's order (_id) decides
-    assert [cid for cid, _, _ in t.order()] == ["x", "a", "b", "larry"]
+    assert [cid for cid, _, _ in t.rows()] == ["x", "a", "b", "larry"]
     t.check_foundry_sort()
 
 
@@ -253,12 +203,12 @@ def test_interrupts_of_the_current_combatant_share_the_moment_until_the_pointer_
     assert t.plan["current"] == "larry"
     t.intent("act", "b", before="larry")
     t.intent("act", "a", before="larry")  # higher modifier: takes the turn from b
-    assert [cid for cid, _, _ in t.order()] == ["c", "a", "b", "larry"]  # c still holds
+    assert [cid for cid, _, _ in t.rows()] == ["c", "a", "b", "larry"]  # c still holds
     assert t.plan["current"] == "a"
     t.next_turn()  # a's turn ends: the moment is closed
     assert t.plan["current"] == "b"
     t.intent("act", "c", before="larry")  # a new moment: after b, whose turn has begun
-    assert [cid for cid, _, _ in t.order()] == ["a", "b", "c", "larry"]
+    assert [cid for cid, _, _ in t.rows()] == ["a", "b", "c", "larry"]
     assert t.plan["current"] == "b"
     t.check_foundry_sort()
 
@@ -268,7 +218,7 @@ def test_placement_wins_over_arithmetic() -> None:
     t.start()
     t.intent("hold", "mitch")
     t.intent("act", "mitch", after="larry")  # 5, like bob, and bob would win the tie
-    assert [cid for cid, _, _ in t.order()] == ["larry", "mitch", "bob"]
+    assert [cid for cid, _, _ in t.rows()] == ["larry", "mitch", "bob"]
     t.check_foundry_sort()
 
 
@@ -280,7 +230,7 @@ def test_a_hold_used_in_its_round_keeps_the_new_score_next_round() -> None:
     t.next_turn()
     t.next_turn()
     assert t.plan["round"] == 2
-    assert t.order() == [("larry", 6.0, "full"), ("mitch", 5.0, "full")]
+    assert t.rows() == [("larry", 6.0, "full"), ("mitch", 5.0, "full")]
     assert holding(t.combat.combatants["mitch"]) is None
 
 
@@ -291,27 +241,27 @@ def test_an_unused_hold_carries_over_and_returns_to_the_original_score_after_use
     out = t.intent("hold", "b")
     assert t.plan["current"] is None
     out = t.next_turn()
-    assert [n.kind for n in out.notices] == ["hold.carried_over"]
+    assert [n["kind"] for n in out["notices"]] == ["hold.carried_over"]
     assert t.plan["round"] == 2 and t.plan["current"] == "a"
     assert holding(t.combat.combatants["b"]) == Hold(ANY_POINT, since=1, original=8)
     entry = t.plan["order"][1]
     assert entry["acts"] == "held" and entry["tags"] == ["held", "any_point"]
     t.intent("act", "b", before="a")
-    assert t.order() == [("b", 13.0, "full"), ("a", 12.0, "full")]
+    assert t.rows() == [("b", 13.0, "full"), ("a", 12.0, "full")]
     assert t.plan["current"] == "b"
     upcoming = t.plan["next_round"]["order"][1]
     assert upcoming == {"combatant_id": "b", "initiative": 8.0, "acts": "full"}
     t.next_turn()
     t.next_turn()
     assert t.plan["round"] == 3
-    assert t.order() == [("a", 12.0, "full"), ("b", 8.0, "full")]
+    assert t.rows() == [("a", 12.0, "full"), ("b", 8.0, "full")]
 
 
 def test_hold_next_round_moves_only_then_acts_anywhere_then_returns() -> None:
     t = table(a=(12, 0), b=(8, 0))
     t.start()
     t.intent("hold", "b", next_round=True)
-    assert t.order() == [("a", 12.0, "full"), ("b", 8.0, "movement_only")]
+    assert t.rows() == [("a", 12.0, "full"), ("b", 8.0, "movement_only")]
     assert t.plan["order"][1]["tags"] == ["gave_up_action"]
     err = t.refused("act", "b", now=True)
     assert isinstance(err, RuleViolation)
@@ -324,7 +274,7 @@ def test_hold_next_round_moves_only_then_acts_anywhere_then_returns() -> None:
     assert t.plan["current"] == "b"
     t.next_turn()
     t.next_turn()
-    assert t.order() == [("a", 12.0, "full"), ("b", 8.0, "full")]
+    assert t.rows() == [("a", 12.0, "full"), ("b", 8.0, "full")]
 
 
 def test_target_aware_is_a_gm_tag_on_a_waiting_combatant() -> None:
@@ -344,10 +294,10 @@ def test_a_gm_number_for_a_stepped_in_combatant_stays() -> None:
     t.intent("hold", "b")
     t.next_turn()
     t.intent("act", "b", before="a")
-    t._apply(Intent(0, "gm", 0.0, "initiative.set", "c1", "b", {"value": 20}))
+    t.intent("initiative.set", "b", value=20)
     t.next_turn()
     t.next_turn()
-    assert t.order()[0] == ("b", 20.0, "full")
+    assert t.rows()[0] == ("b", 20.0, "full")
 
 
 @pytest.mark.parametrize(

@@ -77,7 +77,7 @@ def test_spreading_below_leaves_room_for_a_close_next_value() -> None:
 
 def test_negative_scores_keep_their_floor() -> None:
     values = encode_initiatives(["a", "b", "c"], {"a": 2, "b": -1, "c": -2})
-    assert [math.floor(values[k]) for k in "abc"] == [2, -1, -2]
+    assert [math.floor(values[k] or 0) for k in "abc"] == [2, -1, -2]
 
 
 def test_unrolled_combatants_come_last_with_null() -> None:

@@ -16,9 +16,9 @@ from adapter.errors import NotPermitted, RuleViolation
 from tests.foundry import combat, combatant, current, d20_roll
 
 
-def record(ctx: Ctx, c: Combat | None, event: Event) -> Combat | None:
+def record(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     """Writes every turn event into Combat.ext, so tests can read what the rules saw."""
-    if c is None or not isinstance(event, (TurnStarted, TurnEnded, RoundStarted, RoundEnded)):
+    if combat is None or not isinstance(event, (TurnStarted, TurnEnded, RoundStarted, RoundEnded)):
         return None
     if isinstance(event, TurnStarted):
         item = f"start {event.combatant_id}"
@@ -26,7 +26,7 @@ def record(ctx: Ctx, c: Combat | None, event: Event) -> Combat | None:
         item = f"end {event.combatant_id}" + (" skipped" if event.skipped else "")
     else:
         item = f"{type(event).__name__} {event.round}"
-    return replace(c, ext=(c.ext or ()) + (item,))
+    return replace(combat, ext=(combat.ext or ()) + (item,))
 
 
 def describe(c: Combat, who: Any) -> Entry:

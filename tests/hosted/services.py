@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from adapter.benchkit.services import NEEDS, Postgres, Redis, missing, nginx, postgres, redis
-from tests.server.conftest import free_port
+from tests.support.sidecar import free_port
 
 
 def require(*needs: str) -> None:

@@ -15,7 +15,7 @@ from adapter.server import room_of
 from tests.hosted import services
 from tests.reliability.harness import Serve, auth_for
 from tests.reliability.table import Reference, build
-from tests.server.conftest import Client, connect
+from tests.support.sidecar import Client, connect
 
 
 @pytest.fixture

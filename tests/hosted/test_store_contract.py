@@ -19,7 +19,7 @@ from adapter.store import Store, rows
 from adapter.store.contract import WorldStore
 from adapter.store.postgres import PostgresStore
 from tests.reliability.table import Reference, build, session_data, state_of
-from tests.server.conftest import TOKEN
+from tests.support.sidecar import TOKEN
 
 KINDS = ["sqlite", "postgresql"]
 

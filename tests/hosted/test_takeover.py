@@ -29,7 +29,11 @@ async def attempt(url: str, world: str) -> tuple[str, Any, socketio.AsyncClient]
     sio = socketio.AsyncClient(reconnection=False)
     welcome: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
     refusals: list[Any] = []
-    sio.on("welcome", lambda data: welcome.done() or welcome.set_result(data))
+    def on_welcome(data: Any) -> None:
+        if not welcome.done():
+            welcome.set_result(data)
+
+    sio.on("welcome", on_welcome)
     sio.on("connect_error", lambda data: refusals.append(data))
     try:
         await sio.connect(url, auth=auth_for(world, "foundry-core"), transports=["websocket"], wait_timeout=5)

@@ -13,6 +13,7 @@ import pytest
 
 from adapter import protocol
 from adapter.benchkit.payloads import hooks
+from adapter.errors import InvalidMessage
 from adapter.pipeline import open_session, process
 from adapter.protocol.fast import is_valid
 
@@ -129,6 +130,6 @@ def test_mutated_acks_are_never_accepted_by_the_fast_check_alone() -> None:
 def test_validate_still_names_the_deepest_failing_field() -> None:
     payload = hooks(2)[1]
     payload["combat"]["combatants"][3]["owners"] = "everyone"
-    with pytest.raises(protocol.InvalidMessage) as refused:
+    with pytest.raises(InvalidMessage) as refused:
         protocol.validate("hook", payload)
     assert refused.value.path == "/combat/combatants/3/owners"

@@ -9,7 +9,8 @@ import pytest
 
 from tests.reliability import fuzzcount
 from tests.reliability.harness import Serve
-from tests.server.conftest import free_port, sidecar  # noqa: F401 (a fixture)
+from tests.server.conftest import sidecar  # noqa: F401 (a fixture)
+from tests.support.sidecar import free_port
 
 
 @pytest.fixture

@@ -23,8 +23,9 @@ from typing import Any
 
 import socketio
 
-from tests.reliability.table import GM, Reference, combats_of, read_state, session_data
-from tests.server.conftest import TOKEN
+from tests.reliability.table import Reference, combats_of, read_state, session_data
+from tests.support.sidecar import TOKEN
+from tests.support.table import GM
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -160,14 +161,15 @@ async def open_link(url: str, auth: dict[str, Any], *, headers: dict[str, str] |
     loop = asyncio.get_running_loop()
     link = Link(sio=sio, welcome=loop.create_future())
 
-    @sio.on("welcome")
     async def on_welcome(data: Any) -> None:
         if not link.welcome.done():
             link.welcome.set_result(data)
 
-    @sio.on("disconnect")
     async def on_disconnect(*_: Any) -> None:
         link.fail_all()
+
+    sio.on("welcome", on_welcome)
+    sio.on("disconnect", on_disconnect)
 
     try:
         await sio.connect(url, auth=auth, transports=["websocket"], wait_timeout=5, headers=headers or {})

@@ -20,7 +20,8 @@ from typing import Any, Protocol
 
 from adapter.engine import World
 from adapter.protocol import MAX_DEPTH, pointer
-from tests.reliability.table import GM, build
+from tests.reliability.table import build
+from tests.support.table import GM
 
 INTENT_KINDS = ("initiative.set", "reaction.use", "dash", "hold", "act", "reroll.decide",
                 "reroll.approve", "ready.start", "ready.break", "ready.confirm", "readied.declare",
@@ -226,7 +227,7 @@ LIMITED: dict[tuple[Any, ...], int] = {
 FREE: tuple[tuple[Any, ...], ...] = (("combat", "flags"), ("combat", "_stats"), C0 + ("flags",),
                                      C0 + ("system",), ("options",), ("changed",), R + ("options",))
 
-SAMPLES = {
+SAMPLES: dict[str, list[Any]] = {
     "string": ["x", "", "1", "null"], "integer": [0, 7, -3], "number": [1.5, -0.25],
     "boolean": [True, False], "null": [None], "array": [[], [1, "a"]], "object": [{}, {"k": 1}],
 }

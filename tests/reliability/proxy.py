@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import aiohttp
 from aiohttp import web
 
-from tests.server.conftest import free_port
+from tests.support.sidecar import free_port
 
 Socket = aiohttp.ClientWebSocketResponse | web.WebSocketResponse
 

@@ -29,7 +29,8 @@ from pathlib import Path
 
 from adapter.engine.model import Combat, Combatant, World
 from adapter.rulesets.balanced_d20.state import Fighter, Reroll
-from adapter.store import ENGINE_VERSION, Store, snapshots
+from adapter.store import Store, snapshots
+from adapter.store.rows import ENGINE_VERSION
 
 
 def big_world(combats: int, per_combat: int) -> World:

@@ -1,12 +1,11 @@
 """Long, seeded game sessions for the reliability tests, built like a table plays them.
 
-A :class:`Table` is the module at one Foundry table: it keeps Foundry's combats and pointer,
-numbers what it sends, and follows each plan it gets back (the pointer moves to the plan's
-``current``; the GM's "next turn" moves along the plan's order, skipping the turns the module
-skips; past the last one the round changes). The answers come from the same pipeline the
-server runs (:func:`adapter.pipeline.process`), in memory, so the session is realistic and
-its uninterrupted outcome is known: :class:`Reference` keeps, for every ``seq``, the ack and
-the world after it.
+A :class:`Table` plays the session on the one test table (``tests/support/table.py``: Foundry's
+combats and pointer, the module applying each plan and steering "next turn"), a random but
+seeded mix of joins, rolls, leaves, holds and turns. The answers come from the same pipeline
+the server runs (:func:`adapter.pipeline.process`), in memory, so the session is realistic
+and its uninterrupted outcome is known: :class:`Reference` keeps, for every ``seq``, the ack
+and the world after it.
 
 Only hooks and the intents whose shape is stable are used: ``initiative.set`` (the GM),
 ``hold``/``act`` (storyteller, dice-pool) and the clever-reroll flow (balanced-d20).
@@ -14,39 +13,24 @@ Only hooks and the intents whose shape is stable are used: ``initiative.set`` (t
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from adapter.engine import World
-from adapter.pipeline import duplicate_ack, open_session, process
-from tests.foundry import STATS, d10_roll, d20_roll
+from adapter.pipeline import duplicate_ack, process
+from tests.foundry import combatant, d10_roll, d20_roll, pool_roll
+from tests.support.table import GM, Message
+from tests.support.table import Table as OneTable
+from tests.support.table import session_data as one_session
 
-GM = "gmUser0000000001"
 RULESETS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
-SKIPPED = frozenset({"none", "defend_only", "held"})
 
 
 def session_data(world: str, ruleset: str) -> dict[str, Any]:
-    return {"world": world, "ruleset": ruleset, "settings": {}, "gm_users": [GM], "protocol": 1,
-            "module_version": "0.1.0", "foundry_version": "13.350", "system": "dnd5e"}
-
-
-def pool_roll(dice: list[int]) -> dict[str, Any]:
-    """``Roll#toJSON()`` of ``{n}d6cs>=4df=1`` showing ``dice`` (dice-pool, DP-1/DP-3)."""
-    results = []
-    for face in dice:
-        if face == 1:
-            results.append({"result": 1, "active": True, "count": -1, "failure": True})
-        else:
-            results.append({"result": face, "active": True, "success": face >= 4,
-                            "count": 1 if face >= 4 else 0})
-    return {"class": "Roll", "options": {}, "dice": [], "formula": f"{len(dice)}d6cs>=4df=1",
-            "terms": [{"class": "Die", "options": {}, "evaluated": True, "number": len(dice),
-                       "faces": 6, "modifiers": ["cs>=4", "df=1"], "results": results}],
-            "total": sum(r["count"] for r in results), "evaluated": True}
+    return one_session(world, ruleset)
 
 
 @dataclass
@@ -105,43 +89,42 @@ def combats_of(world: World) -> list[dict[str, Any]]:
 
 
 class Table:
+    """The module at one table: the one test table (``tests/support/table.py``) for the world,
+    one Foundry combat per fight, and the reference run kept as it goes."""
+
     def __init__(self, world: str, ruleset: str, rng: random.Random) -> None:
         self.rng = rng
         self.ruleset = ruleset
-        self.state = open_session(None, session_data(world, ruleset))
-        self.ref = Reference(world, ruleset, worlds=[self.state])
-        self.time = 0.0
+        self.table = OneTable(ruleset, world=world, through=partial(process, check_outbound=False))
+        self.table.refusals = "ack"
+        self.ref = Reference(world, ruleset, worlds=[self.table.world])
         self.made = 0
         self.prompts: dict[str, dict[str, Any]] = {}
 
     # ---------------------------------------------------------------- sending
 
-    def send(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        data = {"seq": len(self.ref.messages) + 1, **copy.deepcopy(data)}
-        result = process(self.state, event, data, check_outbound=False)
-        assert result.record, result.ack
-        self.state = result.world
-        self.ref.messages.append((event, data))
-        self.ref.acks.append(result.ack)
-        self.ref.worlds.append(self.state)
-        for prompt in result.ack.get("prompts", []):
+    def send(self, fight: Fight, message: Message) -> dict[str, Any]:
+        return self.recorded(self.on(fight).send(message))
+
+    def recorded(self, ack: dict[str, Any]) -> dict[str, Any]:
+        """The reference keeps the message the one table just sent, its ack and the world."""
+        line = self.table.sent[-1]
+        self.ref.messages.append((line["event"], line["data"]))
+        self.ref.acks.append(ack)
+        self.ref.worlds.append(self.table.world)
+        for prompt in ack.get("prompts", []):
             self.prompts[prompt["prompt_id"]] = prompt
-        return result.ack
+        return ack
+
+    def on(self, fight: Fight) -> OneTable:
+        self.table.switch(fight.id)
+        return self.table
 
     def hook(self, fight: Fight, name: str, **extra: Any) -> dict[str, Any]:
-        ack = self.send("hook", {"user": GM, "world_time": self.time, "hook": name,
-                                 "combat": fight.snapshot(), "current": fight.pointer(), **extra})
-        fight.follow(ack)
-        return ack
+        return self.send(fight, self.on(fight).hook_message(name, **extra))
 
     def intent(self, fight: Fight, kind: str, who: str | None, user: str, args: dict[str, Any]) -> dict[str, Any]:
-        data: dict[str, Any] = {"user": user, "world_time": self.time, "kind": kind,
-                                "combat_id": fight.id, "args": args}
-        if who is not None:
-            data["combatant_id"] = who
-        ack = self.send("intent", data)
-        fight.follow(ack)
-        return ack
+        return self.send(fight, self.on(fight).intent_message(kind, who, args, user=user))
 
     # ---------------------------------------------------------------- combatants
 
@@ -161,17 +144,12 @@ class Table:
             stats = {"initiative_mod": self.rng.randint(1, 8), "speed": 9}
         else:
             stats = {"dex": self.rng.randint(0, 4)}
-        return {
-            "_id": cid, "type": "base", "system": {}, "actorId": "act" + cid[3:],
-            "tokenId": "tok" + cid[3:], "sceneId": "Xo4bT8sKq1VnZ6cP", "img": None,
-            "initiative": None, "hidden": npc and self.rng.random() < 0.3, "defeated": False,
-            "group": None, "flags": {}, "_stats": dict(STATS), "name": f"Fighter {n}",
-            "owners": [] if npc else [owner], "is_npc": npc, "is_defeated": False, "stats": stats,
-        }
+        return combatant(cid, f"Fighter {n}", owners=() if npc else (owner,), npc=npc,
+                         hidden=npc and self.rng.random() < 0.3, stats=stats,
+                         actor="act" + cid[3:], token="tok" + cid[3:])
 
     def roll_for(self, fight: Fight, cid: str, reroll_of: str | None = None) -> dict[str, Any]:
-        c = fight.combatant(cid)
-        stats = c["stats"]
+        stats = fight.combatant(cid)["stats"]
         if self.ruleset == "dice-pool":
             size = stats["reaction"] + stats["wits"] - stats.get("size", 0)
             roll = pool_roll([self.rng.randint(1, 6) for _ in range(size)])
@@ -179,10 +157,7 @@ class Table:
             roll = d10_roll(self.rng.randint(1, 10), stats["initiative_mod"])
         else:
             roll = d20_roll(self.rng.randint(1, 20), stats.get("dex", 0))
-        body: dict[str, Any] = {"combatant_id": cid, "roll": roll}
-        if reroll_of is not None:
-            body["reroll_of"] = reroll_of
-        ack = self.hook(fight, "initiativeRoll", roll=body)
+        ack = self.send(fight, self.on(fight).roll_message(roll, cid=cid, reroll_of=reroll_of))
         if self.ruleset == "balanced-d20":
             self.answer_rerolls(fight, ack)
         return ack
@@ -216,9 +191,7 @@ class Table:
         if self.rng.random() < 0.5:
             target = self.rng.choice(fight.people)["_id"]
             self.intent(fight, "initiative.set", target, GM, {"value": self.rng.randint(-2, 25)})
-        fight.round = 1
-        fight.current = fight.next_round_first()
-        self.hook(fight, "combatStart", options={"direction": 1})
+        self.recorded(self.on(fight).start())
         while fight.round <= rounds:
             self.play_turn(fight)
         return fight
@@ -244,94 +217,51 @@ class Table:
             return
         if roll < 0.31 and len(fight.people) > 3:
             gone = self.rng.choice([c for c in fight.people if c["_id"] != cur])
-            fight.people.remove(gone)
-            self.hook(fight, "deleteCombatant", changed={"_id": gone["_id"]})
+            self.recorded(self.on(fight).leave(gone["_id"]))
             return
         if roll < 0.34 and fight.people:
             target = self.rng.choice(fight.people)["_id"]
             self.intent(fight, "initiative.set", target, GM, {"value": self.rng.randint(-2, 25)})
             return
-        nxt = fight.next_turn()
-        if nxt is None:
-            fight.round += 1
-            self.time += 6
-            fight.current = fight.next_round_first()
-            self.hook(fight, "combatRound", options={"direction": 1, "worldTime": {"delta": 6}})
-        else:
-            fight.current = nxt
-            name = "combatTurn" if self.rng.random() < 0.5 else "updateCombat"
-            self.hook(fight, name, changed={"turn": fight.turn_index()}, options={"direction": 1})
+        self.recorded(self.on(fight).next_turn())
 
 
 class Fight:
-    """One Foundry combat as the module sees it: roster, round, pointer, the last plan."""
+    """One Foundry combat as the module sees it (the one table's), by its number."""
 
     def __init__(self, table: Table, number: int) -> None:
-        self.table = table
         self.number = number
         self.id = f"combat{table.ref.world[-3:]}{number:07d}"
-        self.people: list[dict[str, Any]] = []
-        self.round = 0
-        self.current: str | None = None
-        self.plan: dict[str, Any] | None = None
+        table.table.switch(self.id)
+        self.foundry = table.table.at
+
+    @property
+    def people(self) -> list[dict[str, Any]]:
+        return self.foundry.roster
+
+    @property
+    def round(self) -> int:
+        return self.foundry.round
+
+    @property
+    def current(self) -> str | None:
+        """Whose turn the plan says it is (the one the module offers "hold" to)."""
+        plan = self.foundry.plan
+        return str(plan["current"]) if plan is not None and plan["current"] is not None else None
 
     def combatant(self, cid: str) -> dict[str, Any]:
-        return next(c for c in self.people if c["_id"] == cid)
+        return self.foundry.person(cid)
 
     def owner_of(self, cid: str) -> str:
-        owners = self.combatant(cid)["owners"] if any(c["_id"] == cid for c in self.people) else []
-        return owners[0] if owners else GM
-
-    def snapshot(self) -> dict[str, Any]:
-        return {"_id": self.id, "type": "base", "system": {}, "scene": "Xo4bT8sKq1VnZ6cP",
-                "groups": [], "combatants": self.people, "active": True, "round": self.round,
-                "turn": self.turn_index(), "sort": 0, "flags": {}, "_stats": dict(STATS)}
-
-    def turn_index(self) -> int | None:
-        order = [e["combatant_id"] for e in (self.plan or {}).get("order", [])]
-        return order.index(self.current) if self.current in order else None
-
-    def pointer(self) -> dict[str, Any]:
-        return {"round": self.round, "turn": self.turn_index(), "combatantId": self.current,
-                "tokenId": None}
-
-    def follow(self, ack: dict[str, Any]) -> None:
-        """The module writes the plan's numbers and moves Foundry's pointer to its current."""
-        for plan in ack.get("plans", []):
-            if plan["combat_id"] != self.id:
-                continue
-            self.plan = plan
-            values = {e["combatant_id"]: e["initiative"] for e in plan["order"]}
-            for c in self.people:
-                c["initiative"] = values.get(c["_id"], c["initiative"])
-            if self.round > 0:
-                self.current = plan["current"]
-
-    def next_turn(self) -> str | None:
-        if self.plan is None:
-            return None
-        order = self.plan["order"]
-        ids = [e["combatant_id"] for e in order]
-        start = ids.index(self.current) + 1 if self.current in ids else len(ids)
-        for entry in order[start:]:
-            if entry["acts"] not in SKIPPED:
-                return str(entry["combatant_id"])
-        return None
-
-    def next_round_first(self) -> str | None:
-        if self.plan is None:
-            return self.people[0]["_id"] if self.people else None
-        upcoming = self.plan.get("next_round")
-        if upcoming and upcoming.get("current"):
-            return str(upcoming["current"])
-        order = self.plan["order"]
-        return str(order[0]["combatant_id"]) if order else None
+        owners = self.combatant(cid)["owners"] if cid in self.foundry.ids() else []
+        return str(owners[0]) if owners else GM
 
     def waiting(self) -> list[str]:
-        if self.plan is None:
+        plan = self.foundry.plan
+        if plan is None:
             return []
-        return [e["combatant_id"] for e in self.plan["order"]
-                if e["acts"] == "held" and any(c["_id"] == e["combatant_id"] for c in self.people)]
+        return [e["combatant_id"] for e in plan["order"]
+                if e["acts"] == "held" and e["combatant_id"] in self.foundry.ids()]
 
 
 def build(world: str, ruleset: str, seed: int, *, fights: int, rounds: int = 4, keep: int = 2) -> Reference:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.foundry import combat, combatant, current, d20_roll, total_roll
-from tests.server.conftest import GM, Client, Running, auth, connect
+from tests.support.sidecar import GM, Client, Running, auth, connect
 
 P1, P2 = "playerOne0000001", "playerTwo0000002"
 HERO, ROGUE, OGRE = "heroAuthority001", "rogueAuthority01", "ogreAuthority001"

@@ -36,8 +36,8 @@ from tests.reliability.mutations import RandomDraw, bases
 from tests.reliability.table import build, read_state, state_of
 from tests.reliability.test_hostile_input import HypothesisDraw
 from tests.reliability.wire_fuzz import KINDS, WireCase, wire_case
-from tests.server.conftest import Running, auth
 from tests.server.rawclient import RawClient
+from tests.support.sidecar import Running, auth
 
 #: the module's ack timeout (vtt_module/scripts/sidecar-client.js, ackTimeoutMs)
 DEADLINE = 10.0

@@ -30,7 +30,7 @@ from tests.reliability import fuzzcount
 from tests.reliability.harness import auth_for, open_link
 from tests.reliability.mutations import CATEGORIES, Case, RandomDraw, bases, make_case
 from tests.reliability.table import build, read_state, state_of
-from tests.server.conftest import Running
+from tests.support.sidecar import Running
 
 
 class HypothesisDraw:

@@ -18,7 +18,7 @@ from adapter.server import SIDECAR_KEY
 from adapter.server.throttle import Throttle
 from tests.reliability.harness import auth_for, open_link
 from tests.reliability.table import build
-from tests.server.conftest import GM, TOKEN, Running, auth, connect, refused
+from tests.support.sidecar import GM, TOKEN, Running, auth, connect, refused
 
 
 def hook(seq: int, **extra: Any) -> dict[str, Any]:
@@ -105,7 +105,7 @@ async def test_the_default_rate_limit_is_far_above_a_table_and_the_benchmark(sid
     hundreds at once. With the defaults none of a 1,000-message burst is rate limited."""
     config = Config()
     assert config.rate >= 2000 and config.burst >= 4000
-    ref = build("world-pace", "foundry-core", 12, fights=15, rounds=5)
+    ref = build("world-pace", "foundry-core", 12, fights=17, rounds=5)
     link = await open_link(sidecar.url, auth_for(ref.world, ref.ruleset))
     try:
         await link.welcome

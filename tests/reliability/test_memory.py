@@ -24,9 +24,9 @@ import pytest
 
 from tests.reliability import fuzzcount
 from tests.reliability.harness import Serve
-from tests.server.conftest import auth
 from tests.server.rawclient import Closed, RawClient
 from tests.server.test_transport_limits import hook
+from tests.support.sidecar import auth
 
 
 def rss_mb(pid: int) -> float:

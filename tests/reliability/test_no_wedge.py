@@ -16,7 +16,7 @@ from adapter import protocol
 from adapter.engine import World
 from adapter.pipeline import open_session, process
 from tests.foundry import combat, combatant, current
-from tests.server.conftest import GM, Running, auth, connect
+from tests.support.sidecar import GM, Running, auth, connect
 
 
 def hook(seq: int, name: str = "createCombat") -> dict[str, Any]:

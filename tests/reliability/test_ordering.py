@@ -22,7 +22,7 @@ import pytest
 from tests.reliability.harness import Disconnected, Link, auth_for, open_link
 from tests.reliability.proxy import FaultProxy, Faults
 from tests.reliability.table import Reference, build, combats_of, read_state, state_of
-from tests.server.conftest import Running
+from tests.support.sidecar import Running
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,9 @@ class ResendingOutbox:
         elif not ack["ok"] and ack["error"]["code"] == "out_of_order":
             self.seen["out_of_order"] += 1
             assert ack["error"]["path"] == "/seq" and ack["seq"] == seq
-            expected = int(re.match(r"expected seq (\d+), got", ack["error"]["message"]).group(1))  # type: ignore[union-attr]
+            said = re.match(r"expected seq (\d+), got", ack["error"]["message"])
+            assert said is not None, ack["error"]["message"]
+            expected = int(said.group(1))
             assert seq > expected
         else:
             self.seen["applied"] += 1

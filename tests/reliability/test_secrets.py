@@ -14,11 +14,10 @@ import pytest
 import socketio
 
 from adapter.cli import parser
-from adapter.config import DEFAULT_ORIGINS, Config, ConfigError, from_args
-from adapter.server.run import is_loopback
+from adapter.config import DEFAULT_ORIGINS, Config, ConfigError, from_args, is_loopback
 from tests.reliability.harness import Serve, auth_for, open_link
 from tests.reliability.table import build
-from tests.server.conftest import TOKEN, Running, auth, connect, refused
+from tests.support.sidecar import TOKEN, Running, auth, connect, refused
 
 SECRET = "s3cret-token-that-must-never-be-logged-7f1e"
 WRONG = "wrong-token-also-never-logged-0c2d"
@@ -80,7 +79,7 @@ def test_an_in_process_server_logs_no_token_either(caplog: pytest.LogCaptureFixt
     from adapter.server import create_app  # noqa: F401 - the app under test logs via "initiative_sidecar"
 
     async def run() -> None:
-        from tests.server.conftest import free_port
+        from tests.support.sidecar import free_port
 
         running = Running(Config(port=free_port(), db=Path(caplog_dir) / "c.db", token=TOKEN))
         await running.start()

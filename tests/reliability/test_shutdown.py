@@ -18,8 +18,8 @@ from typing import Any
 
 from tests.reliability import fuzzcount
 from tests.reliability.harness import Serve
-from tests.server.conftest import GM, auth
 from tests.server.rawclient import Closed, RawClient
+from tests.support.sidecar import GM, auth
 
 CLIENTS = 300
 

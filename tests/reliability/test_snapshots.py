@@ -28,12 +28,12 @@ import orjson
 import pytest
 
 from adapter import rulesets
-from adapter import store as store_module
 from adapter.engine import World
 from adapter.engine.holding import HoldRuleIds
 from adapter.engine.model import Hook, Intent, Notice, Outcome, Session
 from adapter.replay import Replay
 from adapter.store import Store, snapshots
+from adapter.store.rows import ENGINE_VERSION
 from tests.reliability.gadget import gadget
 from tests.reliability.table import Reference, build, build_all, state_of
 from tests.reliability.test_store_damage import fill, reopen
@@ -54,7 +54,8 @@ sys.addaudithook(_audit)
 @contextmanager
 def watching() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
     global _AUDIT
-    _AUDIT = seen = []
+    seen: list[tuple[str, tuple[Any, ...]]] = []
+    _AUDIT = seen
     try:
         yield seen
     finally:
@@ -96,7 +97,7 @@ def test_the_planted_pickle_gadget_runs_nothing_and_the_world_is_rebuilt_from_it
         raise AssertionError("eval was called while loading a snapshot")
 
     # the gadget, as the current version's snapshot (so the loader really tries to read it)
-    seq = plant(db, gadget(f"open({str(marker)!r}, 'w').write('ran')"), store_module.ENGINE_VERSION)
+    seq = plant(db, gadget(f"open({str(marker)!r}, 'w').write('ran')"), ENGINE_VERSION)
     monkeypatch.setattr(builtins, "eval", tripwire)
     with caplog.at_level(logging.WARNING), watching() as seen:
         worlds = reopen(db)

@@ -24,7 +24,7 @@ from adapter.service import Worlds
 from adapter.store import Store
 from tests.reliability.harness import TOKEN, Serve
 from tests.reliability.table import Reference, build, session_data, state_of
-from tests.server.conftest import Running, auth, connect
+from tests.support.sidecar import Running, auth, connect
 
 PAGE = 4096
 

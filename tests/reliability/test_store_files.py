@@ -33,7 +33,7 @@ from adapter.cli import parser, run
 from adapter.store import Store
 from tests.reliability.harness import Link, Serve, auth_for, open_link
 from tests.reliability.table import Reference, build
-from tests.server.conftest import Running, free_port
+from tests.support.sidecar import Running, free_port
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from adapter import protocol
 from adapter.engine import World
 from adapter.pipeline import MAX_COMBATANTS, MAX_COMBATS, open_session, process
 from tests.foundry import combat, combatant, current
-from tests.server.conftest import GM
+from tests.support.sidecar import GM
 
 
 def fight(cid: str, people: int) -> dict[str, Any]:

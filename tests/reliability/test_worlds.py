@@ -20,7 +20,7 @@ from adapter.cli import parser
 from adapter.config import ConfigError, from_args
 from tests.foundry import combat, combatant, current, d20_roll
 from tests.reliability.table import read_state
-from tests.server.conftest import GM, TOKEN, Client, Running, auth, connect, refused
+from tests.support.sidecar import GM, TOKEN, Client, Running, auth, connect, refused
 
 B_COMBAT = "combatOfWorldB01"
 B_HERO = "heroOfWorldB0001"

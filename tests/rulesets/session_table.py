@@ -1,80 +1,54 @@
-"""A Foundry table for any ruleset, played through the sidecar's real path and store.
+"""A randomized session's table for any ruleset, over the one test table
+(``tests/support/table.py``) and the sidecar's real store.
 
 Every message goes through :meth:`adapter.service.Worlds.handle` (``pipeline.process``:
-schema, engine, ack; then SQLite), as the server sends it. The table plays Foundry and the
-module: it keeps the combat's roster and pointer, writes each plan's initiative numbers into
-the roster (as the module does), and presses "next turn" the way Foundry does, skipping the
-turns the module skips. Payloads come from the shared builders (``tests/foundry.py``, the
-dice-pool and balanced-d20 tables). Observations the properties need are kept as it goes:
-the plans emitted, who was current at each "next turn", what excused a missed turn.
+schema, engine, ack; then SQLite), as the server sends it; Foundry's part and the module's
+(the roster, the plan written into it, "next turn" steered as the module steers it) are the
+one table's. Observations the properties need are kept as it goes: the plans emitted, who
+was current at each "next turn", what excused a missed turn.
 """
 
 from __future__ import annotations
 
-import pickle
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from adapter.engine import World
-from adapter.engine.ruleset import SKIPPED_ACTS
+from adapter.pipeline import Result
 from adapter.replay import replay_lines
 from adapter.service import Worlds
 from adapter.store import Store
-from tests.foundry import combat, combatant, current, d10_roll, d20_roll
-from tests.rulesets.balanced_d20.bd_table import d20
-from tests.rulesets.dice_pool.dp_table import pool_roll
+from tests.foundry import combatant, d10_roll, d20_roll, dnd5e_d20, pool_roll
+from tests.support.table import GM, Fight, foundry_order
+from tests.support.table import Table as OneTable
+
+__all__ = ["COMBAT", "GM", "PLAYERS", "ROLLS", "Table", "foundry_order"]
 
 WORLD = "propWorld0000001"
 COMBAT = "propCombat000001"
-GM = "gmUser0000000001"
 PLAYERS = ("playerOne0000001", "playerTwo0000001")
 
 #: Foundry's roll for each ruleset: natural die (or the dice), modifier
 ROLLS: dict[str, Callable[[Any, int], dict[str, Any]]] = {
     "foundry-core": lambda die, mod: d20_roll(die, mod),
-    "balanced-d20": lambda die, mod: d20(die, mod),
+    "balanced-d20": lambda die, mod: dnd5e_d20(die, mod),
     "storyteller": lambda die, mod: d10_roll(die, mod),
     "dice-pool": lambda dice, _mod: pool_roll(list(dice)),
 }
 
 
-def foundry_order(roster: list[dict[str, Any]]) -> list[str]:
-    """Foundry v13 ``Combat#_sortCombatants``, written from the research notes (section 3), not
-    from the engine: initiative descending, a non-numeric or null one as -Infinity, ties by
-    ``_id`` (``a.id > b.id ? 1 : -1``)."""
-    from functools import cmp_to_key
-
-    def value(c: dict[str, Any]) -> float:
-        v = c.get("initiative")
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("-inf")
-
-    def compare(a: dict[str, Any], b: dict[str, Any]) -> int:
-        ia, ib = value(a), value(b)
-        if ia != ib:
-            return -1 if ib < ia else 1
-        return 1 if a["_id"] > b["_id"] else -1
-
-    return [c["_id"] for c in sorted(roster, key=cmp_to_key(compare))]
-
-
 class Table:
+    """The one table (:attr:`table`) with the store behind it and the session's observations."""
+
     def __init__(self, ruleset: str, settings: dict[str, Any] | None = None, *,
                  snapshot_every: int = 1000) -> None:
         self.ruleset = ruleset
         self.store = Store(":memory:")
         self.worlds = Worlds(self.store, snapshot_every=snapshot_every)
-        self.auth = {"world": WORLD, "ruleset": ruleset, "settings": settings or {},
-                     "gm_users": [GM], "protocol": 1, "module_version": "0.1.0",
-                     "foundry_version": "13.350", "system": "dnd5e"}
-        self.worlds.connect(self.auth)
-        self.seq = 0
-        self.time = 0.0
-        self.round = 0
-        self.pointer: str | None = None
-        self.roster: list[dict[str, Any]] = []
-        self.groups: list[dict[str, Any]] = []
+        self.table = OneTable(ruleset, settings, world=WORLD, combat_id=COMBAT, through=self._handle)
+        self.table.refusals = "ack"
+        self.worlds.connect(self.table.session)
         #: every combatant id ever added (a removed one never comes back)
         self.joined: list[str] = []
         #: every plan emitted, in order (what replay must give again)
@@ -97,43 +71,65 @@ class Table:
         self.readied_ids: list[str] = []
         self.refusals: Counter[str] = Counter()
 
+    def _handle(self, world: World, event: str, payload: Any) -> Result:
+        return self.worlds.handle(WORLD, event, payload)
+
     # ------------------------------------------------------------ the world
 
     @property
+    def fight(self) -> Fight:
+        return self.table.at
+
+    @property
     def world(self) -> World:
-        state = self.worlds.state(WORLD)
-        assert state is not None
-        return state
+        return self.table.world
+
+    @property
+    def seq(self) -> int:
+        return self.table.seq
+
+    @property
+    def time(self) -> float:
+        return self.table.time
+
+    @time.setter
+    def time(self, value: float) -> None:
+        self.table.time = value
+
+    @property
+    def round(self) -> int:
+        return self.fight.round
+
+    @property
+    def pointer(self) -> str | None:
+        return self.fight.pointer
+
+    @property
+    def roster(self) -> list[dict[str, Any]]:
+        return self.fight.roster
+
+    @property
+    def groups(self) -> list[dict[str, Any]]:
+        return self.fight.groups
 
     @property
     def plan(self) -> dict[str, Any] | None:
-        c = self.world.combats.get(COMBAT)
-        if c is None or c.last_plan is None:
-            return None
-        return {"combat_id": c.id, "revision": c.revision, **c.last_plan}
+        return self.fight.plan
 
     def ids(self) -> list[str]:
-        return [c["_id"] for c in self.roster]
+        return self.fight.ids()
 
     def person(self, cid: str) -> dict[str, Any]:
-        return next(c for c in self.roster if c["_id"] == cid)
+        return self.fight.person(cid)
 
     # ------------------------------------------------------------ sending
 
-    def send(self, event: str, body: dict[str, Any], *, turn_press: bool = False) -> dict[str, Any]:
-        """One message through the service. A refused one must change nothing but ``last_seq``."""
-        self.seq += 1
-        payload = {"seq": self.seq, "world_time": self.time, **body}
-        before = pickle.dumps(self.world)
-        result = self.worlds.handle(WORLD, event, payload)
-        ack = result.ack
+    def sent(self, ack: dict[str, Any], *, turn_press: bool = False) -> dict[str, Any]:
+        """After a message: count a refusal, or note what the accepted one emitted."""
         if not ack["ok"]:
-            assert ack["error"]["code"] != "internal_error", ack["error"]
-            assert result.world == replace(pickle.loads(before), last_seq=self.seq), ack["error"]
-            assert not result.emits
             self.refusals[ack["error"]["code"]] += 1
             return ack
-        for name, emitted in result.emits:
+        for name, emitted in self.table.emits:
             if name == "plan":
                 self.plans.append(emitted)
         for notice in ack["notices"]:
@@ -142,44 +138,30 @@ class Table:
         self.observe(turn_press)
         return ack
 
-    def hook(self, name: str, roll: dict[str, Any] | None = None, *, user: str = GM,
-             turn_press: bool = False) -> dict[str, Any]:
-        snapshot = combat(COMBAT, self.roster, self.round)
-        snapshot["groups"] = self.groups
-        body: dict[str, Any] = {"user": user, "hook": name, "combat": snapshot,
-                                "current": current(self.round, self.pointer)}
-        if roll is not None:
-            body["roll"] = roll
-        return self.send("hook", body, turn_press=turn_press)
+    def hook(self, name: str, roll: dict[str, Any] | None = None, *, user: str = GM) -> dict[str, Any]:
+        return self.sent(self.table.hook(name, roll, user=user))
 
     def intent(self, kind: str, args: dict[str, Any], *, user: str = GM, cid: str | None = None,
                in_combat: bool = True) -> dict[str, Any]:
-        body: dict[str, Any] = {"user": user, "kind": kind, "args": args}
-        if in_combat:
-            body["combat_id"] = COMBAT
-        if cid is not None:
-            body["combatant_id"] = cid
-        return self.send("intent", body)
+        return self.sent(self.table.ask(kind, cid, args, user=user, in_combat=in_combat))
 
     # ------------------------------------------------------------ Foundry's part
 
     def add(self, cid: str, name: str, stats: dict[str, Any], *, owner: str | None,
             group: str | None = None) -> dict[str, Any]:
         self.joined.append(cid)
-        self.roster.append(combatant(cid, name, owners=(owner,) if owner else (), npc=owner is None,
-                                     stats=stats, group=group))
-        return self.resequence(self.hook("createCombatant" if self.world.combats else "createCombat"), cid)
+        person = combatant(cid, name, owners=(owner,) if owner else (), npc=owner is None,
+                           stats=stats, group=group)
+        return self.resequence(self.sent(self.table.join(person)), cid)
 
     def group(self, gid: str) -> None:
-        self.groups.append({"_id": gid, "type": "base", "system": {}, "name": gid, "img": None,
-                            "initiative": None, "ownership": {"default": 0}, "flags": {}})
+        self.table.add_group(gid)
 
     def roll(self, target: str, roll: dict[str, Any], *, group: bool = False, user: str = GM,
              reroll_of: str | None = None) -> dict[str, Any]:
-        data: dict[str, Any] = {"group_id" if group else "combatant_id": target, "roll": roll}
-        if reroll_of is not None:
-            data["reroll_of"] = reroll_of
-        ack = self.hook("initiativeRoll", data, user=user)
+        message = self.table.roll_message(roll, group_id=target if group else None,
+                                          cid=None if group else target, reroll_of=reroll_of, user=user)
+        ack = self.sent(self.table.send(message))
         rolled = [c for c in self.ids() if self.person(c)["group"] == target] if group else [target]
         self.resequence(ack, *rolled)
         if ack["ok"]:
@@ -200,45 +182,27 @@ class Table:
 
     def remove(self, cid: str) -> dict[str, Any]:
         group = self.person(cid)["group"]
-        self.roster = [c for c in self.roster if c["_id"] != cid]
-        ack = self.hook("deleteCombatant")
+        ack = self.sent(self.table.leave(cid))
         return self.resequence(ack, *[c for c in self.ids() if group and self.person(c)["group"] == group])
 
     def start(self) -> dict[str, Any]:
-        plan = self.plan
-        self.round = 1
-        self.pointer = plan["next_round"]["current"] if plan and plan["next_round"] else None
-        return self.hook("combatStart", turn_press=True)
+        return self.sent(self.table.start(), turn_press=True)
 
     def next_turn(self) -> dict[str, Any]:
-        """Foundry's "next turn": the next combatant the module does not skip, or a new round."""
+        """The GM's "next turn" (the one table's, steered as the module steers it)."""
         plan = self.plan
         assert plan is not None and self.round > 0
         if plan["current"] is not None:
             self.taken[(self.round, plan["current"])] += 1
-        order = [e["combatant_id"] for e in plan["order"]]
-        after = order[order.index(self.pointer) + 1:] if self.pointer in order else []
-        acting = [e["combatant_id"] for e in plan["order"]
-                  if e["combatant_id"] in after and e["acts"] not in SKIPPED_ACTS]
-        if acting and plan["current"] is not None:
-            self.pointer = acting[0]
-            return self.hook("combatTurn", turn_press=True)
-        self.round += 1
-        self.time += 6
-        self.pointer = plan["next_round"]["current"] if plan["next_round"] else None
-        return self.hook("combatRound", turn_press=True)
+        return self.sent(self.table.next_turn(), turn_press=True)
 
     def observe(self, turn_press: bool) -> None:
-        """After an accepted message: the module writes the plan; note the excuses."""
+        """After an accepted message (the module wrote the plan): note the excuses."""
         plan = self.plan
         if plan is None:
             return
-        self.pointer = plan["current"]
-        written = {e["combatant_id"]: e["initiative"] for e in plan["order"]}
-        for person in self.roster:
-            person["initiative"] = written.get(person["_id"])
         for e in plan["order"]:
-            if e["acts"] in SKIPPED_ACTS:
+            if e["acts"] in self.table.skipped:
                 self.excused.add((plan["round"], e["combatant_id"]))
         if turn_press and self.preview is not None and plan["round"] == self.preview["round"]:
             # nothing but "next turn" since the preview: the round is what it said
@@ -267,12 +231,14 @@ class Table:
     def rescored(self, cid: str) -> None:
         """``foundry-core`` re-sorts a new score mid-round as Foundry does, which keeps the
         pointer on the current combatant: the turns it jumps over are lost, and a combatant
-        moved below it has another turn. Foundry's behaviour, so nobody's fault."""
+        moved below it has another turn: the rescored one, or one it jumped over (the module
+        leaves Foundry's pointer where it is when the plan names no current, and "next turn"
+        goes on from there). Foundry's behaviour, so nobody's fault."""
         if self.ruleset != "foundry-core" or self.round == 0:
             return
         for other in self.ids():
             self.excused.add((self.round, other))
-        self.repeats.add((self.round, cid))
+            self.repeats.add((self.round, other))
 
     # ------------------------------------------------------------ the stored log
 

@@ -32,9 +32,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
-from session_table import COMBAT, GM, PLAYERS, ROLLS, Table, foundry_order
 
 from adapter.engine.holding import ANY_POINT, holding, is_waiting
+from tests.rulesets.session_table import COMBAT, GM, PLAYERS, ROLLS, Table, foundry_order
 
 RULESETS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
 IDS = [f"cmb{c}00000000000{i}" for i, c in enumerate("ABCDEFGH")]

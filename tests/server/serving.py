@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.server.conftest import TOKEN, free_port
+from tests.support.sidecar import TOKEN, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

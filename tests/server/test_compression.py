@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import aiohttp
 
 from adapter.config import Config
-from tests.server.conftest import Running, free_port
+from tests.support.sidecar import Running, free_port
 
 
 async def handshake_extensions(url: str) -> str | None:
@@ -20,7 +22,7 @@ async def test_a_client_offering_deflate_gets_none_by_default(sidecar: Running) 
     assert await handshake_extensions(sidecar.url) is None
 
 
-async def test_ws_compression_setting_accepts_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_ws_compression_setting_accepts_it(tmp_path: Path) -> None:
     running = Running(Config(port=free_port(), db=tmp_path / "s.db", token="t" * 12, ws_compression=True))
     await running.start()
     try:

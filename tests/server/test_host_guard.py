@@ -7,7 +7,7 @@ import aiohttp
 import pytest
 
 from adapter.server.hostcheck import loopback_name
-from tests.server.conftest import Running
+from tests.support.sidecar import Running
 
 FOREIGN = "rebound.example:8765"
 

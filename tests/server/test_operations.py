@@ -15,9 +15,10 @@ from adapter import protocol
 from adapter.config import Config
 from adapter.server import WORLDS_KEY
 from adapter.server.metrics import operator_only
+from adapter.store import Store
 from adapter.version import __version__
-from tests.server.conftest import Running, auth, connect, refused
 from tests.server.test_roundtrip import hook, roll
+from tests.support.sidecar import Running, auth, connect, refused
 
 
 async def get(url: str) -> tuple[int, str]:
@@ -44,7 +45,9 @@ async def test_healthz_says_the_store_is_writable_and_how_many_worlds_are_loaded
 
 async def test_healthz_is_503_when_the_store_cannot_be_written(sidecar: Running) -> None:
     assert sidecar.runner is not None
-    sidecar.runner.app[WORLDS_KEY].store.db.close()
+    store = sidecar.runner.app[WORLDS_KEY].store
+    assert isinstance(store, Store)
+    store.db.close()
     status, body = await get(f"{sidecar.url}/healthz")
     assert status == 503 and "the store cannot be written" in body
 

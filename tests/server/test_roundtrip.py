@@ -9,7 +9,7 @@ import pytest
 
 from adapter import protocol
 from tests.foundry import combat, combatant, current, d20_roll
-from tests.server.conftest import GM, Running, auth, connect, refused
+from tests.support.sidecar import GM, Running, auth, connect, refused
 
 COMBAT_ID = "cmbt000000000001"
 

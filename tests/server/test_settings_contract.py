@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from adapter import protocol
-
-from .conftest import Running, auth, connect, refused
+from tests.support.sidecar import Running, auth, connect, refused
 
 #: what the module sends per ruleset (vtt_module/scripts/settings.js `rulesetSettings`)
 FULL: dict[str, dict[str, Any]] = {

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.browser import HOSTILE, IMAGES, chromium, nothing_injected
 from tests.foundry import combat, combatant, current, d20_roll
-from tests.server.conftest import GM, TOKEN, auth, connect
 from tests.server.serving import serve
+from tests.support.sidecar import GM, TOKEN, auth, connect
 
 COMBAT = "cmbtBrowser00001"
 PEOPLE = [("aaaa000000000001", "Aria"), ("bbbb000000000002", HOSTILE), ("cccc000000000003", "Boss")]

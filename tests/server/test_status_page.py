@@ -11,8 +11,8 @@ import pytest
 
 from adapter.config import Config
 from adapter.server.operations import STATUS_KEY
-from tests.server.conftest import TOKEN, Running, auth, connect, free_port
 from tests.server.test_roundtrip import hook, roll
+from tests.support.sidecar import TOKEN, Running, auth, connect, free_port
 
 WORLD = "world0000000001"
 OTHER = "worldOther000002"

@@ -19,12 +19,12 @@ import pytest
 from adapter.server import SIO_KEY
 from adapter.server.guard import GuardedServer
 from adapter.server.pacing import Quiet, address_key, quiet_loop_errors
-from tests.server.conftest import GM, Running, auth, connect
 from tests.server.rawclient import RawClient
+from tests.support.sidecar import GM, Running, auth, connect
 
 
 def hook(seq: int, combatants: int = 0) -> dict[str, Any]:
-    people = [{"_id": f"c{i:015d}", "name": f"Fighter {i}", "initiative": None, "owners": [],
+    people: list[dict[str, Any]] = [{"_id": f"c{i:015d}", "name": f"Fighter {i}", "initiative": None, "owners": [],
                "is_npc": True, "hidden": False, "defeated": False} for i in range(combatants)]
     return {"seq": seq, "user": GM, "world_time": 0, "hook": "updateCombat",
             "combat": {"_id": "combatTransport1", "round": 0, "combatants": people},

@@ -16,8 +16,8 @@ import pytest
 
 from adapter.pipeline import open_session, process
 from tests.foundry import combat, combatant, current
-from tests.server.conftest import GM, Running, auth, connect, refused
 from tests.server.rawclient import RawClient
+from tests.support.sidecar import GM, Running, auth, connect, refused
 
 SURROGATE = "\\ud83d"  # JSON text of a lone high surrogate
 

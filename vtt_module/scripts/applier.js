@@ -13,7 +13,9 @@
  * No ghost combatants: a combat update whose row names a combatant that no longer exists
  * creates a new one [F13 `common/data/fields.mjs` EmbeddedCollectionField]. Rows name only
  * combatants present when the update is built; one deleted while the update is in flight
- * (by another client) and recreated by it is deleted again at once.
+ * (by another client) and recreated by it is deleted again at once. The same holds for the
+ * new round's rows that steering adds to a GM's own step (`preUpdateCombat`): that write is
+ * watched from the pre-hook until its `updateCombat` comes back to this client.
  * @module applier
  */
 
@@ -133,6 +135,24 @@ export class PlanApplier {
     }
   }
 
+  /**
+   * Watch a step this client is sending with rows steering added (`preUpdateCombat`): its
+   * deletions are noted like those of our own writes until {@link stepDone}.
+   * @param {string} combatId @param {Iterable<string>} rows
+   */
+  watchStep(combatId, rows) {
+    this.inflight.add({ combatId, rows: new Set(rows), deleted: new Set(), step: true });
+  }
+
+  /** The step's `updateCombat` came back to this client: bury what it recreated. @param {string} combatId */
+  async stepDone(combatId) {
+    for (const w of [...this.inflight]) {
+      if (!w.step || w.combatId !== combatId) continue;
+      this.inflight.delete(w);
+      await this.buryGhosts(w);
+    }
+  }
+
   /** Delete the combatants our update recreated after someone deleted them. */
   async buryGhosts(watch) {
     const combat = this.env.game.combats.get(watch.combatId);
@@ -146,8 +166,9 @@ export class PlanApplier {
 /**
  * Register turn steering (every client).
  * @param {object} env Foundry globals
+ * @param {PlanApplier|null} [applier] watches the new round rows a step carries (no ghosts)
  */
-export function registerSteering(env) {
+export function registerSteering(env, applier = null) {
   const skipDefeated = () => Boolean(env.game.settings.get("core", "combatTrackerConfig")?.skipDefeated);
   const steer = (combat, change, canWriteOthers) => {
     const target = steerTurn(combat.toObject(), change, {
@@ -182,6 +203,10 @@ export function registerSteering(env) {
       const rows = new Map((changed.combatants ?? []).map((c) => [c._id, c]));
       for (const { _id, initiative } of target.initiatives) rows.set(_id, { ...rows.get(_id), _id, initiative });
       changed.combatants = [...rows.values()];
+      applier?.watchStep(combat.id, rows.keys());
     }
+  });
+  env.Hooks.on("updateCombat", (combat, _changed, _options, userId) => {
+    if (applier && userId === env.game.user?.id) applier.stepDone(combat.id);
   });
 }

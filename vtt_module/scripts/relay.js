@@ -45,6 +45,14 @@ export function mayDeclare(env, user, intent) {
   return true; // prompt answers: the sidecar knows whom it asked
 }
 
+/**
+ * How fast one player's declarations and rolls may reach the sidecar through the GM's client:
+ * a burst of 10, then 2 a second. The sidecar limits the GM's one connection as a whole, so
+ * without this a single player's flood would spend everyone's share (and fill the message log).
+ * GMs are not limited here.
+ */
+export const PLAYER_PACE = Object.freeze({ burst: 10, perSecond: 2 });
+
 /** Both ends of the module socket. */
 export class Relay {
   /**
@@ -57,6 +65,22 @@ export class Relay {
     this.onPrompt = onPrompt;
     this.waiting = new Map();
     this.counter = 0;
+    /** per player: {tokens, at} (token buckets of {@link PLAYER_PACE}) */
+    this.buckets = new Map();
+    this.now = () => Date.now();
+  }
+
+  /** Whether a player's message may go on now (takes a token). @param {string} userId */
+  paced(userId) {
+    if (this.env.game.users.get(userId)?.isGM) return true;
+    const now = this.now();
+    const b = this.buckets.get(userId) ?? { tokens: PLAYER_PACE.burst, at: now };
+    b.tokens = Math.min(PLAYER_PACE.burst, b.tokens + ((now - b.at) / 1000) * PLAYER_PACE.perSecond);
+    b.at = now;
+    this.buckets.set(userId, b);
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
   }
 
   /** Listen on the module socket. */
@@ -73,7 +97,9 @@ export class Relay {
       case SOCKET_TYPES.INTENT:
       case SOCKET_TYPES.ROLL: {
         if (!isActiveGM(this.env)) return;
-        const result = await this.handle(data, senderId);
+        const result = this.paced(senderId)
+          ? await this.handle(data, senderId)
+          : { ok: false, error: { code: "rate_limited", message: "too many declarations at once; wait a moment and try again" } };
         this.env.game.socket.emit(SOCKET_NAME, { type: SOCKET_TYPES.RESULT, ref: data.ref, to: [senderId], result }, { recipients: [senderId] });
         return;
       }

@@ -90,7 +90,7 @@ export function wireModule(env) {
     state.ready = new ReadyWatch(env, sidecar);
     state.hooks = registerForwarder(env, sidecar);
     registerRollMarking(env, () => state.pending);
-    registerSteering(env);
+    registerSteering(env, state.applier);
     state.ready.register();
     env.Hooks.on("deleteCombatant", (combatant) => state.applier.deleted(combatant));
     env.Hooks.on("renderCombatTracker", (app, html) => onRenderTracker(env, app, html, api));
@@ -102,6 +102,14 @@ export function wireModule(env) {
   env.Hooks.once("ready", () => {
     state.relay.listen();
     env.Hooks.on("userConnected", () => startOrStop());
+    // A role changed: the active GM may be someone else now, and the sidecar's list of GMs
+    // (who may approve) is out of date until the connection is made again with a new one.
+    env.Hooks.on("updateUser", (_user, changed) => {
+      if (!changed || !("role" in changed)) return;
+      const before = state.sidecar;
+      startOrStop();
+      if (before && state.sidecar === before) before.restart();
+    });
     const mod = env.game.modules?.get?.(MODULE_ID);
     if (mod) mod.api = api;
     startOrStop();

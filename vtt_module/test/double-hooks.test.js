@@ -71,3 +71,15 @@ eachGeneration(test, "the module socket goes to every other client, or to recipi
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(got.sort(), [[BOB, 1, ALICE], [GM, 1, ALICE], [GM, 2, ALICE], [ALICE, 2, ALICE]].sort());
 });
+
+test("setRole: updateUser fires on every client with the diff and who changed it; isGM follows the role", () => {
+  const t = makeTable({ boot: true });
+  const seen = [];
+  for (const c of t.world.clients) c.Hooks.on("updateUser", (user, changed, options, userId) => seen.push({ on: c.userId, user: user.id, changed, action: options.action, userId }));
+  assert.equal(t.alice.game.users.get(ALICE).isGM, false);
+  t.world.setRole(ALICE, 3);
+  assert.equal(seen.length, t.world.clients.length);
+  for (const s of seen) assert.deepEqual({ user: s.user, changed: s.changed, action: s.action, userId: s.userId }, { user: ALICE, changed: { role: 3, _id: ALICE }, action: "update", userId: GM });
+  assert.equal(t.gm.game.users.get(ALICE).isGM, true);
+  assert.equal(t.gm.game.users.get(ALICE).role, 3);
+});

@@ -1,7 +1,7 @@
 // The relay on the GM's client: what it vouches for when it forwards a player's declaration.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Relay } from "../scripts/relay.js";
+import { Relay, PLAYER_PACE } from "../scripts/relay.js";
 
 /** A GM client's env with players p1 and p2 (both owning actor a1) and a GM. */
 function gmClient() {
@@ -43,4 +43,27 @@ test("a declaration while the sidecar is away is refused at once, not queued to 
   assert.equal(answer.ok, false);
   assert.equal(answer.error.code, "no_sidecar");
   assert.equal(sent.length, 0);
+});
+
+test("one player's flood is paced on the GM's client; other players and the GM are not held back", async () => {
+  const sent = [];
+  const emitted = [];
+  const env = gmClient();
+  env.game.user.isActiveGM = true;
+  env.game.socket.emit = (_name, data) => emitted.push(data);
+  const relay = new Relay(env, { sidecar: () => ({ status: "connected", intent: async (i) => { sent.push(i.user); return { ok: true, seq: sent.length }; } }), onPrompt() {} });
+  let clock = 1_000_000;
+  relay.now = () => clock;
+  const declare = (user, ref) => relay.receive({ type: "intent", ref, intent: { kind: "reroll.decide", args: {} } }, user);
+  for (let i = 0; i < 15; i++) await declare("p1", `p1.${i}`);
+  const refused = emitted.filter((d) => d.result.ok === false);
+  assert.equal(sent.filter((u) => u === "p1").length, PLAYER_PACE.burst, "a burst goes through");
+  assert.equal(refused.length, 15 - PLAYER_PACE.burst);
+  assert.ok(refused.every((d) => d.result.error.code === "rate_limited" && d.to[0] === "p1"), "the sender is told why");
+  await declare("p2", "p2.0");
+  await declare("gm", "gm.0");
+  assert.deepEqual(sent.slice(-2), ["p2", "gm"], "another player and the GM go through");
+  clock += 1000; // one second later: perSecond more
+  for (let i = 0; i < 5; i++) await declare("p1", `p1.late.${i}`);
+  assert.equal(sent.filter((u) => u === "p1").length, PLAYER_PACE.burst + PLAYER_PACE.perSecond);
 });

@@ -13,12 +13,13 @@ import copy
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE.parents[1] / "fixtures" / "foundry-sample-payloads.json"  # copy of ../shared/research/
-sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(HERE.parents[2]))
 
-from foundry import Session, d20_roll  # noqa: E402
+from tests.foundry import Session, d20_roll
 
 GM = "zQ8mN2vB7xL4pR1s"
 EXTRA = {  # what the module adds to each combatant
@@ -32,7 +33,7 @@ ROLLS = {"p8HkD2sLq7Vt4XmN": (16, 3), "e5NbG7uK2pXa9RsD": (11, 1), "Wz3Lr9QyT6bJ
          "Jq4Tm8vC1zYh6LwF": (7, 2), "Rf6Nc2XwQ8kT3mHa": (14, 3)}
 
 
-def extend(c: dict) -> dict:
+def extend(c: dict[str, Any]) -> dict[str, Any]:
     c = copy.deepcopy(c)
     c.update(EXTRA[c["_id"]])
     c["is_defeated"] = c["defeated"]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from bd_table import GM, Table, fighter
+
+from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
 
 ROGUE, ORC, CLERIC, OGRE = ("cmbRogue00000001", "cmbOrc0000000001", "cmbCleric0000001",
                             "cmbOgre000000001")

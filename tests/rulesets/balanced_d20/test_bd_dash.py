@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from bd_table import GM, Table, fighter
 
 from adapter.engine.order import foundry_sort
+from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
 
 OGRE, CLERIC, GHOUL, FIGHTER = ("cmbOgre000000001", "cmbCleric0000001", "cmbGhoul00000001",
                                 "cmbFighter000001")

@@ -24,7 +24,8 @@ def entry(plan: dict[str, Any], cid: str) -> dict[str, Any]:
 
 
 def last_plan(name: str) -> dict[str, Any]:
-    return [o["data"] for o in outputs(name) if o["type"] == "emit" and o["event"] == "plan"][-1]
+    plans: list[dict[str, Any]] = [o["data"] for o in outputs(name) if o["type"] == "emit" and o["event"] == "plan"]
+    return plans[-1]
 
 
 def test_BI_E1_golden_offer_on_3_and_the_reroll_of_2_stands() -> None:

@@ -5,24 +5,23 @@ pipeline the server uses (schemas in and out), checking after every message:
 - no combatant is offered a clever reroll once it has made or declined one, nor granted a
   second (BI-2: only a reroll made, or a decline, uses up the "once");
 - a dashed combatant has no reaction until its first turn after the dashed one (BI-4);
-- a refused message changes nothing but ``last_seq``;
+- a refused message changes nothing but ``last_seq`` (the one test table checks it);
 - the engine never fails (no ``internal_error``).
 """
 
 from __future__ import annotations
 
-import pickle
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
-from bd_table import COMBAT, GM, d20
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapter.engine import World, plan_of
+from adapter.engine import World
 from adapter.engine.order import foundry_sort
-from adapter.pipeline import open_session, process
+from tests.foundry import combatant
+from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, d20
+from tests.support.table import Table
 
 PLAYERS = ("playerOne0000001", "playerTwo0000001")
 USERS = (GM, *PLAYERS)
@@ -37,29 +36,21 @@ def rosters(draw: st.DrawFn) -> list[dict[str, Any]]:
     roster = []
     for cid in IDS[:n]:
         npc = draw(st.booleans())
-        roster.append({
-            "_id": cid, "type": "base", "system": {}, "actorId": "act" + cid[3:],
-            "tokenId": "tok" + cid[3:], "sceneId": "Xo4bT8sKq1VnZ6cP", "img": None,
-            "initiative": None, "hidden": False, "defeated": False, "group": None, "flags": {},
-            "name": cid[3:].rstrip("0"), "owners": [] if npc else [draw(st.sampled_from(PLAYERS))],
-            "is_npc": npc, "is_defeated": False,
-            "stats": {"dex": draw(st.integers(-6, 4)), "int": draw(st.integers(-1, 9)),
-                      "proficient": draw(st.lists(st.sampled_from(SKILLS), unique=True))},
-        })
+        owners = () if npc else (draw(st.sampled_from(PLAYERS)),)
+        roster.append(combatant(
+            cid, cid[3:].rstrip("0"), owners=owners, npc=npc, actor="act" + cid[3:], token="tok" + cid[3:],
+            stats={"dex": draw(st.integers(-6, 4)), "int": draw(st.integers(-1, 9)),
+                   "proficient": draw(st.lists(st.sampled_from(SKILLS), unique=True))}))
     return roster
 
 
 class Run:
+    """The one test table (``tests/support/table.py``) with the run's bookkeeping."""
+
     def __init__(self, roster: list[dict[str, Any]], auto: bool) -> None:
-        self.world: World = open_session(None, {
-            "world": "prop", "ruleset": "balanced-d20", "settings": {"auto_approve_rerolls": auto},
-            "gm_users": [GM], "protocol": 1, "module_version": "0.1.0", "foundry_version": "13.350",
-            "system": "dnd5e"})
-        self.roster = roster
-        self.seq = 0
-        self.time = 0.0
-        self.round = 0
-        self.pointer: str | None = None
+        self.table = Table("balanced-d20", {"auto_approve_rerolls": auto}, world="prop", combat_id=COMBAT)
+        self.table.refusals = "ack"  # the table checks a refusal changed nothing but last_seq
+        self.table.at.roster.extend(roster)
         #: combatants offered a reroll after they had made or declined one
         self.offered_again: list[str] = []
         #: who made or declined a reroll; the combatant each reroll offer was for
@@ -71,71 +62,48 @@ class Run:
         #: combatant -> the last round it dashed for (no reaction until a turn after it)
         self.blocked: dict[str, int] = {}
 
+    @property
+    def world(self) -> World:
+        return self.table.world
+
+    @property
+    def roster(self) -> list[dict[str, Any]]:
+        return self.table.at.roster
+
+    @property
+    def round(self) -> int:
+        return self.table.at.round
+
+    @property
+    def pointer(self) -> str | None:
+        return self.table.at.pointer
+
+    @property
+    def plan(self) -> dict[str, Any] | None:
+        return self.table.at.plan
+
     # ------------------------------------------------------------ messages
 
-    def send(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
-        self.seq += 1
-        payload = {"seq": self.seq, "world_time": self.time, **payload}
-        before = pickle.dumps(self.world)
-        result = process(self.world, event, payload)
-        ack = result.ack
-        if not ack["ok"]:
-            assert ack["error"]["code"] != "internal_error", ack["error"]
-            assert result.world == replace(pickle.loads(before), last_seq=self.seq)
-        self.world = result.world
+    def sent(self, ack: dict[str, Any]) -> dict[str, Any]:
         if ack["ok"]:
-            self.observe(payload, ack)
+            self.observe(self.table.sent[-1]["data"], ack)
         self.check()
         return ack
 
     def hook(self, name: str, roll: dict[str, Any] | None = None) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "user": GM, "hook": name,
-            "combat": {"_id": COMBAT, "type": "base", "system": {}, "scene": None, "groups": [],
-                       "combatants": self.roster, "active": True, "round": self.round,
-                       "turn": None, "sort": 0, "flags": {}},
-            "current": {"round": self.round, "turn": None, "combatantId": self.pointer,
-                        "tokenId": None}}
-        if roll is not None:
-            payload["roll"] = roll
-        return self.send("hook", payload)
+        return self.sent(self.table.hook(name, roll))
 
     def intent(self, kind: str, user: str, cid: str | None, args: dict[str, Any],
                combat: bool = True) -> dict[str, Any]:
-        payload: dict[str, Any] = {"user": user, "kind": kind, "args": args}
-        if combat:
-            payload["combat_id"] = COMBAT
-        if cid is not None:
-            payload["combatant_id"] = cid
-        return self.send("intent", payload)
+        return self.sent(self.table.ask(kind, cid, args, user=user, in_combat=combat))
 
-    @property
-    def plan(self) -> dict[str, Any] | None:
-        combat = self.world.combats.get(COMBAT)
-        return plan_of(combat) if combat is not None and combat.last_plan is not None else None
-
-    def follow_plan(self) -> None:
-        plan = self.plan
-        if plan is not None:
-            self.pointer = plan["current"]
+    def start(self) -> None:
+        self.sent(self.table.start())
 
     def next_turn(self) -> None:
-        plan = self.plan
-        if plan is None or self.round == 0:
+        if self.plan is None or self.round == 0:
             return
-        order = [e["combatant_id"] for e in plan["order"]]
-        after = order[order.index(self.pointer) + 1:] if self.pointer in order else []
-        acting = [e["combatant_id"] for e in plan["order"]
-                  if e["combatant_id"] in after and e["acts"] not in ("none", "defend_only", "held")]
-        if acting:
-            self.pointer = acting[0]
-            self.hook("updateCombat")
-        else:
-            self.round += 1
-            self.time += 6
-            self.pointer = plan["next_round"]["current"] if plan["next_round"] else None
-            self.hook("combatRound")
-        self.follow_plan()
+        self.sent(self.table.next_turn())
 
     # ------------------------------------------------------------ bookkeeping and checks
 
@@ -213,11 +181,7 @@ def step(run: Run, data: st.DataObject) -> None:
         run.hook("initiativeRoll", {"combatant_id": who or cid, "reroll_of": offer,
                                     "roll": d20(data.draw(st.integers(1, 20)), 2)})
     elif action == "start" and run.round == 0:
-        run.round = 1
-        plan = run.plan
-        run.pointer = plan["next_round"]["current"] if plan and plan["next_round"] else None
-        run.hook("combatStart")
-        run.follow_plan()
+        run.start()
     elif action == "next":
         run.next_turn()
     elif action == "dash":
@@ -233,7 +197,7 @@ def step(run: Run, data: st.DataObject) -> None:
     elif action == "reaction":
         run.intent("reaction.use", user, cid, {})
     elif action == "declare":
-        args = {"mode": data.draw(st.sampled_from(["standard", "preemptive"])), "trigger": "t",
+        args: dict[str, Any] = {"mode": data.draw(st.sampled_from(["standard", "preemptive"])), "trigger": "t",
                 "action": "a", "target_id": data.draw(st.sampled_from(ids))}
         run.intent("readied.declare", user, run.pointer or cid, args)
     elif action == "trigger":
@@ -253,7 +217,7 @@ def step(run: Run, data: st.DataObject) -> None:
         run.intent("initiative.set", user, cid, {"value": data.draw(st.integers(-3, 25))})
     elif action == "ready":
         kind = data.draw(st.sampled_from(["ready.start", "ready.confirm", "ready.break"]))
-        args: dict[str, Any] = {"actor_id": "act" + cid[3:]}
+        args = {"actor_id": "act" + cid[3:]}
         if kind == "ready.start":
             args.update(token_id="tok" + cid[3:], owners=owners,
                         watching=["tok" + i[3:] for i in data.draw(st.lists(st.sampled_from(ids)))],

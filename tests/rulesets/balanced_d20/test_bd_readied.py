@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bd_table import GM, Table, fighter
+from typing import Any
+
+from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
 
 FIGHTER, MAGE, ROGUE, VILLAIN, GUARD = ("cmbFighter000001", "cmbMage000000001", "cmbRogue00000001",
                                         "cmbVillain000001", "cmbGuard00000001")
@@ -34,7 +36,8 @@ def lever(proficient: tuple[str, ...] = ("sleight_of_hand",)) -> Table:
 
 
 def declare(t: Table, cid: str, user: str, mode: str, target: str | None = None) -> str:
-    args = {"mode": mode, "trigger": "the villain pulls the lever", "action": "knock his hand away"}
+    args: dict[str, Any] = {"mode": mode, "trigger": "the villain pulls the lever",
+                            "action": "knock his hand away"}
     if target is not None:
         args["target_id"] = target
     t.intent("readied.declare", cid, user=user, **args)

@@ -3,9 +3,10 @@ reactions before the first turn."""
 
 from __future__ import annotations
 
-from bd_table import GM, Table, fighter
+from typing import Any
 
 from adapter.rulesets.balanced_d20.state import WorldState
+from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
 
 ROGUE, BARBARIAN, ORC1, ORC2, WOLF = ("cmbRogue00000001", "cmbBarbarian0001", "cmbOrc0000000001",
                                       "cmbOrc0000000002", "cmbWolf000000001")
@@ -23,7 +24,7 @@ def patrol() -> Table:
 
 
 def watch(t: Table, user: str = ROGUE_PLAYER, **changes: object) -> None:
-    args: dict[str, object] = {
+    args: dict[str, Any] = {
         "actor_id": ROGUE_ACTOR, "token_id": ROGUE_TOKEN, "owners": [ROGUE_PLAYER],
         "watching": ["tokOrc0000000001", "tokOrc0000000002"], "sees": True, "weapon_ready": True,
     }
@@ -184,8 +185,9 @@ def test_ready_start_refusals() -> None:
         "ready.start", user=BARB_PLAYER, combat=False, actor_id=ROGUE_ACTOR, token_id=ROGUE_TOKEN,
         owners=[ROGUE_PLAYER], watching=["tokOrc0000000001"], sees=True, weapon_ready=True))
     for field, value in (("sees", False), ("weapon_ready", False), ("watching", [])):
-        args = {"actor_id": ROGUE_ACTOR, "token_id": ROGUE_TOKEN, "owners": [ROGUE_PLAYER],
-                "watching": ["tokOrc0000000001"], "sees": True, "weapon_ready": True, field: value}
+        args: dict[str, Any] = {"actor_id": ROGUE_ACTOR, "token_id": ROGUE_TOKEN, "owners": [ROGUE_PLAYER],
+                                "watching": ["tokOrc0000000001"], "sees": True, "weapon_ready": True,
+                                field: value}
         error = t.refused("rule_violation",
                           t.intent_msg("ready.start", user=ROGUE_PLAYER, combat=False, **args))
         assert error.rule == "BI-3" and error.path == f"/args/{field}"
@@ -206,4 +208,4 @@ def test_confirming_an_undeclared_state_is_refused_and_a_stray_break_is_harmless
     assert t.refused("rule_violation", t.intent_msg(
         "ready.confirm", user=GM, combat=False, actor_id=ROGUE_ACTOR)).path == "/args/actor_id"
     t.intent("ready.break", user=ROGUE_PLAYER, combat=False, actor_id=ROGUE_ACTOR, reason="walks")
-    assert t.outcome is not None and t.outcome.plans == () and t.notices() == []
+    assert t.ack["plans"] == [] and t.notices() == []

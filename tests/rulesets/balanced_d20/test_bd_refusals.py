@@ -8,19 +8,19 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from bd_table import COMBAT, GM, Table, d20, fighter
 
-from adapter.engine import apply
 from adapter.errors import SidecarError
 from adapter.rulesets.balanced_d20.state import update_fighter
+from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, Table, d20, fighter
 from tests.rulesets.refusals import ADAPTER, assert_reaches, expect, raise_site
+from tests.support.table import Message as Sent
 
 ROGUE, ORC, CLUMSY, FALLEN, LATE, WIZ = (
     "cmbRogue00000001", "cmbOrc0000000001", "cmbClumsy0000001", "cmbFallen0000001",
     "cmbLate000000001", "cmbWizard0000001")
 P_ROGUE, P_WIZ = "playerRogue00001", "playerWizard0001"
 ROGUE_ACTOR = f"act-{ROGUE}"
-Message = Callable[[Table], Callable[[int], Any]]
+Message = Callable[[Table], Sent]
 
 
 def table(**settings: Any) -> Table:
@@ -147,16 +147,12 @@ CASES: list[tuple[str, Callable[[], Table], Message, str, str | None]] = [
      "/args/actor_id"),
     ("BI-3-a-reaction-before-the-first-turn", fight,
      lambda t: t.intent_msg("reaction.use", ORC), "BI-3", "/combatant_id"),
-    ("BI-4-a-fraction", fight, dash(ORC, 2.5), "BI-4", "/args/amount"),
     ("BI-4-no-room-to-dash", fight, dash(CLUMSY, 1), "BI-4", "/args/amount"),
     ("BI-4-above-5-plus-dex", fight, dash(ORC, 7), "BI-4", "/args/amount"),
     ("BI-4-defeated", fight, dash(FALLEN, 2), "BI-4", "/combatant_id"),
     ("BI-4-no-initiative", fight, dash(LATE, 2), "BI-4", "/combatant_id"),
     ("BI-4-in-its-own-turn", fight, dash(ROGUE, 2, P_ROGUE), "BI-4", "/combatant_id"),
     ("BI-4-twice-a-round", lambda: _dashed(fight()), dash(ORC, 1), "BI-4", "/args/amount"),
-    ("BI-5-another-mode", fight,
-     lambda t: t.intent_msg("readied.declare", ROGUE, user=P_ROGUE, mode="sideways",
-                            trigger="x", action="y"), "BI-5", "/args/mode"),
     ("BI-5-preemptive-without-the-skills", fight,
      lambda t: t.intent_msg("readied.declare", ORC, mode="preemptive", trigger="x", action="y"),
      "BI-5", "/args/mode"),
@@ -178,10 +174,21 @@ CASES: list[tuple[str, Callable[[], Table], Message, str, str | None]] = [
     ("BI-5-a-check-whose-action-is-gone", readied("preemptive", readied_gone),
      lambda t: t.intent_msg("opposed.result", ROGUE, prompt_id=check_id(t), actor_total=9,
                             target_total=3), "BI-5", "/args/prompt_id"),
+]
+
+# What the intent's schema refuses before any rule sees it (the rule's own check of it cannot
+# be reached from the wire: SCHEMA_GUARDED): id, setup, the refused message, path
+SCHEMA_CASES: list[tuple[str, Callable[[], Table], Message, str]] = [
+    ("BI-4-a-fraction", fight, dash(ORC, 2.5), "/args/amount"),
+    ("BI-5-another-mode", fight,
+     lambda t: t.intent_msg("readied.declare", ROGUE, user=P_ROGUE, mode="sideways",
+                            trigger="x", action="y"), "/args/mode"),
     ("BI-5-a-total-that-is-not-a-number", readied("preemptive", the_check_is_pending),
      lambda t: t.intent_msg("opposed.result", ROGUE, prompt_id=check_id(t), actor_total="9",
-                            target_total=3), "BI-5", "/args/actor_total"),
+                            target_total=3), "/args/actor_total"),
 ]
+SCHEMA_GUARDED = ("a dash is a whole number", "a readied action is standard or preemptive",
+                  "is a number, not")
 
 
 def _dashed(t: Table) -> Table:
@@ -195,10 +202,10 @@ def _readied(t: Table) -> str:
 
 
 def refuse(t: Table, message: Message) -> tuple[pytest.ExceptionInfo[SidecarError], Any]:
-    sent = message(t)(t.seq + 1)
+    t.trace_raises = True
     with pytest.raises(SidecarError) as info:
-        apply(t.world, sent)
-    return info, sent
+        t.send(message(t))
+    return info, t.sent[-1]["data"]
 
 
 @pytest.mark.parametrize(("setup", "message", "rule", "path"), [c[1:] for c in CASES],
@@ -210,6 +217,16 @@ def test_a_refusal_names_its_rule_and_path_and_they_agree_with_the_message(
     expect(info, sent, "balanced-d20", "rule_violation", rule, path)
 
 
+@pytest.mark.parametrize(("setup", "message", "path"), [c[1:] for c in SCHEMA_CASES],
+                         ids=[c[0] for c in SCHEMA_CASES])
+def test_a_malformed_intent_is_refused_by_its_schema_at_the_same_path(
+    setup: Callable[[], Table], message: Message, path: str,
+) -> None:
+    info, sent = refuse(setup(), message)
+    expect(info, sent, "balanced-d20", "invalid_message", None, path)
+
+
 def test_the_table_reaches_every_rule_violation_of_the_ruleset() -> None:
     hit = {raise_site(refuse(setup(), message)[0]) for _, setup, message, *_ in CASES}
-    assert_reaches(hit, *(ADAPTER / "rulesets" / "balanced_d20").glob("*.py"))
+    assert_reaches(hit, *(ADAPTER / "rulesets" / "balanced_d20").glob("*.py"),
+                   schema_guarded=SCHEMA_GUARDED)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from dp_table import pool_roll
 
 from adapter.errors import RuleViolation
 from adapter.rulesets.dice_pool.count import DiceSettings, pool_dice, success_count
+from tests.rulesets.dice_pool.dp_table import pool_roll
 
 D6 = DiceSettings()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dp_table import Table
+from tests.rulesets.dice_pool.dp_table import Table
 
 ABEL, BAKER = "cmbAbel000000001", "cmbBaker00000001"
 HUMAN = {"reaction": 3, "wits": 2, "size": 0}  # 5 dice, base 5

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
-from dp_table import PLAYER, Table
 
 from adapter.engine.order import foundry_sort
 from adapter.errors import NotPermitted, RuleViolation, SidecarError
+from tests.rulesets.dice_pool.dp_table import PLAYER, Table
 
 ANN, BOB, CID, DEB = "cmbAnn0000000001", "cmbBob0000000001", "cmbCid0000000001", "cmbDeb0000000001"
 HUMAN = {"reaction": 3, "wits": 2}
@@ -27,7 +29,7 @@ def fight() -> Table:
 
 
 def reproduces(t: Table) -> bool:
-    values = {e["combatant_id"]: e["initiative"] for e in t.plan()["order"]}
+    values = {e["combatant_id"]: e["initiative"] for e in t.plan["order"]}
     return foundry_sort(values) == t.order()
 
 
@@ -35,25 +37,24 @@ def refused(t: Table, kind: str, cid: str, args: dict[str, object], user: str) -
     before = t.world
     with pytest.raises(SidecarError) as error:
         t.intent(kind, cid, args, user=user)
-    assert t.world is before
-    t.seq -= 1
+    assert t.world == replace(before, last_seq=t.seq)  # the refusal used up its seq, nothing else
     return error.value
 
 
 def test_DP_5_a_holder_keeps_its_place_and_steps_in_after_another() -> None:
     t = fight()
-    assert t.plan()["current"] == ANN
+    assert t.plan["current"] == ANN
     t.intent("hold", ANN, {}, user=PLAYER)
-    assert (t.plan()["current"], t.entry(ANN)["acts"]) == (BOB, "held")
+    assert (t.plan["current"], t.entry(ANN)["acts"]) == (BOB, "held")
     assert "DP-5" in t.entry(ANN)["rules"] and t.order() == [ANN, BOB, CID, DEB]
     t.intent("act", ANN, {"after": BOB}, user=PLAYER)
     assert t.order() == [BOB, ANN, CID, DEB]
     assert t.entry(ANN)["initiative"] // 1 == 1  # Bob's 2 successes − 1
     assert reproduces(t)
     t.next_turn()
-    assert t.plan()["current"] == ANN
+    assert t.plan["current"] == ANN
     t.next_round()  # the new place stays for the fight (storyteller ST-1 ruling)
-    assert t.order() == [BOB, ANN, CID, DEB] and t.plan()["current"] == BOB
+    assert t.order() == [BOB, ANN, CID, DEB] and t.plan["current"] == BOB
     assert reproduces(t)
 
 
@@ -71,9 +72,9 @@ def test_DP_5_an_unused_hold_carries_over_then_returns_to_the_net_successes() ->
     t.intent("hold", ANN, {}, user=PLAYER)
     t.next_turn()  # Bob
     t.next_turn()  # Cid; Deb defends only: round 2
-    assert t.plan()["round"] == 2 and t.entry(ANN)["acts"] == "held"
+    assert t.plan["round"] == 2 and t.entry(ANN)["acts"] == "held"
     assert "any_point" in t.entry(ANN)["tags"]
-    assert t.plan()["current"] == BOB
+    assert t.plan["current"] == BOB
     t.intent("act", ANN, {"before": DEB}, user=PLAYER)
     assert t.order() == [BOB, CID, ANN, DEB] and reproduces(t)
     t.next_round()
@@ -88,7 +89,7 @@ def test_DP_4_a_hesitating_combatant_has_no_action_to_delay() -> None:
     t.next_turn()
     t.next_turn()
     t.next_turn()  # round 2: Deb acts again, and may hold
-    assert t.plan()["round"] == 2
+    assert t.plan["round"] == 2
     t.intent("hold", DEB, {}, user=PLAYER)
     assert t.entry(DEB)["acts"] == "held"
 
@@ -104,7 +105,7 @@ def test_DP_4_a_lost_turn_keeps_the_hesitation_until_its_round_ends() -> None:
     t.roll(CID, [3, 2, 3, 1, 1])  # −2, critical: nothing for two turns
     t.start()
     t.intent("hold", ANN, {}, user=PLAYER)  # nobody else acts: Bob's and Cid's turns pass
-    assert t.plan()["current"] is None
+    assert t.plan["current"] is None
     for cid, acts, lost in ((BOB, "defend_only", 0), (CID, "none", 1)):
         entry = t.entry(cid)
         assert (entry["acts"], entry["detail"]["turns_lost"]) == (acts, lost)
@@ -112,9 +113,10 @@ def test_DP_4_a_lost_turn_keeps_the_hesitation_until_its_round_ends() -> None:
     error = refused(t, "hold", BOB, {}, user=PLAYER)
     assert error.rule == "DP-4"
     t.intent("act", ANN, {"now": True}, user=PLAYER)
-    assert (t.plan()["current"], t.order()) == (ANN, [BOB, CID, ANN])
+    plan = t.plan
+    assert (plan["current"], t.order()) == (ANN, [BOB, CID, ANN])
     assert t.entry(BOB)["acts"] == "defend_only" and reproduces(t)
-    upcoming = {e["combatant_id"]: e["acts"] for e in t.plan()["next_round"]["order"]}
+    upcoming = {e["combatant_id"]: e["acts"] for e in t.plan["next_round"]["order"]}
     assert upcoming == {ANN: "full", BOB: "full", CID: "none"}
 
 
@@ -134,7 +136,7 @@ def test_DP_4_the_refusal_counts_this_rounds_lost_turn_as_this_rounds() -> None:
     assert "its turn in round 1 and 1 more after it" in cid.message
     t.next_turn()  # Bob's and Cid's round-1 turns pass
     t.next_turn()
-    assert t.plan()["round"] == 2
+    assert t.plan["round"] == 2
     cid = refused(t, "hold", CID, {}, user=PLAYER)
     assert "its turn in round 2" in cid.message and "more" not in cid.message
     assert all(e.rule == "DP-4" and e.path == "/combatant_id" for e in (bob, cid))
@@ -186,10 +188,10 @@ def test_DP_5_a_step_in_keeps_its_place_in_later_rounds_whatever_the_bases() -> 
     t.intent("hold", ANN, {}, user=PLAYER)
     t.intent("act", ANN, {"after": BOB}, user=PLAYER)
     assert t.order() == [BOB, ANN, CID]
-    assert [e["combatant_id"] for e in t.plan()["next_round"]["order"]] == [BOB, ANN, CID]
+    assert [e["combatant_id"] for e in t.plan["next_round"]["order"]] == [BOB, ANN, CID]
     for round_ in (2, 3):
         t.next_round()
-        assert t.plan()["round"] == round_ and t.order() == [BOB, ANN, CID] and reproduces(t)
+        assert t.plan["round"] == round_ and t.order() == [BOB, ANN, CID] and reproduces(t)
         assert t.entry(ANN)["initiative"] // 1 == 1  # Bob's 2 successes − 1
 
 
@@ -213,7 +215,7 @@ def test_DP_5_a_step_in_from_a_carried_hold_returns_to_the_kept_place() -> None:
     t.next_turn()
     t.intent("hold", ANN, {}, user=PLAYER)  # waits; carried into round 3 (ST-5 ruling)
     t.next_round()
-    assert t.plan()["round"] == 3
+    assert t.plan["round"] == 3
     t.intent("act", ANN, {"before": BOB}, user=PLAYER)
     assert t.order() == [ANN, BOB, CID]
     t.next_round()  # round 4: back at its place after Bob, not by the bases

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from adapter.engine.model import Combat, Combatant
@@ -52,7 +54,7 @@ def test_a_pool_below_zero_rolls_no_dice() -> None:
 
 @pytest.mark.parametrize("missing", ["reaction", "wits"])
 def test_a_combatant_without_reaction_or_wits_has_no_pool(missing: str) -> None:
-    stats = {"reaction": 3, "wits": 2}
+    stats: dict[str, Any] = {"reaction": 3, "wits": 2}
     del stats[missing]
     c = who("x", **stats)
     with pytest.raises(RuleViolation) as refused:

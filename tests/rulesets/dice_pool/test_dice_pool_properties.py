@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from dp_table import Table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapter.engine.order import foundry_sort
 from adapter.rulesets.dice_pool.count import DiceSettings, pool_dice, success_count
+from tests.rulesets.dice_pool.dp_table import Table
 
 FAST = settings(max_examples=200, deadline=None)
 
@@ -102,15 +102,15 @@ def test_foundrys_sort_of_the_plan_reproduces_the_order(data: st.DataObject) -> 
     t.create()
     for gid in sorted({g for g in grouping if g}):
         t.group(f"grp{gid}", gid)
-    for cid, stats, gid in zip(ids, people, grouping):
-        t.add(f"cmb{cid}", cid, stats, group=f"grp{gid}" if gid else None)
-    pools = {e["combatant_id"]: e["detail"]["pool"] for e in t.plan()["order"]}
+    for cid, stats, grp in zip(ids, people, grouping):
+        t.add(f"cmb{cid}", cid, stats, group=f"grp{grp}" if grp else None)
+    pools = {e["combatant_id"]: e["detail"]["pool"] for e in t.plan["order"]}
     for gid in sorted({g for g in grouping if g}):
         member = f"cmb{ids[grouping.index(gid)]}"
         t.hook("initiativeRoll", {"group_id": f"grp{gid}",
                                   "roll": foundry_roll(dice(data, pools[member]), DiceSettings())})
-    for cid, gid in zip(ids, grouping):
-        if gid is None:
+    for cid, grp in zip(ids, grouping):
+        if grp is None:
             roll = foundry_roll(dice(data, pools[f"cmb{cid}"]), DiceSettings())
             t.hook("initiativeRoll", {"combatant_id": f"cmb{cid}", "roll": roll})
     check(t, stable=True)
@@ -146,7 +146,7 @@ def dice(data: st.DataObject, n: int) -> list[int]:
 def check(t: Table, stable: bool) -> None:
     """Foundry's sort shows the order; a round starts in DP-2 order with groups together;
     with nobody joining (``stable``), the next round has this round's order (DP-5)."""
-    plan = t.plan()
+    plan = t.plan
     details = {e["combatant_id"]: e["detail"] for e in plan["order"]}
     values = {e["combatant_id"]: e["initiative"] for e in plan["order"]}
     order = [e["combatant_id"] for e in plan["order"]]

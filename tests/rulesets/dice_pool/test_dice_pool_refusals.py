@@ -4,12 +4,13 @@ id and path agreeing (issue 11)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from dp_table import PLAYER, SETTINGS, Table, pool_roll
 
 from adapter.errors import SidecarError
+from tests.rulesets.dice_pool.dp_table import PLAYER, SETTINGS, Table, pool_roll
 from tests.rulesets.refusals import ADAPTER, assert_reaches, expect, raise_site
 
 ANN, BOB, CID = "cmbAnn0000000001", "cmbBob0000000001", "cmbCid0000000001"
@@ -86,9 +87,10 @@ def _with_group(t: Table) -> Table:
 
 def refuse(t: Table, step: Step) -> tuple[pytest.ExceptionInfo[SidecarError], dict[str, Any]]:
     before = t.world
+    t.trace_raises = True
     with pytest.raises(SidecarError) as info:
         step(t)
-    assert t.world is before
+    assert t.world == replace(before, last_seq=t.seq)  # the refusal used up its seq, nothing else
     return info, t.sent[-1]["data"]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from st_table import GM, Table, owner
+from tests.rulesets.storyteller.st_table import GM, Table, owner
 
 SANDERS, WASHINGTON = "cmbSanders000001", "cmbWashington001"
 SNIPER, VICTIM, GUARD = "cmbSniper0000001", "cmbVictim0000001", "cmbGuard00000001"

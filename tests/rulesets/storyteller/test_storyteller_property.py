@@ -16,7 +16,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from st_table import Table
 
 from adapter.engine.context import Ctx
 from adapter.engine.events import Event, RoundEnded, TurnEnded
@@ -25,6 +24,7 @@ from adapter.engine.model import Combat
 from adapter.engine.ruleset import SKIPPED_ACTS, register
 from adapter.errors import SidecarError
 from adapter.rulesets.storyteller import RULESET
+from tests.rulesets.storyteller.st_table import Table
 
 SPY = "storyteller-spy"
 

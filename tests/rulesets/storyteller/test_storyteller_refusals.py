@@ -7,12 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from st_table import GM, Table, owner
 
-from adapter.engine import apply
-from adapter.engine.model import Intent
 from adapter.errors import SidecarError
 from tests.rulesets.refusals import ADAPTER, assert_reaches, expect, raise_site
+from tests.rulesets.storyteller.st_table import GM, Table, owner
 
 MITCH, LARRY, ZED = "cmbMitch00000001", "cmbLarry00000002", "cmbZed0000000003"
 Setup = Callable[[], Table]
@@ -104,13 +102,11 @@ CASES: list[tuple[str, Setup, tuple[str, str, str, dict[str, Any]], str, str | N
 
 
 def refuse(t: Table, kind: str, cid: str, user: str, args: dict[str, Any]
-           ) -> tuple[pytest.ExceptionInfo[SidecarError], Intent]:
-    message = Intent(t.seq + 1, user, 0.0, kind, "stCombat00000001", cid, args)
-    before = t.world
+           ) -> tuple[pytest.ExceptionInfo[SidecarError], dict[str, Any]]:
+    t.trace_raises = True
     with pytest.raises(SidecarError) as info:
-        apply(t.world, message)
-    assert t.world is before
-    return info, message
+        t.intent(kind, cid, user, **args)
+    return info, t.sent[-1]["data"]
 
 
 @pytest.mark.parametrize(("setup", "sent", "code", "rule", "path"),

@@ -45,7 +45,8 @@ export function makeClient(world, userId, storage) {
   client.Roll = makeRoll(world.dice, client);
 
   const userDoc = (u) => ({
-    id: u._id, _id: u._id, name: u.name, role: u.role,
+    id: u._id, _id: u._id, name: u.name,
+    get role() { return u.role; },
     get active() { return world.user(u._id).active; },
     get isGM() { return u.role >= 3; },
     get isSelf() { return u._id === userId; },

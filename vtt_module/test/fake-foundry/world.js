@@ -87,6 +87,21 @@ export class World {
     for (const c of this.clients) c.Hooks.callAll("userConnected", c.game.users.get(userId), active);
   }
 
+  /**
+   * A GM changes a user's role: the User document is updated, so `updateUser` fires on every
+   * client with the diff `{role, _id}` and the id of the GM who changed it, as every document's
+   * `update${documentName}` post-hook does (research §1's table, `updateCombat` row; the dynamic
+   * `update${DocumentName}` hooks [T13 `client/hooks.d.mts` `Hooks.UpdateDocument`]). `isGM` is
+   * `role >= ASSISTANT` (research §6 [F13 `common/documents/user.mjs`]).
+   */
+  setRole(userId, role, { by = this.users.find((u) => u.role >= ROLES.GAMEMASTER)?._id } = {}) {
+    const u = this.user(userId);
+    u.role = role;
+    for (const c of this.clients) {
+      c.Hooks.callAll("updateUser", c.game.users.get(userId), { role, _id: userId }, { action: "update", diff: true, recursive: true, render: true, modifiedTime: 2 }, by);
+    }
+  }
+
   user(id) { return this.users.find((u) => u._id === id); }
   isGM(id) { return (this.user(id)?.role ?? 0) >= ROLES.ASSISTANT; }
   owns(userId, actorId) { return this.isGM(userId) || (this.actors.get(actorId)?.ownership?.[userId] ?? 0) >= 3; }

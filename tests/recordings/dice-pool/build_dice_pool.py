@@ -1,6 +1,6 @@
 """Builds the dice-pool recordings (../shared/rules/README.md section 2).
 
-Run from the repository root: ``python tests/recordings/dice-pool/build.py``, then
+Run from the repository root: ``python tests/recordings/dice-pool/build_dice_pool.py``, then
 ``python -m adapter replay X.jsonl > X.golden.jsonl`` for each, and read the goldens.
 Each recording is what the module would send at a real table: Foundry v13 ``toObject()``
 snapshots as the module extends them (``stats``: reaction, wits, size), the pool rolled in
@@ -14,50 +14,27 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+
+from tests.foundry import combat, group, pool_roll
+from tests.foundry import combatant as foundry_combatant
+
 GM = "gmDicePool000001"
 WORLD = "dicePoolWorld"
 SCENE = "dpScene000000001"
 SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
-STATS = {"coreVersion": "13.350", "systemId": "worldbuilding", "systemVersion": "0.8.2",
-         "createdTime": 1764418810000, "modifiedTime": 1764419012000,
-         "lastModifiedBy": GM, "compendiumSource": None, "duplicateSource": None,
-         "exportSource": None}
 
 
 def combatant(cid: str, name: str, owner: str | None, reaction: int, wits: int, size: int,
               group: str | None = None) -> dict[str, Any]:
-    return {"_id": cid, "type": "base", "system": {}, "actorId": "act" + cid[3:],
-            "tokenId": "tok" + cid[3:], "sceneId": SCENE, "img": None, "initiative": None,
-            "hidden": False, "defeated": False, "group": group, "flags": {},
-            "_stats": dict(STATS), "name": name, "owners": [owner] if owner else [],
-            "is_npc": owner is None, "is_defeated": False,
-            "stats": {"reaction": reaction, "wits": wits, "size": size}}
-
-
-def group(gid: str, name: str) -> dict[str, Any]:
-    return {"_id": gid, "type": "base", "system": {}, "name": name, "img": None,
-            "initiative": None, "ownership": {"default": 0}, "flags": {}, "_stats": dict(STATS)}
-
-
-def pool_roll(dice: list[int]) -> dict[str, Any]:
-    """``Roll#toJSON()`` of ``{n}d6cs>=4df=1`` as Foundry v13 evaluates it."""
-    results: list[dict[str, Any]] = []
-    for face in dice:
-        if face == 1:
-            results.append({"result": 1, "active": True, "count": -1, "failure": True})
-        else:
-            success = face >= 4
-            results.append({"result": face, "active": True, "success": success,
-                            "count": 1 if success else 0})
-    n = len(dice)
-    return {"class": "Roll", "options": {}, "dice": [], "formula": f"{n}d6cs>=4df=1",
-            "terms": [{"class": "Die", "options": {}, "evaluated": True, "number": n,
-                       "faces": 6, "modifiers": ["cs>=4", "df=1"], "results": results}],
-            "total": sum(r["count"] for r in results), "evaluated": True}
+    return foundry_combatant(cid, name, owners=(owner,) if owner else (), npc=owner is None,
+                             group=group, actor="act" + cid[3:], token="tok" + cid[3:], scene=SCENE,
+                             stats={"reaction": reaction, "wits": wits, "size": size})
 
 
 class Table:
@@ -75,9 +52,7 @@ class Table:
 
     def new_combat(self, cid: str, people: list[dict[str, Any]],
                    groups: list[dict[str, Any]] | None = None) -> None:
-        self.combat = {"_id": cid, "type": "base", "system": {}, "scene": SCENE,
-                       "groups": groups or [], "combatants": people, "active": True,
-                       "round": 0, "turn": None, "sort": 0, "flags": {}, "_stats": dict(STATS)}
+        self.combat = combat(cid, people, groups=groups or [], scene=SCENE)
         self.pointer = None
         self.hook("createCombat")
 

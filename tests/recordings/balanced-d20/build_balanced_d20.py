@@ -1,18 +1,18 @@
 """Builds the balanced-d20 recordings BI-E1 .. BI-E6 (../shared/rules/README.md section 1).
 
-Run from the repository root: ``.venv/bin/python tests/recordings/balanced-d20/build.py``,
+Run from the repository root: ``.venv/bin/python tests/recordings/balanced-d20/build_balanced_d20.py``,
 then ``.venv/bin/python -m adapter replay X.jsonl > X.golden.jsonl`` for each, and read the
 goldens. Each recording is what the module would send at a real table: Foundry v13
 ``toObject()`` snapshots as the module extends them (``stats``: Dex and Int modifiers,
 proficiencies), dnd5e ``D20Roll`` initiative rolls, the players' and the GM's intents, and
-Foundry's pointer following the plan. While building, the table runs the same pipeline
-(as the module reads its acks) to learn the plan's pointer and numbers, which the module
-writes into the combatants, and the ids the sidecar makes (prompts, readied actions).
+Foundry's pointer following the plan. The table is the one test table
+(``tests/support/table.py``): it runs the same pipeline (as the module reads its acks) to
+learn the plan's pointer and numbers, which the module writes into the combatants, the ids
+the sidecar makes (prompts, readied actions), and steers "next turn" as the module does.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
 from pathlib import Path
@@ -21,111 +21,41 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from adapter.engine import World
-from adapter.pipeline import open_session, process
+from tests.foundry import combatant as foundry_combatant
+from tests.foundry import dnd5e_d20
+from tests.support.table import Table as OneTable
 
 GM = "gmBalanced000001"
 COMBAT = "bdCombat00000001"
 SCENE = "bdScene000000001"
-STATS = {"coreVersion": "13.350", "systemId": "dnd5e", "systemVersion": "5.1.2",
-         "createdTime": 1764418810000, "modifiedTime": 1764419012000, "lastModifiedBy": GM,
-         "compendiumSource": None, "duplicateSource": None, "exportSource": None}
 
 
 def combatant(cid: str, name: str, *, dex: int, int_: int = 0, owner: str | None = None,
               proficient: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"_id": cid, "type": "base", "system": {}, "actorId": "act" + cid[3:],
-            "tokenId": "tok" + cid[3:], "sceneId": SCENE, "img": None, "initiative": None,
-            "hidden": False, "defeated": False, "group": None, "flags": {}, "_stats": dict(STATS),
-            "name": name, "owners": [owner] if owner else [], "is_npc": owner is None,
-            "is_defeated": False,
-            "stats": {"dex": dex, "int": int_, "proficient": list(proficient)}}
+    return foundry_combatant(cid, name, owners=(owner,) if owner else (), npc=owner is None,
+                             actor="act" + cid[3:], token="tok" + cid[3:], scene=SCENE,
+                             stats={"dex": dex, "int": int_, "proficient": list(proficient)})
 
 
-def d20_roll(natural: int, mod: int) -> dict[str, Any]:
-    """dnd5e's ``D20Roll#toJSON()`` for ``1d20 + mod`` (the Dex check of BI-1)."""
-    terms: list[dict[str, Any]] = [
-        {"class": "D20Die", "options": {}, "evaluated": True, "number": 1, "faces": 20,
-         "modifiers": [], "results": [{"result": natural, "active": True}]}]
-    if mod:
-        terms += [{"class": "OperatorTerm", "options": {}, "evaluated": True,
-                   "operator": "+" if mod > 0 else "-"},
-                  {"class": "NumericTerm", "options": {}, "evaluated": True, "number": abs(mod)}]
-    formula = f"1d20 {'+' if mod > 0 else '-'} {abs(mod)}" if mod else "1d20"
-    return {"class": "D20Roll", "options": {"advantageMode": 0, "critical": 20, "fumble": 1},
-            "dice": [], "formula": formula, "terms": terms, "total": natural + mod,
-            "evaluated": True}
-
-
-class Table:
-    """The module at a table: Foundry's combat, its pointer, and the lines it sends."""
+class Table(OneTable):
+    """The one test table (``tests/support/table.py``), writing down what it sends."""
 
     def __init__(self, people: list[dict[str, Any]], settings: dict[str, Any] | None = None,
                  time: float = 0) -> None:
-        session = {"world": "balancedWorld", "ruleset": "balanced-d20",
-                   "settings": settings or {}, "gm_users": [GM], "protocol": 1,
-                   "module_version": "0.1.0", "foundry_version": "13.350", "system": "dnd5e"}
-        self.lines: list[dict[str, Any]] = [{"event": "session", "data": session}]
-        self.world: World = open_session(None, session)
-        self.seq = 0
+        super().__init__("balanced-d20", settings, world="balancedWorld", gm=GM, combat_id=COMBAT)
+        self.refusals = "ack"  # some steps are refused on purpose: the golden shows the refusal
         self.time = time
-        self.combat = {"_id": COMBAT, "type": "base", "system": {}, "scene": SCENE, "groups": [],
-                       "combatants": people, "active": True, "round": 0, "turn": None,
-                       "sort": 0, "flags": {}, "_stats": dict(STATS)}
-        self.pointer: str | None = None
-        self.plan: dict[str, Any] | None = None
-        self.ack: dict[str, Any] = {}
-
-    def _send(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        self.lines.append({"event": event, "data": data})
-        result = process(self.world, event, data)
-        self.world, self.ack = result.world, result.ack
-        for plan in self.ack.get("plans", []):
-            self.plan = plan
-            self._write(plan)
-        return self.ack
-
-    def _write(self, plan: dict[str, Any]) -> None:
-        """The module writes the plan's numbers and moves Foundry's pointer to its current."""
-        values = {e["combatant_id"]: e["initiative"] for e in plan["order"]}
-        for c in self.combat["combatants"]:
-            c["initiative"] = values.get(c["_id"], c["initiative"])
-        if plan["round"] == self.combat["round"]:
-            self.pointer = plan["current"]
-        order = [e["combatant_id"] for e in plan["order"]]
-        self.combat["turn"] = order.index(self.pointer) if self.pointer in order else None
-
-    def hook(self, name: str, **extra: Any) -> dict[str, Any]:
-        self.seq += 1
-        current = {"round": self.combat["round"], "turn": self.combat["turn"],
-                   "combatantId": self.pointer, "tokenId": None}
-        return self._send("hook", {"seq": self.seq, "user": GM, "world_time": self.time,
-                                   "hook": name, "combat": copy.deepcopy(self.combat),
-                                   "current": current, **extra})
+        self.at.roster.extend(people)
 
     def intent(self, kind: str, who: str | None, user: str, *, combat: bool = True,
                **args: Any) -> dict[str, Any]:
-        self.seq += 1
-        data: dict[str, Any] = {"seq": self.seq, "user": user, "world_time": self.time,
-                                "kind": kind}
-        if combat:
-            data["combat_id"] = COMBAT
-        if who is not None:
-            data["combatant_id"] = who
-        data["args"] = args
-        return self._send("intent", data)
+        return self.ask(kind, who, args, user=user, in_combat=combat)
 
     def roll(self, cid: str, natural: int, mod: int, reroll_of: str | None = None) -> None:
-        roll: dict[str, Any] = {"combatant_id": cid, "roll": d20_roll(natural, mod)}
-        if reroll_of is not None:
-            roll["reroll_of"] = reroll_of
-        self.hook("initiativeRoll", roll=roll)
+        self.send(self.roll_message(dnd5e_d20(natural, mod), cid=cid, reroll_of=reroll_of))
 
     def roll_group(self, gid: str, natural: int, mod: int, reroll_of: str | None = None) -> None:
-        roll: dict[str, Any] = {"group_id": gid, "roll": d20_roll(natural, mod)}
-        if reroll_of is not None:
-            roll["reroll_of"] = reroll_of
-        self.hook("initiativeRoll", roll=roll)
+        self.send(self.roll_message(dnd5e_d20(natural, mod), group_id=gid, reroll_of=reroll_of))
 
     def prompt(self, kind: str) -> dict[str, Any]:
         return next(p for p in self.ack["prompts"] if p["kind"] == kind)
@@ -133,32 +63,8 @@ class Table:
     def notice(self, kind: str) -> dict[str, Any]:
         return next(n for n in self.ack["notices"] if n["kind"] == kind)
 
-    def start(self) -> None:
-        assert self.plan is not None and self.plan["next_round"] is not None
-        self.combat["round"] = 1
-        self.pointer = self.plan["next_round"]["current"]
-        self.hook("combatStart", options={"direction": 1})
-
-    def next_turn(self) -> None:
-        """The GM clicks "next turn": the next combatant of the plan who acts, or a new round."""
-        assert self.plan is not None
-        order = [e["combatant_id"] for e in self.plan["order"]]
-        after = order[order.index(self.pointer) + 1:] if self.pointer in order else []
-        if after:
-            self.pointer = after[0]
-            self.combat["turn"] = order.index(self.pointer)
-            self.hook("updateCombat", changed={"turn": self.combat["turn"]},
-                      options={"direction": 1, "worldTime": {"delta": 0}})
-        else:
-            self.combat["round"] += 1
-            self.time += 6  # dnd5e: 6 s a round
-            self.pointer = self.plan["next_round"]["current"]
-            self.combat["turn"] = 0
-            self.hook("combatRound", changed={"round": self.combat["round"], "turn": 0},
-                      options={"direction": 1, "worldTime": {"delta": 6}})
-
     def save(self, name: str) -> None:
-        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
+        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.sent)
         (HERE / f"{name}.jsonl").write_text(text)
 
 
@@ -221,9 +127,7 @@ def bi_2_group_reroll() -> None:
     a, b = combatant(gob_a, "Goblin", dex=2, int_=3), combatant(gob_b, "Goblin", dex=2, int_=1)
     a["group"] = b["group"] = pack
     t = Table([a, b, combatant(fighter, "Fighter", dex=1, owner=P_FIGHTER)])
-    t.combat["groups"] = [{"_id": pack, "type": "base", "system": {}, "name": "Goblins",
-                           "img": None, "initiative": None, "ownership": {"default": 0},
-                           "flags": {}, "_stats": dict(STATS)}]
+    t.add_group(pack, "Goblins")
     t.hook("createCombat")
     t.roll(fighter, 9, 1)  # 10
     t.roll_group(pack, 1, 2)  # 3: natural 1 <= +1

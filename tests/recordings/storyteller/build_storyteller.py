@@ -1,6 +1,6 @@
 """Builds the storyteller recordings ST-E1, ST-E2, ST-E3 (../shared/rules/README.md section 3).
 
-Run from the repository root: ``python tests/recordings/storyteller/build.py``, then
+Run from the repository root: ``python tests/recordings/storyteller/build_storyteller.py``, then
 ``python -m adapter replay X.jsonl > X.golden.jsonl`` for each and read the goldens.
 Each recording is what the module would send at a real table: Foundry v13 ``toObject()``
 snapshots as the module extends them, the system's ``1d10 + mod`` initiative rolls, the
@@ -19,24 +19,19 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(HERE.parents[2]))
 
-from foundry import d10_roll  # noqa: E402  (tests/foundry.py, shared with the other tests)
+from tests.foundry import combat, d10_roll
+from tests.foundry import combatant as foundry_combatant
 
 GM = "gmStoryteller001"
 COMBAT = "stCombat00000001"
-STATS = {"coreVersion": "13.350", "systemId": "worldofdarkness", "systemVersion": "4.2.0",
-         "createdTime": 1764418810000, "modifiedTime": 1764419012000,
-         "lastModifiedBy": GM, "compendiumSource": None, "duplicateSource": None,
-         "exportSource": None}
+SCENE = "stScene000000001"
 
 
 def combatant(cid: str, name: str, owner: str, mod: int) -> dict[str, Any]:
-    return {"_id": cid, "type": "base", "system": {}, "actorId": "act" + cid[3:],
-            "tokenId": "tok" + cid[3:], "sceneId": "stScene000000001", "img": None,
-            "initiative": None, "hidden": False, "defeated": False, "group": None, "flags": {},
-            "_stats": dict(STATS), "name": name, "owners": [owner], "is_npc": False,
-            "is_defeated": False, "stats": {"initiative_mod": mod, "speed": 9}}
+    return foundry_combatant(cid, name, owners=(owner,), actor="act" + cid[3:], token="tok" + cid[3:],
+                             scene=SCENE, stats={"initiative_mod": mod, "speed": 9})
 
 
 class Table:
@@ -45,9 +40,7 @@ class Table:
     def __init__(self, world: str, people: list[dict[str, Any]]) -> None:
         self.seq = 0
         self.time = 0
-        self.combat = {"_id": COMBAT, "type": "base", "system": {}, "scene": "stScene000000001",
-                       "groups": [], "combatants": people, "active": True, "round": 0,
-                       "turn": None, "sort": 0, "flags": {}, "_stats": dict(STATS)}
+        self.combat = combat(COMBAT, people, scene=SCENE)
         self.pointer: str | None = None
         self.turns: list[str] = []  # Foundry's sorted turns, as its clients compute them
         self.lines: list[dict[str, Any]] = [{"event": "session", "data": {
