@@ -6,10 +6,6 @@ from pathlib import Path
 
 import pytest
 
-# Engine-level tests call ``apply`` without ``rulesets``: it falls back on the rulesets given
-# to ``register``, which the built-in ones are when their package is imported.
-import adapter.rulesets  # noqa: F401
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

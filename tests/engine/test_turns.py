@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import pytest
 
-from adapter.engine import Hook, Intent, World, apply
+from adapter.engine import World
 from adapter.engine.context import Ctx
-from adapter.engine.events import Event, RoundEnded, RoundStarted, TurnEnded, TurnStarted
+from adapter.engine.events import RoundEnded, RoundStarted, TurnEnded, TurnStarted
 from adapter.engine.model import Combat
-from adapter.engine.ruleset import Entry, Ruleset, get_ruleset, register
+from adapter.engine.ruleset import Entry, Ruleset, chain
 from adapter.errors import NotPermitted, RuleViolation
+from adapter.rulesets import RULESETS
+from tests import decoded
+from tests.decoded import hook as Hook
+from tests.decoded import intent as Intent
 from tests.foundry import combat, combatant, current, d20_roll
 
 
-def record(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def record(ctx: Ctx, combat: Combat, event: TurnStarted | TurnEnded | RoundStarted | RoundEnded) -> Combat:
     """Writes every turn event into Combat.ext, so tests can read what the rules saw."""
-    if combat is None or not isinstance(event, (TurnStarted, TurnEnded, RoundStarted, RoundEnded)):
-        return None
     if isinstance(event, TurnStarted):
         item = f"start {event.combatant_id}"
     elif isinstance(event, TurnEnded):
@@ -35,10 +38,12 @@ def describe(c: Combat, who: Any) -> Entry:
     return Entry(acts="held" if who.stats.get("held") else "full")
 
 
-try:
-    get_ruleset("test-turns")
-except KeyError:
-    register(Ruleset(id="test-turns", rules=(get_ruleset("foundry-core").rules[0], record), describe=describe))
+TEST_TURNS = Ruleset(
+    id="test-turns",
+    on=chain(RULESETS["foundry-core"].on, {e: (record,) for e in (TurnStarted, TurnEnded, RoundStarted, RoundEnded)}),
+    describe=describe,
+)
+apply = partial(decoded.apply, rulesets={**RULESETS, "test-turns": TEST_TURNS})
 
 IDS = ["a", "b", "c", "d"]
 
