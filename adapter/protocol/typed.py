@@ -235,10 +235,10 @@ def _struct(schema: Mapping[str, Any], where: str) -> Any:
         else:
             fields.append((attr[name], Union[kind, msgspec.UnsetType],  # noqa: UP007
                            msgspec.field(name=name, default=msgspec.UNSET)))
-    groups = [[attr.get(n) for n in alt.get("required", [])] for alt in schema.get("anyOf", [])]
     for alt in schema.get("anyOf", []):
-        if set(alt) != {"required"} or not set(alt["required"]) <= set(attr):
+        if not isinstance(alt, dict) or set(alt) != {"required"} or not set(alt["required"]) <= set(attr):
             raise Unsupported(f"{where}: anyOf other than lists of required properties")
+    groups = [[attr[n] for n in alt["required"]] for alt in schema.get("anyOf", [])]
     namespace = {"__post_init__": _post_init(truths, groups)} if truths or groups else {}
     return msgspec.defstruct(
         "Typed", fields, kw_only=True, forbid_unknown_fields=schema.get("additionalProperties") is False,
@@ -246,7 +246,7 @@ def _struct(schema: Mapping[str, Any], where: str) -> Any:
     )
 
 
-def _post_init(truths: list[tuple[str, bool]], groups: list[list[str | None]]) -> Callable[[Any], None]:
+def _post_init(truths: list[tuple[str, bool]], groups: list[list[str]]) -> Callable[[Any], None]:
     unset = msgspec.UNSET
 
     def post_init(self: Any) -> None:
@@ -254,7 +254,7 @@ def _post_init(truths: list[tuple[str, bool]], groups: list[list[str | None]]) -
             value = getattr(self, name)
             if value is not unset and value is not wanted:
                 raise ValueError(f"must be {str(wanted).lower()}")
-        if groups and not any(all(getattr(self, n) is not unset for n in group if n) for group in groups):
+        if groups and not any(all(getattr(self, n) is not unset for n in group) for group in groups):
             raise ValueError("none of the required alternatives")
 
     return post_init
