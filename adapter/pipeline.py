@@ -39,6 +39,7 @@ from .errors import (
     TooManyCombats,
 )
 from .limits import DEFAULT_MAX_BYTES
+from .protocol import wirejson
 from .rulesets import RULESETS
 
 log = logging.getLogger("initiative_sidecar.pipeline")
@@ -62,13 +63,23 @@ class Result:
     stored: Any = None
 
 
-def size_of(payload: Any) -> int:
-    """Bytes of the message as JSON: exact from orjson; for what orjson will not write (a
-    lone surrogate, nesting past 254 levels, a huge integer), counted without recursion."""
+def encode(payload: Any) -> bytes | None:
+    """The message as JSON, encoded once (its size, its shape check and the log use these
+    bytes), or None for what orjson will not write (a lone surrogate, nesting past 254
+    levels, a huge integer)."""
     try:
-        return len(orjson.dumps(payload))
+        return orjson.dumps(payload)
     except (TypeError, orjson.JSONEncodeError):
-        pass
+        return None
+
+
+def size_of(payload: Any, text: bytes | None = None) -> int:
+    """Bytes of the message as JSON: exact from orjson's ``text``; for what orjson will not
+    write, counted without recursion."""
+    if text is None:
+        text = encode(payload)
+    if text is not None:
+        return len(text)
     size = 0
     stack = [payload]
     while stack:
@@ -120,10 +131,11 @@ def process(
         gap = OutOfOrder(f"expected seq {world.last_seq + 1}, got {seq}: resend from there", path="/seq")
         return Result(world=world, ack=refusal(seq, gap))
     try:
-        size = size_of(payload)
+        text = encode(payload)
+        size = size_of(payload, text)
         if size > max_bytes:
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
-        protocol.validate(event, payload)
+        protocol.validate(event, payload, encoded=text)
         check_limits(world, event, payload)
         outcome = apply_message(world, decode(event, payload))
         prompts = [p.to_wire() for p in outcome.prompts]
@@ -136,6 +148,7 @@ def process(
         }
         if check_outbound:
             protocol.check_outbound("ack", ack)
+        ack = wirejson.encoded(ack)  # sent as these bytes (adapter/server/packet.py)
     except SidecarError as error:
         return refused(world, seq, payload, error)
     except Exception as bug:  # a bug must not wedge the world: refuse, keep the state, go on
@@ -143,7 +156,9 @@ def process(
         failure = InternalError(f"the sidecar failed on this message ({type(bug).__name__}); it was refused")
         return refused(world, seq, payload, failure)
     emits = tuple(("plan", p) for p in outcome.plans) + tuple(("prompt", p) for p in prompts)
-    return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=payload)
+    # accepted: plain JSON with finite numbers (the shape check), stored as encoded above
+    stored = wirejson.Encoded.of(payload, text) if text is not None and type(payload) is dict else payload
+    return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=stored)
 
 
 def refused(world: World, seq: int, payload: Any, error: SidecarError) -> Result:

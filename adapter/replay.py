@@ -22,6 +22,7 @@ from .engine import World
 from .errors import InvalidMessage
 from .limits import DEFAULT_MAX_BYTES
 from .pipeline import open_session, process, read_seq
+from .protocol.wirejson import Encoded
 
 
 @dataclass
@@ -39,7 +40,7 @@ class Replay:
         if not line.strip():
             return
         try:
-            item = json.loads(line)
+            item = _loads(line)
         except ValueError as error:
             self.problems.append(f"line {number}: not JSON ({error}); skipped")
             return
@@ -78,6 +79,15 @@ class Replay:
             yield {"in": number, "type": "emit", "event": name, "data": payload}
 
 
+def _loads(line: str) -> Any:
+    """One input line: orjson, or the standard library where orjson refuses (NaN, huge
+    numbers, lone surrogates): what the standard library alone would read."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
+
+
 def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator[dict[str, Any]]:
     replay = replay if replay is not None else Replay()
     for number, line in enumerate(lines, start=1):
@@ -86,7 +96,12 @@ def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator
 
 def dumps(item: Any) -> str:
     """One output line: compact JSON, UTF-8 as is (orjson; the standard library for what
-    orjson will not take, such as integers beyond 64 bits echoed in a refusal)."""
+    orjson will not take, such as integers beyond 64 bits echoed in a refusal). An ack
+    encoded once (:class:`Encoded`, the line's last field) is written as it was encoded."""
+    data = item.get("data") if type(item) is dict else None
+    if type(data) is Encoded and len(item) > 1 and next(reversed(item)) == "data":
+        head = dumps({k: v for k, v in item.items() if k != "data"})
+        return f'{head[:-1]},"data":{data.text}}}'
     try:
         return orjson.dumps(item).decode()
     except TypeError:

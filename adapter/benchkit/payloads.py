@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..version import __version__
+
 GM = "benchGm000000001"
 COMBAT_ID = "benchCombat00001"
 SCENE = "Xo4bT8sKq1VnZ6cP"
@@ -104,5 +106,5 @@ def hooks(count: int, combatants: int = 8, rolls: bool = True) -> list[dict[str,
 
 def auth(world: str, token: str, ruleset: str = "foundry-core") -> dict[str, Any]:
     return {"token": token, "world": world, "ruleset": ruleset, "settings": {}, "gm_users": [GM],
-            "protocol": 1, "module_version": "bench", "foundry_version": "13.350",
+            "protocol": 1, "module_version": __version__, "foundry_version": "13.350",
             "system": "dnd5e"}

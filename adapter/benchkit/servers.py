@@ -57,8 +57,11 @@ def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple
         argv = [sys.executable, "-m", "adapter.benchkit.echo", str(port)]
     else:
         assert db is not None
+        # every bench client connects from loopback, up to 100 at once (the transport guard
+        # keeps 64 sockets per address waiting for their auth by default)
         argv = [sys.executable, "-m", "adapter", "serve", "--host", "127.0.0.1",
-                "--port", str(port), "--db", str(db), "--token", TOKEN, "--log-level", "WARNING", *extra]
+                "--port", str(port), "--db", str(db), "--token", TOKEN, "--log-level", "WARNING",
+                "--pending-per-address", "4096", *extra]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     began = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)

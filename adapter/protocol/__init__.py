@@ -27,7 +27,8 @@ from referencing.jsonschema import DRAFT202012
 
 from ..errors import InvalidMessage
 from . import wirejson
-from .fast import TRUSTED_ITEMS, Check, compile_checks, compile_trusting_items, is_valid
+from .fast import Check, compile_checks, is_valid
+from .typed import compile_typed
 
 PROTOCOL_VERSION = 1
 BASE_URI = "https://initiative-sidecar.invalid/schemas/v1/"
@@ -81,60 +82,18 @@ def fast_check(name: str) -> Check | None:
 
 
 @cache
-def _item_checks(name: str) -> tuple[Check, Check] | None:
-    return compile_trusting_items(_schemas(), BASE_URI, name)
-
-
-#: per message name, JSON of the items (combatants, plan entries) that passed their item
-#: schema, oldest first (apart: an object valid as one kind of item says nothing of another)
-_CHECKED_ITEMS: dict[str, dict[bytes, None]] = {name: {} for name in TRUSTED_ITEMS}
-CHECKED_ITEMS_KEPT = 4096
-
-
-def _repeated_items(name: str, instance: Any) -> list[Any] | None:
-    """The items of ``instance`` that :data:`fast.TRUSTED_ITEMS` names, or None if its shape
-    is not the expected one (then the whole message is checked the plain way)."""
-    if type(instance) is not dict:
-        return None
-    if name == "hook":
-        combat = instance.get("combat")
-        items = combat.get("combatants") if type(combat) is dict else None
-        return items if type(items) is list else None
-    plans = instance.get("plans")
-    if instance.get("ok") is not True or type(plans) is not list:
-        return None
-    entries: list[Any] = []
-    for plan in plans:
-        order = plan.get("order") if type(plan) is dict else None
-        if type(order) is not list:
-            return None
-        entries.extend(order)
-    return entries
+def typed_check(name: str) -> Check | None:
+    """The msgspec check of one schema (see :mod:`.typed`), built on first use, or None."""
+    return compile_typed(_schemas(), BASE_URI, name)
 
 
 def is_valid_fast(name: str, instance: Any) -> bool:
-    """The hot path: repeated items seen before (byte for byte) are not checked again; the
-    rest of the message always is. False means "ask jsonschema" (or, outbound, a bug)."""
-    checks = _item_checks(name) if name in TRUSTED_ITEMS else None
-    items = _repeated_items(name, instance) if checks is not None else None
-    if checks is None or items is None:
-        return is_valid(fast_check(name), instance)
-    one, rest = checks
-    known = _CHECKED_ITEMS[name]
-    fresh = []
-    for item in items:
-        key = orjson.dumps(item)  # plain JSON values only (check_shape passed, or our own)
-        if key not in known:
-            if not is_valid(one, item):
-                return False
-            fresh.append(key)
-    if not is_valid(rest, instance):
-        return False
-    for key in fresh:
-        known[key] = None
-    while len(known) > CHECKED_ITEMS_KEPT:
-        del known[next(iter(known))]
-    return True
+    """The hot path: the typed check (msgspec), else the compiled one (fastjsonschema).
+    False means "ask jsonschema" (or, outbound, a bug)."""
+    typed = typed_check(name)
+    if typed is not None and typed(instance):
+        return True
+    return is_valid(fast_check(name), instance)
 
 
 def check_schemas() -> list[str]:
@@ -169,12 +128,12 @@ def _refs(node: Any) -> Iterator[str]:
 # ---------------------------------------------------------------- inbound
 
 
-def check_shape(instance: Any, max_depth: int = MAX_DEPTH) -> None:
+def check_shape(instance: Any, max_depth: int = MAX_DEPTH, encoded: bytes | None = None) -> None:
     """Refuse what no message may hold, naming where: NaN/Infinity (JSON has none), values
     JSON has no type for (bytes of a binary attachment, an integer too long to read), text
     with a lone UTF-16 surrogate (it cannot be stored or sent as UTF-8), and nesting deeper
-    than ``max_depth``."""
-    if _plain(instance, max_depth) and _encodable(instance):
+    than ``max_depth``. ``encoded``: orjson's text of ``instance`` if the caller has it."""
+    if _plain(instance, max_depth) and (encoded is not None or _encodable(instance)):
         return
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(instance, ())]
     while stack:
@@ -295,13 +254,14 @@ def _plain(value: Any, depth: int) -> bool:
     return True
 
 
-def validate(name: str, instance: Any) -> None:
+def validate(name: str, instance: Any, encoded: bytes | None = None) -> None:
     """Raise :class:`InvalidMessage` with the deepest failing path, or return.
 
-    The compiled check accepts the valid messages quickly; anything it does not accept is
-    judged by jsonschema, which gives the precise error (or accepts it after all).
+    The typed and compiled checks accept the valid messages quickly; anything they do not
+    accept is judged by jsonschema, which gives the precise error (or accepts it after all).
+    ``encoded``: orjson's text of ``instance``, if the caller has it (not encoded again).
     """
-    check_shape(instance)
+    check_shape(instance, encoded=encoded)
     if is_valid_fast(name, instance):
         return
     v = validator(name)

@@ -34,6 +34,34 @@ def dumps(obj: Any, **kwargs: Any) -> str:
     return text.decode()
 
 
+class Encoded(dict[str, Any]):
+    """A JSON object together with its text, encoded once: the message log stores that text,
+    the socket.io packet (:mod:`adapter.server.packet`) and replay write it as it is. Only
+    :meth:`of` and :func:`encoded` make one, and nothing changes the object after."""
+
+    __slots__ = ("text",)
+    text: str
+
+    @classmethod
+    def of(cls, value: dict[str, Any], text: bytes) -> Encoded:
+        """``value`` and orjson's text of it, known to hold no NaN or infinity."""
+        out = cls(value)
+        out.text = text.decode()
+        return out
+
+
+def encoded(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with its text, or ``value`` itself where :func:`dumps` would not write
+    orjson's text: a NaN or an infinity (orjson writes ``null``), or what orjson refuses."""
+    try:
+        text = orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return value
+    if b"null" in text and orjson.loads(text) != value:  # a non-finite float became null
+        return value
+    return Encoded.of(value, text)
+
+
 #: the most digits an integer may have (a JavaScript number never prints more than 309)
 MAX_INTEGER_DIGITS = 400
 

@@ -1,4 +1,5 @@
-"""socket.io packets for the server: python-socketio's, with a quicker binary test."""
+"""socket.io packets for the server: python-socketio's, with a quicker binary test and
+pre-encoded JSON written as it is."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from typing import Any
 
 import orjson
 import socketio.packet
+
+from ..protocol.wirejson import Encoded
 
 
 class Packet(socketio.packet.Packet):  # type: ignore[misc]
@@ -16,8 +19,24 @@ class Packet(socketio.packet.Packet):  # type: ignore[misc]
     otherwise (bytes, or anything else orjson refuses) ask the stock walk.
     """
 
+    def encode(self) -> Any:
+        """An ack whose one argument was encoded once (:class:`Encoded`, e.g. every accepted
+        message's ack): its text is written as it is, the packet around it as python-socketio
+        writes it (type, namespace, id, then the JSON array of the arguments)."""
+        data = self.data
+        if type(data) is list and len(data) == 1 and type(data[0]) is Encoded and self.packet_type == socketio.packet.ACK:
+            head = str(self.packet_type)
+            if self.namespace is not None and self.namespace != "/":
+                head += self.namespace + ","
+            if self.id is not None:
+                head += str(self.id)
+            return f"{head}[{data[0].text}]"
+        return super().encode()
+
     @classmethod
     def data_is_binary(cls, data: Any) -> bool:
+        if type(data) is list and len(data) == 1 and type(data[0]) is Encoded:
+            return False
         try:
             orjson.dumps(data)
         except TypeError:

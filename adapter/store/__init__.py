@@ -32,6 +32,7 @@ import orjson
 
 from ..engine.model import World
 from ..errors import StoreUnavailable
+from ..protocol.wirejson import Encoded
 from . import snapshots
 from .guard import (
     DatabaseLock,
@@ -48,6 +49,12 @@ from .rows import ENGINE_VERSION, LogEntry, merged, snapshot_from
 __all__ = ["LogEntry", "Store", "StoreCorrupt", "StoreInUse", "StoreReadOnly", "StoreUnusable", "damaged"]
 
 log = logging.getLogger("initiative_sidecar.store")
+
+#: messages between two checkpoints in the snapshot thread (a message is 1-2 pages of -wal)
+CHECKPOINT_EVERY = 300
+#: -wal pages past which SQLite checkpoints inside a commit (its default is 1,000): only if
+#: the snapshot thread falls behind
+FALLBACK_CHECKPOINT_PAGES = 10_000
 
 #: SQLite result codes (primary) that mean "cannot write here", not "damaged"
 _UNWRITABLE_CODES = {3: "SQLITE_PERM", 8: "SQLITE_READONLY", 14: "SQLITE_CANTOPEN"}
@@ -126,6 +133,8 @@ class Store:
         self._mutex = threading.Lock()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
         self._encoder = snapshots.Encoder()  # keeps unchanged combats' frames between snapshots
+        self._appended = 0  # messages since the last background checkpoint was asked for
+        self._checkpointing = False
         self.files = FileIdentity(self.path)
         self._checking = threading.Lock()
         self.gone: str | None = None  # why the store refuses to write (once set, for good)
@@ -139,11 +148,17 @@ class Store:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            # checkpoints run in the snapshot thread (see _checkpoint_soon); this one only
+            # fires if that thread falls far behind
+            self.db.execute(f"PRAGMA wal_autocheckpoint={FALLBACK_CHECKPOINT_PAGES}")
             self.db.execute("PRAGMA foreign_keys=ON")
             verdict = self.db.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
                 raise sqlite3.DatabaseError(verdict)
             self.db.executescript(SCHEMA)
+            # the snapshot thread's own connection for checkpoints, opened now: opened later,
+            # after the file was deleted, it would create an empty database in its place
+            self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.DatabaseError as error:
             code = getattr(error, "sqlite_errorcode", 0) & 0xFF
             if code in _UNWRITABLE_CODES:
@@ -154,6 +169,7 @@ class Store:
     def close(self) -> None:
         self._stop.set()
         self._writer.shutdown(wait=True)  # snapshots queued before the close are written
+        self._checkpointer.close()
         self.db.close()
         if self.lock is not None:
             self.lock.release()
@@ -239,6 +255,28 @@ class Store:
         with self._mutex:
             self.db.execute("INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)", row)
         self.check()
+        self._appended += 1
+        if self._appended >= CHECKPOINT_EVERY and not self._checkpointing:
+            self._checkpoint_soon()
+
+    def _checkpoint_soon(self) -> None:
+        """Copy the -wal's pages into the database in the snapshot thread, on a connection of
+        its own. SQLite would otherwise do it inside the commit that crosses its threshold,
+        on the event loop, with two fsyncs (``synchronous=NORMAL`` syncs at checkpoints):
+        every few hundred messages one ack would wait for the disk. A PASSIVE checkpoint
+        never blocks the writer; what it cannot copy yet, the next one does."""
+        self._appended = 0
+        self._checkpointing = True
+        self._writer.submit(self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        try:
+            if self.gone is None:  # a deleted database is left as it is (see check)
+                self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as error:  # the fallback autocheckpoint still bounds the -wal
+            log.warning("a background checkpoint of %s failed: %s", self.path, error)
+        finally:
+            self._checkpointing = False
 
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
         self.check()
@@ -323,8 +361,11 @@ class Store:
 
 
 def _plain_json(value: Any) -> str:
-    """JSON text of an accepted payload (plain JSON values only: it passed its checks), by
-    orjson on the hot path; the standard library for what orjson will not take."""
+    """JSON text of an accepted payload (plain JSON values only: it passed its checks): the
+    text it was encoded to once (:class:`Encoded`), else orjson's; the standard library for
+    what orjson will not take."""
+    if type(value) is Encoded:
+        return value.text
     try:
         return orjson.dumps(value).decode()
     except TypeError:  # e.g. an integer beyond 64 bits

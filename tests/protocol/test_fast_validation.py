@@ -1,4 +1,5 @@
-"""The compiled check never accepts what jsonschema refuses (it may only say "look closer")."""
+"""The fast checks never accept what jsonschema refuses (they may only say "look closer"):
+the typed one (msgspec types built from the schemas) and the compiled one (fastjsonschema)."""
 
 from __future__ import annotations
 
@@ -59,9 +60,16 @@ def jsonschema_accepts(name: str, instance: Any) -> bool:
         return False
 
 
+def typed_accepts(name: str, instance: Any) -> bool:
+    check = protocol.typed_check(name)
+    return check is not None and check(instance)
+
+
 def agree(name: str, instance: Any) -> None:
     if is_valid(protocol.fast_check(name), instance):
         assert jsonschema_accepts(name, instance), f"{name}: fast check accepted {instance!r}"
+    if typed_accepts(name, instance):
+        assert jsonschema_accepts(name, instance), f"{name}: typed check accepted {instance!r}"
 
 
 def test_the_recorded_messages_are_judged_alike() -> None:
@@ -69,6 +77,35 @@ def test_the_recorded_messages_are_judged_alike() -> None:
         agree(name, instance)
         assert is_valid(protocol.fast_check(name), instance) == jsonschema_accepts(name, instance) \
             or protocol.fast_check(name) is None
+
+
+@pytest.mark.parametrize("name", ["hook", "ack", "plan", "prompt", "auth", "welcome", "intents/dash"])
+def test_the_hot_messages_have_a_typed_check(name: str) -> None:
+    assert protocol.typed_check(name) is not None
+
+
+def test_the_typed_check_accepts_every_recorded_hook_and_ack_jsonschema_accepts() -> None:
+    """Else the hot path would quietly be the slow one."""
+    seen = 0
+    for name, instance in recorded():
+        if name in ("hook", "ack") and jsonschema_accepts(name, instance):
+            assert typed_accepts(name, instance), f"{name}: typed check refused {instance!r}"
+            seen += 1
+    assert seen > 100
+
+
+@pytest.mark.parametrize(("name", "instance"), [
+    ("ack", {"ok": True, "seq": 1, "plans": [], "prompts": [], "notices": [], "error": None}),
+    ("ack", {"ok": False, "seq": 1, "plans": [], "prompts": [], "notices": []}),
+    ("ack", {"ok": 1, "seq": 1, "error": {"code": "too_large", "message": "m"}}),
+    ("ack", {"ok": True, "seq": 1, "duplicate": False, "plans": [], "prompts": [], "notices": []}),
+    ("hook", {**hooks(2)[0], "hook": "initiativeRoll"}),
+    ("hook", {**hooks(2)[0], "roll": {"roll": {"terms": [], "total": 3}}}),
+    ("hook", {**hooks(2)[0], "seq": True}),
+])
+def test_the_typed_check_refuses_what_the_conditions_and_constants_refuse(name: str, instance: Any) -> None:
+    assert not jsonschema_accepts(name, instance)
+    assert not typed_accepts(name, instance)
 
 
 @pytest.mark.parametrize("index", [1, 10])
@@ -83,8 +120,9 @@ def test_mutated_acks_are_never_accepted_by_the_fast_check_alone() -> None:
     for payload in hooks(12):
         result = process(world, "hook", payload)
         world = result.world
-    ack = copy.deepcopy(result.ack)
+    ack = copy.deepcopy(dict(result.ack))
     assert is_valid(protocol.fast_check("ack"), ack)
+    assert typed_accepts("ack", ack)
     for mutant in mutants(ack):
         agree("ack", mutant)
 

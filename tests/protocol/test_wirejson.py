@@ -40,3 +40,32 @@ def test_the_packet_still_finds_binary_attachments_anywhere() -> None:
     assert Packet.data_is_binary([bytearray(b"x")])
     assert not Packet.data_is_binary(["hook", {"a": [1, {"b": "text", "n": None}]}])
     assert not Packet.data_is_binary([{"seq": 2**70}])  # orjson refuses it; no bytes either
+
+
+def stock_text(packet_type: int, data: list[object], id: int | None = None, namespace: str | None = None) -> str:
+    """What python-socketio's packet writes with this module as its JSON."""
+    packet = Packet(packet_type, data=data, id=id, namespace=namespace)
+    packet.json = wirejson
+    return str(Packet.__mro__[1].encode(packet))
+
+
+def test_an_ack_encoded_once_is_sent_as_the_same_text_python_socketio_would_write() -> None:
+    ack = {"ok": True, "seq": 7, "plans": [{"initiative": 12.5, "current": None, "name": "Жмых"}],
+           "prompts": [], "notices": []}
+    once = wirejson.encoded(ack)
+    assert type(once) is wirejson.Encoded and once == ack
+    for id_, namespace in ((12, None), (None, None), (3, "/other")):
+        sent = Packet(3, data=[once], id=id_, namespace=namespace).encode()
+        assert sent == stock_text(3, [dict(ack)], id_, namespace)
+    assert not Packet.data_is_binary([once])
+
+
+def test_a_nonfinite_number_keeps_the_old_path_so_its_text_does_not_change() -> None:
+    ack = {"ok": True, "seq": 1, "detail": {"x": float("inf")}, "current": None}
+    once = wirejson.encoded(ack)
+    assert type(once) is dict
+    assert Packet(3, data=[once], id=4).encode() == "34" + json.dumps([ack], separators=(",", ":"))
+
+
+def test_what_orjson_refuses_is_not_encoded_once() -> None:
+    assert type(wirejson.encoded({"seq": 2**70})) is dict
