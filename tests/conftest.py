@@ -1,4 +1,4 @@
-"""Shared fixtures: the shared rules folder and an empty world."""
+"""Shared fixtures and options (helpers live in ``tests/support/`` and ``tests/foundry.py``)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-# Engine-level tests call ``apply`` without ``rulesets``: it falls back on the rulesets given
-# to ``register``, which the built-in ones are when their package is imported.
+# Tests that build their own ruleset from a built-in one (``get_ruleset("foundry-core")``)
+# and ``register`` it, for the one table to find, need the built-in ones registered: they
+# are once their package is imported.
 import adapter.rulesets  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
