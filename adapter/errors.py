@@ -32,17 +32,26 @@ from __future__ import annotations
 
 from typing import Any
 
+#: a field of a message: its name, or the names and indexes leading into it
+Field = str | tuple[str | int, ...]
+
 
 class SidecarError(Exception):
     """A message was refused; nothing it asked for happened."""
 
     code = "error"
 
-    def __init__(self, message: str, *, path: str | None = None, rule: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, path: str | None = None, rule: str | None = None,
+        field: Field | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.path = path
         self.rule = rule
+        #: the field of the message the refusal is about, as the engine names it (a field, or
+        #: names and indexes into it); the pipeline sets ``path`` from it (adapter.pipeline)
+        self.field = field
 
     def to_wire(self) -> dict[str, Any]:
         """The ``error`` object of a refusing ack."""

@@ -20,12 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import msgspec
 import orjson
 
 from . import protocol
-from .engine import Hook, Intent, Session, World, apply, plan_of
-from .engine.ruleset import SKIPPED_ACTS
+from .engine import Session, World, apply, plan_of
+from .engine.messages import ENVELOPE, HOOKS, INTENTS, Hook, Intent
+from .engine.model import Outcome
+from .engine.ruleset import SKIPPED_ACTS, Ruleset
 from .errors import (
+    Field,
     InternalError,
     InvalidMessage,
     OutOfOrder,
@@ -121,7 +125,7 @@ def process(
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
         protocol.validate(event, payload)
         check_limits(world, event, payload)
-        outcome = apply(world, to_message(event, payload), RULESETS)
+        outcome = apply_message(world, decode(event, payload))
         prompts = [p.to_wire() for p in outcome.prompts]
         ack: dict[str, Any] = {
             "ok": True,
@@ -200,30 +204,47 @@ def check_limits(world: World, event: str, payload: Mapping[str, Any]) -> None:
         )
 
 
-def to_message(event: str, payload: Mapping[str, Any]) -> Hook | Intent:
+#: the class of each hook and intent, by its name on the wire
+HOOK_CLASSES: Mapping[str, type[Hook]] = {str(cls.__struct_config__.tag): cls for cls in HOOKS}
+INTENT_CLASSES: Mapping[str, type[Intent]] = {cls.kind: cls for cls in INTENTS}
+
+
+def decode(event: str, payload: Mapping[str, Any]) -> Hook | Intent:
+    """The typed message (adapter.engine.messages) of a payload that passed its schema.
+
+    Decoding comes after the schema check, so it never decides a refusal: the JSON Schemas
+    are the contract and the source of every refusal's message and path. An intent's
+    ``args`` become fields of its class next to the envelope's. ``strict=False`` only lets
+    through what the schema accepted and Python types apart (``2.0`` for an integer).
+    """
     if event == "hook":
-        return Hook(
-            seq=payload["seq"],
-            user=payload["user"],
-            world_time=float(payload["world_time"]),
-            hook=payload["hook"],
-            combat=payload["combat"],
-            current=payload["current"],
-            changed=payload.get("changed"),
-            options=payload.get("options"),
-            roll=payload.get("roll"),
-        )
+        return msgspec.convert(payload, HOOK_CLASSES[payload["hook"]], strict=False)
     if event == "intent":
-        return Intent(
-            seq=payload["seq"],
-            user=payload["user"],
-            world_time=float(payload["world_time"]),
-            kind=payload["kind"],
-            combat_id=payload.get("combat_id"),
-            combatant_id=payload.get("combatant_id"),
-            args=payload.get("args") or {},
-        )
+        fields = {k: v for k, v in payload.items() if k != "args" and k != "kind"}
+        fields.update(payload.get("args") or {})
+        return msgspec.convert(fields, INTENT_CLASSES[payload["kind"]], strict=False)
     raise InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")
+
+
+def field_pointer(message: Hook | Intent, field: Field) -> str:
+    """The JSON pointer of a field the engine names: an intent's argument is under ``/args``."""
+    parts = (field,) if isinstance(field, str) else field
+    if isinstance(message, Intent) and parts and parts[0] not in ENVELOPE and parts[0] != "kind":
+        parts = ("args", *parts)
+    return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in parts)
+
+
+def apply_message(
+    world: World, message: Hook | Intent, rulesets: Mapping[str, Ruleset] | None = None
+) -> Outcome:
+    """``apply`` (with :data:`RULESETS` unless given others), a refusal's ``field`` turned into
+    the JSON ``path`` of the wire."""
+    try:
+        return apply(world, message, RULESETS if rulesets is None else rulesets)
+    except SidecarError as error:
+        if error.field is not None and error.path is None:
+            error.path = field_pointer(message, error.field)
+        raise
 
 
 def open_session(world: World | None, data: Mapping[str, Any]) -> World:
@@ -235,7 +256,7 @@ def open_session(world: World | None, data: Mapping[str, Any]) -> World:
         gm_users=frozenset(data.get("gm_users") or ()),
     )
     base = world if world is not None else World(world=session.world)
-    return apply(base, session).world
+    return apply(base, session, RULESETS).world
 
 
 def welcome(world: World) -> dict[str, Any]:
@@ -247,6 +268,6 @@ def welcome(world: World) -> dict[str, Any]:
         "ruleset": world.ruleset,
         "last_seq": world.last_seq,
         "combats": [{"combat_id": c.id, "revision": c.revision} for c in world.combats.values()],
-        "intents": sorted(rs.intents),
+        "intents": sorted(rs.intent_kinds),
         "skipped_acts": sorted(SKIPPED_ACTS),
     }

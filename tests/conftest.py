@@ -6,11 +6,6 @@ from pathlib import Path
 
 import pytest
 
-# Tests that build their own ruleset from a built-in one (``get_ruleset("foundry-core")``)
-# and ``register`` it, for the one table to find, need the built-in ones registered: they
-# are once their package is imported.
-import adapter.rulesets  # noqa: F401
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

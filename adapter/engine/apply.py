@@ -1,16 +1,18 @@
 """The engine's one entry point: ``apply(world, message, rulesets) -> Outcome``.
 
-``rulesets`` maps ruleset ids to the :class:`Ruleset` objects a combat or world may name
-(the pipeline passes :data:`adapter.rulesets.RULESETS`); without it, those given to
-:func:`.ruleset.register`.
+``message`` is one of the typed classes of :mod:`.messages` (the pipeline decodes the wire
+into them); ``rulesets`` maps ruleset ids to the :class:`Ruleset` objects a combat or world
+may name (the pipeline passes :data:`adapter.rulesets.RULESETS`). The ruleset is looked up
+once per message (the combat's, else the world's) and travels in the :class:`Ctx`.
 
-A hook brings its combat with it: the snapshot is read (who joined, who left), an
-``initiativeRoll`` is given to the rules, and the turn bookkeeping follows Foundry's round
-and pointer. An intent is routed to the rule its kind names. Then the plan of the combat
-is rebuilt; if it differs from the last one its revision grows by one and it goes out.
+A hook brings its combat with it: the snapshot is read (who joined, who left), its roll is
+given to the rules, and the turn bookkeeping follows Foundry's round and pointer. An intent
+goes to the rule its class is listed under (``Ruleset.intents``). Then the plan of the
+combat is rebuilt; if it differs from the last one its revision grows by one and it goes out.
 
-A refused message raises a :class:`adapter.errors.SidecarError` and the world it was
-applied to is unchanged (everything here builds new objects).
+A refused message raises a :class:`adapter.errors.SidecarError` (naming the message's field
+it is about; the pipeline makes that a JSON pointer) and the world it was applied to is
+unchanged (everything here builds new objects).
 """
 
 from __future__ import annotations
@@ -19,35 +21,36 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..errors import InvalidMessage, NotPermitted, RuleViolation, UnknownCombat, UnknownCombatant
+from ..errors import NotPermitted, RuleViolation, UnknownCombat, UnknownCombatant
 from .adopt import adopt_combat
 from .context import Ctx
 from .dice import roll_total
-from .events import Clock, Declared, Joined, Left, Rolled, ScoreSet
-from .model import Combat, Combatant, Hook, Intent, Outcome, Session, World, evolve
+from .events import Clock, Joined, Left, Rolled, ScoreSet
+from .messages import DeleteCombat, Hook, Intent, Roll, RollReport, SetInitiative
+from .model import Combat, Combatant, Outcome, Session, World, evolve
 from .order import place_by_rules, place_sorted
 from .plan import plan_body
-from .ruleset import Ruleset, registered
+from .ruleset import Ruleset
 from .snapshot import read_snapshot
 from .turns import begin_next_acting, emit, follow, preview_next_round
 
 
-def apply(
-    world: World, message: Hook | Intent | Session, rulesets: Mapping[str, Ruleset] | None = None
-) -> Outcome:
+def apply(world: World, message: Hook | Intent | Session, rulesets: Mapping[str, Ruleset]) -> Outcome:
     if isinstance(message, Session):
         return Outcome(world=open_session(world, message))
-    ctx = Ctx(
-        world, seq=message.seq, user=message.user, world_time=message.world_time,
-        rulesets=registered() if rulesets is None else rulesets,
-    )
     if isinstance(message, Hook):
-        combat = apply_hook(ctx, message)
+        known = world.combats.get(message.combat["_id"])
     else:
-        combat = apply_intent(ctx, message)
+        known = known_combat(world, message.combat_id)
+    rs = rulesets[known.ruleset if known is not None else world.ruleset]
+    ctx = Ctx(world, seq=message.seq, user=message.user, world_time=message.world_time, ruleset=rs)
+    if isinstance(message, Hook):
+        combat = apply_hook(ctx, known, message)
+    else:
+        combat = apply_intent(ctx, known, message)
     combats = dict(world.combats)
     plans: tuple[Any, ...] = ()
-    if isinstance(message, Hook) and message.hook == "deleteCombat":
+    if isinstance(message, DeleteCombat):
         combats.pop(message.combat["_id"], None)
         ctx.close_prompts(message.combat["_id"])
     elif combat is not None:
@@ -76,13 +79,12 @@ def plan_of(combat: Combat) -> dict[str, Any]:
 
 
 def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, bool]:
-    rs = ctx.ruleset(combat.ruleset)
+    rs = ctx.ruleset
     upcoming = preview_next_round(ctx, rs, combat) if combat.order else None
     formula = rs.formula
     body = plan_body(
         rs, combat, upcoming, (lambda c: formula(ctx, combat, c)) if formula is not None else None
     )
-    del body["combat_id"]
     if body == combat.last_plan:
         return combat, False
     return evolve(combat, last_plan=body, revision=combat.revision + 1), True
@@ -91,16 +93,15 @@ def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, bool]:
 # ---------------------------------------------------------------- hooks
 
 
-def apply_hook(ctx: Ctx, hook: Hook) -> Combat | None:
-    data = hook.combat
-    known = ctx.world.combats.get(data["_id"])
-    if hook.hook == "deleteCombat":
+def apply_hook(ctx: Ctx, known: Combat | None, hook: Hook) -> Combat | None:
+    if isinstance(hook, DeleteCombat):
         return None
-    current = (hook.current or {}).get("combatantId")
+    data = hook.combat
+    current = hook.current.combatant_id
     if known is None:
         return first_contact(ctx, hook, current)
     combat = known
-    rs = ctx.ruleset(combat.ruleset)
+    rs = ctx.ruleset
     combat = emit(ctx, rs, combat, Clock(ctx.world_time))
     combat, joined, left = read_snapshot(combat, data)
     for cid in left:
@@ -118,7 +119,7 @@ def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:
     """A combat the sidecar has never seen: Foundry's document as it stands is the truth
     (:mod:`.adopt`); a roll the message brings is then given to the rules as usual."""
     combat = Combat(id=hook.combat["_id"], ruleset=ctx.world.ruleset)
-    rs = ctx.ruleset(combat.ruleset)
+    rs = ctx.ruleset
     combat = emit(ctx, rs, combat, Clock(ctx.world_time))
     combat, _, _ = read_snapshot(combat, hook.combat)
     combat = adopt_combat(ctx, rs, combat, hook.combat, current, rolling_now(combat, hook.roll))
@@ -127,14 +128,14 @@ def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:
     return combat
 
 
-def rolling_now(combat: Combat, roll: Any) -> frozenset[str]:
+def rolling_now(combat: Combat, report: RollReport | None) -> frozenset[str]:
     """Who rolls in this message (a combatant, or every member of a group)."""
-    if roll is None:
+    if report is None:
         return frozenset()
-    group = roll.get("group_id")
+    group = report.group_id
     if group is not None:
         return frozenset(c.id for c in combat.combatants.values() if c.group == group)
-    return frozenset({str(roll.get("combatant_id"))})
+    return frozenset({str(report.combatant_id)})
 
 
 def remove_combatant(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str) -> Combat:
@@ -152,31 +153,30 @@ def remove_combatant(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str) -> Combat:
     return combat
 
 
-def apply_roll(ctx: Ctx, rs: Ruleset, combat: Combat, roll: Any) -> Combat:
-    target = roll.get("combatant_id")
-    group = roll.get("group_id")
+def apply_roll(ctx: Ctx, rs: Ruleset, combat: Combat, report: RollReport) -> Combat:
+    target = report.combatant_id
+    group = report.group_id
     if group is not None:
         if group not in combat.groups:
-            raise UnknownCombatant(f"group {group!r} is not in combat {combat.id!r}", path="/roll/group_id")
+            raise UnknownCombatant(f"group {group!r} is not in combat {combat.id!r}",
+                                   field=("roll", "group_id"))
     elif target not in combat.combatants:
         raise UnknownCombatant(
-            f"combatant {target!r} is not in combat {combat.id!r}", path="/roll/combatant_id"
+            f"combatant {target!r} is not in combat {combat.id!r}", field=("roll", "combatant_id")
         )
-    rollers = [c for c in combat.combatants.values() if c.group == group] if group else [combat.combatants[target]]
+    rollers = [c for c in combat.combatants.values() if c.group == group] if group else [combat.combatants[str(target)]]
     if not ctx.is_gm() and not all(ctx.user in c.owners for c in rollers):
         raise NotPermitted(
             f"user {ctx.user!r} may not roll initiative for {group or target}: only its owners or a GM may",
-            path="/roll/group_id" if group else "/roll/combatant_id",
+            field=("roll", "group_id" if group else "combatant_id"),
         )
-    if roll.get("reroll_of") is None and behind_adopted_values(rollers, roll["roll"]):
+    if report.reroll_of is None and behind_adopted_values(rollers, report.roll):
         return combat
-    event = Rolled(
-        combatant_id=target, roll=roll["roll"], reroll_of=roll.get("reroll_of"), group_id=group
-    )
+    event = Rolled(combatant_id=target, roll=report.roll, reroll_of=report.reroll_of, group_id=group)
     return rescore(ctx, rs, combat, event)
 
 
-def behind_adopted_values(rollers: list[Combatant], roll: Any) -> bool:
+def behind_adopted_values(rollers: list[Combatant], roll: Roll) -> bool:
     """The roll whose total is the value every roller was adopted with at first contact,
     unmoved since: the roll behind that value (a module resending its last rolls after the
     sidecar lost its history), not a new one. It changes nothing, as the sidecar never saw
@@ -208,34 +208,31 @@ def reposition(rs: Ruleset, combat: Combat, cid: str) -> Combat:
 # ---------------------------------------------------------------- intents
 
 
-def apply_intent(ctx: Ctx, intent: Intent) -> Combat | None:
-    combat: Combat | None = None
-    if intent.combat_id is not None:
-        combat = ctx.world.combats.get(intent.combat_id)
-        if combat is None:
-            raise UnknownCombat(f"combat {intent.combat_id!r} is not known", path="/combat_id")
-        rs = ctx.ruleset(combat.ruleset)
+def known_combat(world: World, combat_id: str | None) -> Combat | None:
+    """The combat an intent names (None when it names none); an unknown one is refused."""
+    if combat_id is None:
+        return None
+    combat = world.combats.get(combat_id)
+    if combat is None:
+        raise UnknownCombat(f"combat {combat_id!r} is not known", field="combat_id")
+    return combat
+
+
+def apply_intent(ctx: Ctx, combat: Combat | None, intent: Intent) -> Combat | None:
+    rs = ctx.ruleset
+    if combat is not None:
         combat = emit(ctx, rs, combat, Clock(ctx.world_time))
-    else:
-        rs = ctx.ruleset(ctx.world.ruleset)
-    if intent.kind == "initiative.set":
-        if combat is None:
-            raise InvalidMessage("initiative.set needs combat_id", path="")
+    if isinstance(intent, SetInitiative):
+        assert combat is not None  # its combat_id is required (a str)
         ctx.require_gm("set an initiative by hand")
         ctx.combatant(combat, intent.combatant_id)
-        assert intent.combatant_id is not None
-        return set_score(ctx, rs, combat, intent.combatant_id, float(intent.args["value"]))
-    result = emit_declared(ctx, rs, combat, Declared(intent.kind, intent.combatant_id, intent.args))
-    return result
-
-
-def emit_declared(ctx: Ctx, rs: Ruleset, combat: Combat | None, event: Declared) -> Combat | None:
-    rule = rs.intents.get(event.kind)
+        return set_score(ctx, rs, combat, intent.combatant_id, intent.value)
+    rule = rs.intents.get(type(intent))
     if rule is None:
         raise RuleViolation(
-            f"intent {event.kind!r} is not part of the {rs.id} ruleset", path="/kind", rule=rs.id
+            f"intent {intent.kind!r} is not part of the {rs.id} ruleset", field="kind", rule=rs.id
         )
-    result = rule(ctx, combat, event)
+    result = rule(ctx, combat, intent)
     return combat if result is None else result
 
 

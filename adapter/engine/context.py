@@ -1,6 +1,7 @@
 """The context one message is applied in: who sent it, when, and what it has said so far.
 
-A ``Ctx`` lives for one message. Rules read the world as it was before the message, ask
+A ``Ctx`` lives for one message, under one ruleset (``ctx.ruleset``: the combat's, else the
+world's). Rules read the world as it was before the message, ask
 who may do what, open and answer prompts, leave notices and keep world-level ruleset
 state; the engine turns all of it into the new ``World`` only if no rule refused. Ids the
 sidecar makes (prompts, readied actions) are ``<prefix>-<seq>.<n>``: a pure function of
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NotPermitted, UnknownCombatant, UnknownPrompt
+from ..errors import Field, NotPermitted, UnknownCombatant, UnknownPrompt
 from .model import Combat, Combatant, Notice, Prompt, World
 
 if TYPE_CHECKING:
@@ -27,11 +28,12 @@ class Ctx:
         seq: int,
         user: str,
         world_time: float,
-        rulesets: Mapping[str, Ruleset],
+        ruleset: Ruleset,
     ) -> None:
         self.world = world
-        #: the rulesets this message may use, by id (the caller's, see ``apply``)
-        self.rulesets = rulesets
+        #: the ruleset this message is applied under (the combat's, else the world's), looked
+        #: up once by ``apply``
+        self.ruleset = ruleset
         self.seq = seq
         self.user = user
         self.world_time = world_time
@@ -48,9 +50,6 @@ class Ctx:
     def new_id(self, prefix: str) -> str:
         self._ids += 1
         return f"{prefix}-{self.seq}.{self._ids}"
-
-    def ruleset(self, ruleset_id: str) -> Ruleset:
-        return self.rulesets[ruleset_id]
 
     def setting(self, name: str, default: Any = None) -> Any:
         return self.world.settings.get(name, default)
@@ -74,10 +73,11 @@ class Ctx:
         )
 
     @staticmethod
-    def combatant(combat: Combat, combatant_id: str | None, path: str = "/combatant_id") -> Combatant:
-        if combatant_id is None or combatant_id not in combat.combatants:
+    def combatant(combat: Combat, combatant_id: str, field: Field = "combatant_id") -> Combatant:
+        """The combatant a message names in ``field``; refused when not in the combat."""
+        if combatant_id not in combat.combatants:
             raise UnknownCombatant(
-                f"combatant {combatant_id!r} is not in combat {combat.id!r}", path=path
+                f"combatant {combatant_id!r} is not in combat {combat.id!r}", field=field
             )
         return combat.combatants[combatant_id]
 
@@ -114,13 +114,13 @@ class Ctx:
                 return prompt
         return self.world.prompts.get(prompt_id)
 
-    def answer_prompt(self, prompt_id: str, kind: str, path: str = "/args/prompt_id") -> Prompt:
+    def answer_prompt(self, prompt_id: str, kind: str, field: Field = "prompt_id") -> Prompt:
         """Take a pending prompt of ``kind`` off the list; refuse an unknown or answered one."""
         prompt = self.pending(prompt_id)
         if prompt is None or prompt.kind != kind:
             raise UnknownPrompt(
                 f"there is no pending {kind} prompt {prompt_id!r} (unknown or already answered)",
-                path=path,
+                field=field,
             )
         self.answered.add(prompt_id)
         return prompt

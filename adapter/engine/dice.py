@@ -1,4 +1,4 @@
-"""Reading Foundry's ``Roll#toJSON()``: dice terms and their results.
+"""Reading Foundry's ``Roll#toJSON()`` (a :class:`.messages.Roll`): dice terms and results.
 
 A Die term is ``{class: "Die", number, faces, modifiers, results: [{result, active?,
 rerolled?, discarded?, count?, success?, failure?}]}``. A result is *active* unless
@@ -12,13 +12,13 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .messages import Roll
     from .model import Combat
 
 
-
-def dice_terms(roll: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def dice_terms(roll: Roll) -> list[Mapping[str, Any]]:
     """Every dice term of the roll, nested pools and parentheticals included, in order."""
-    return list(_walk(roll.get("terms") or ()))
+    return list(_walk(roll.terms))
 
 
 def _walk(terms: Any) -> Iterator[Mapping[str, Any]]:
@@ -48,12 +48,11 @@ def active_results(term: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [r for r in term.get("results") or () if isinstance(r, Mapping) and is_active(r)]
 
 
-def roll_total(roll: Mapping[str, Any]) -> float:
-    total = roll.get("total")
-    return float(total) if isinstance(total, (int, float)) and not isinstance(total, bool) else 0.0
+def roll_total(roll: Roll) -> float:
+    return float(roll.total)
 
 
-def scored_by_total(combat: Combat, roll: Mapping[str, Any], combatant_id: str | None,
+def scored_by_total(combat: Combat, roll: Roll, combatant_id: str | None,
                     group_id: str | None) -> Combat:
     """The combat with the roll's total as the score of the combatant that rolled, or of
     every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""

@@ -1,17 +1,18 @@
-"""The events a message turns into, which every rule function receives in turn.
+"""The events a message turns into; a ruleset's ``on`` table gives each to its rules.
 
 A hook becomes, in this order: ``Joined``/``Left`` for roster changes, ``Rolled`` for an
 initiative roll, then the turn bookkeeping of :mod:`adapter.engine.turns` (``RoundEnded``,
-``RoundStarted``, ``TurnEnded``, ``TurnStarted``). An intent becomes ``Declared`` and goes to
-the one rule its kind is routed to; ``initiative.set`` becomes ``ScoreSet``. Every message
-first gives ``Clock`` with its world time.
+``RoundStarted``, ``TurnEnded``, ``TurnStarted``). An intent goes, as it is (a class of
+:mod:`.messages`), to the one rule its class is routed to (``Ruleset.intents``), and may
+cause events itself (a turn ending...); ``initiative.set`` becomes ``ScoreSet``. Every message
+about a combat first gives ``Clock`` with its world time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+
+from .messages import Roll
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Rolled:
     """An initiative roll for a combatant (or, with ``group_id``, for a CombatantGroup)."""
 
     combatant_id: str | None
-    roll: Mapping[str, Any]
+    roll: Roll
     reroll_of: str | None = None
     group_id: str | None = None
 
@@ -74,14 +75,13 @@ class TurnEnded:
     skipped: bool = False
 
 
-@dataclass(frozen=True)
-class Declared:
-    kind: str
-    combatant_id: str | None
-    args: Mapping[str, Any] = field(default_factory=dict)
-
-
 Event = (
     Clock | Joined | Left | Rolled | ScoreSet | CombatStarted | RoundStarted | RoundEnded
-    | TurnStarted | TurnEnded | Declared
+    | TurnStarted | TurnEnded
+)
+
+#: every event class (a ruleset's ``on`` is keyed by these)
+EVENTS: tuple[type[Event], ...] = (
+    Clock, Joined, Left, Rolled, ScoreSet, CombatStarted, RoundStarted, RoundEnded, TurnStarted,
+    TurnEnded,
 )

@@ -1,4 +1,5 @@
-"""The engine's state and messages: frozen dataclasses, nothing else.
+"""The engine's state, a connection's session and what a message did: frozen dataclasses, nothing
+else (the inbound messages are the typed classes of :mod:`.messages`).
 
 Invariants:
 - State is never mutated: every change builds new objects (``dataclasses.replace``); the
@@ -127,7 +128,7 @@ class World:
     ext: Mapping[str, Any] = field(default_factory=dict)
 
 
-# ---------------------------------------------------------------- inbound messages
+# ---------------------------------------------------------------- a connection
 
 
 @dataclass(frozen=True)
@@ -138,36 +139,6 @@ class Session:
     ruleset: str
     settings: Mapping[str, Any]
     gm_users: frozenset[str]
-
-
-@dataclass(frozen=True)
-class Hook:
-    """A forwarded Foundry hook; ``combat``/``current`` are the state after the change."""
-
-    seq: int
-    user: str
-    world_time: float
-    hook: str
-    combat: Mapping[str, Any]
-    current: Mapping[str, Any]
-    changed: Any = None
-    options: Any = None
-    roll: Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class Intent:
-    """A declaration by a player or the GM."""
-
-    seq: int
-    user: str
-    world_time: float
-    kind: str
-    combat_id: str | None
-    combatant_id: str | None
-    args: Mapping[str, Any]
-
-
 
 
 @dataclass(frozen=True)

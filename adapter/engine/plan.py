@@ -27,11 +27,11 @@ def plan_body(
     upcoming: Combat | None,
     formula: Callable[[Combatant], str | None] | None = None,
 ) -> dict[str, Any]:
-    """The plan without its revision (compared to the last one to see whether it changed)."""
+    """The plan without its ``combat_id`` and revision (kept as ``Combat.last_plan``, compared to
+    the last one to see whether it changed; :func:`adapter.engine.apply.plan_of` adds both)."""
     order, views, values = _entries(rs, combat)
     current = combat.current
     body: dict[str, Any] = {
-        "combat_id": combat.id,
         "round": combat.round,
         "turn": order.index(current) if current in order else None,
         "current": current,
@@ -39,7 +39,7 @@ def plan_body(
         "order": [
             _extras(
                 _entry(cid, views[cid], values[cid], combat.combatants[cid].score),
-                actions_now(rs.intents, combat.started, views[cid]),
+                actions_now(rs.intent_kinds, combat.started, views[cid]),
                 formula(combat.combatants[cid]) if formula is not None else None,
             )
             for cid in order

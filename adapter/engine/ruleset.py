@@ -1,41 +1,67 @@
-"""What a ruleset is: data built from rule functions, kept in a registry by id.
+"""What a ruleset is: data built from rule functions, dispatched by the type of what happens.
 
-Every rule function has one signature, ``rule(ctx, combat, event) -> combat``: it receives
-each event of a message (a roll, a turn starting, an intent routed to it...) and returns the
-combat as the rule leaves it (the same object when the event is not its business). It
-raises a :mod:`adapter.errors` error to refuse; the engine then drops every change the
-message made. ``combat`` is None for intents that need no combat (e.g. BI-3 outside combat).
+A rule is one function named after the rule (its docstring quotes the rule id), typed to the
+one thing it handles:
+
+- an **event rule** ``rule(ctx, combat, event) -> combat`` takes one class of
+  :mod:`.events` (a roll, a turn starting...) and returns the combat as the rule leaves it
+  (the same object when it changes nothing);
+- an **intent rule** ``rule(ctx, combat, intent) -> combat | None`` takes one class of
+  :mod:`.messages` (``Dash``, ``Hold``...); ``combat`` is the intent's combat (None only for
+  intents without ``combat_id``: BI-3 outside combat; None back means "no combat changed").
+
+A ruleset lists them by class: ``on = {Rolled: (initiative_roll, clever_reroll_on_roll),
+TurnStarted: (...)}`` (the rules an event goes to, in that order: the order is the tuple) and
+``intents = {Dash: initiative_dash}`` (an intent class not listed is refused). A rule that
+handles several classes has one function per class, named after the rule and what it
+handles (``clever_reroll_on_roll``, ``clever_reroll_decide``); one with one class is named
+after the rule alone. :func:`chain` joins ``on`` tables (a ruleset's own and the shared
+hold/act mechanics', :func:`adapter.engine.holding.hold_mechanics`) keeping each one's order.
+A rule raises an :mod:`adapter.errors` error to refuse, naming the message's field it is
+about (``field="amount"``); the engine then drops every change the message made.
 
 A ruleset also says how it sorts (``sort_key``: numbers, higher acts first; the engine adds
 Foundry's ``_id`` as the last tie-break) and how a combatant looks in the plan (``describe``).
 
-The engine knows no ruleset by name: the registry of the built-in ones is
-:data:`adapter.rulesets.RULESETS`, and the caller hands the engine the rulesets it may use
-(``apply(world, message, rulesets)``). :func:`register` keeps a second, engine-level table
-only for callers that call ``apply`` without ``rulesets`` (engine tests; see
-README.md, "Developing").
+The engine knows no ruleset by name and keeps no registry: the registry of the built-in ones
+is :data:`adapter.rulesets.RULESETS`, and the caller hands the engine the rulesets it may use
+(``apply(world, message, rulesets)``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from .model import Combat, Combatant
 
 if TYPE_CHECKING:
     from .context import Ctx
     from .events import Event
+    from .messages import Intent
 
 #: ``acts`` values whose turns the module skips (and the engine passes over).
 SKIPPED_ACTS = frozenset({"none", "defend_only", "held"})
 
 
-class Rule(Protocol):
-    __name__: str
+#: ``rule(ctx, combat, event) -> combat``, its ``event`` typed to the class it is listed under
+#: (a Callable's argument cannot follow the key of a mapping: tests/engine/test_dispatch.py
+#: checks that every rule's annotation is the class it is listed under)
+EventRule = Callable[["Ctx", Combat, Any], Combat]
+#: ``rule(ctx, combat, intent) -> combat | None``, typed to its intent class (see EventRule)
+IntentRule = Callable[["Ctx", Any, Any], "Combat | None"]
+On = Mapping["type[Event]", tuple[EventRule, ...]]
 
-    def __call__(self, ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None: ...
+
+def chain(*tables: On) -> dict[type[Event], tuple[EventRule, ...]]:
+    """``on`` tables joined: for each event, the rules of the first table, then the second's..."""
+    joined: dict[type[Event], tuple[EventRule, ...]] = {}
+    for table in tables:
+        for event, rules in table.items():
+            joined[event] = joined.get(event, ()) + tuple(rules)
+    return joined
 
 
 @dataclass(frozen=True)
@@ -97,10 +123,10 @@ class HoldRuleIds:
 @dataclass(frozen=True)
 class Ruleset:
     id: str
-    #: rules that see every event, in this order
-    rules: tuple[Rule, ...] = ()
-    #: intent kind -> the rule that handles it (an unlisted kind is refused)
-    intents: Mapping[str, Rule] = field(default_factory=dict)
+    #: event class -> the rules it goes to, in this order
+    on: On = field(default_factory=dict)
+    #: intent class -> the rule that handles it (an unlisted intent is refused)
+    intents: Mapping[type[Intent], IntentRule] = field(default_factory=dict)
     sort_key: SortKey = sort_by_score
     describe: Describe = describe_plain
     #: settings this ruleset reads, with their defaults
@@ -113,29 +139,8 @@ class Ruleset:
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)
     adopt: Adopt = adopt_as_stored
-    #: the ids the shared hold/act mechanics report under for this ruleset (None: its own id
-    #: for every rule)
-    hold_ids: HoldRuleIds | None = None
 
-
-_REGISTRY: dict[str, Ruleset] = {}
-
-
-def register(ruleset: Ruleset) -> Ruleset:
-    if ruleset.id in _REGISTRY:
-        raise ValueError(f"ruleset {ruleset.id!r} is registered twice")
-    _REGISTRY[ruleset.id] = ruleset
-    return ruleset
-
-
-def registered() -> Mapping[str, Ruleset]:
-    """The rulesets given to :func:`register` (the default of ``apply``'s ``rulesets``)."""
-    return _REGISTRY
-
-
-def get_ruleset(ruleset_id: str) -> Ruleset:
-    return _REGISTRY[ruleset_id]
-
-
-def known_rulesets() -> tuple[str, ...]:
-    return tuple(sorted(_REGISTRY))
+    @cached_property
+    def intent_kinds(self) -> frozenset[str]:
+        """The wire kinds of the intents this ruleset takes (the module's menu, welcome)."""
+        return frozenset(cls.kind for cls in self.intents)

@@ -66,11 +66,9 @@ def phase(combat: Combat) -> Phase:
 
 
 def emit(ctx: Ctx, rs: Ruleset, combat: Combat, event: Event) -> Combat:
-    """Give one event to every rule of the ruleset, in the ruleset's order."""
-    for rule in rs.rules:
-        result = rule(ctx, combat, event)
-        if result is not None:
-            combat = result
+    """Give one event to the rules the ruleset lists for its class, in the listed order."""
+    for rule in rs.on.get(type(event), ()):
+        combat = rule(ctx, combat, event)
     return combat
 
 

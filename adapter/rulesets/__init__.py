@@ -1,9 +1,7 @@
 """The built-in rulesets, by id: :data:`RULESETS` is their registry.
 
-The engine knows none of them by name; the pipeline (and anyone else applying messages)
-hands it this mapping. Each is also given to :func:`adapter.engine.ruleset.register`, the
-engine-level table that ``apply`` falls back on when called without ``rulesets`` (the
-engine's and the rulesets' own tests do).
+The engine knows none of them by name and keeps no registry of its own; the pipeline (and
+anyone else applying messages, the tests included) hands it this mapping.
 """
 
 from __future__ import annotations
@@ -11,13 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ..engine.ruleset import Ruleset, register
+from ..engine.ruleset import Ruleset
 from . import balanced_d20, dice_pool, foundry_core, storyteller
 
 RULESETS: Mapping[str, Ruleset] = MappingProxyType(
     {rs.id: rs for rs in (foundry_core.RULESET, balanced_d20.RULESET, dice_pool.RULESET,
                           storyteller.RULESET)}
 )
-
-for _ruleset in RULESETS.values():
-    register(_ruleset)

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from ..engine.context import Ctx
 from ..engine.dice import scored_by_total
-from ..engine.events import Event, Rolled
+from ..engine.events import Rolled
 from ..engine.model import Combat
 from ..engine.ruleset import Ruleset
 
 
-def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     """Foundry core: the initiative is the roll's total."""
-    if combat is None or not isinstance(event, Rolled):
-        return None
     return scored_by_total(combat, event.roll, event.combatant_id, event.group_id)
 
 
-RULESET = Ruleset(id="foundry-core", rules=(initiative_roll,), late_scores="sorted")
+RULESET = Ruleset(id="foundry-core", on={Rolled: (initiative_roll,)}, late_scores="sorted")

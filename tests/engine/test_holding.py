@@ -8,26 +8,25 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from adapter.engine.events import Rolled
 from adapter.engine.holding import (
     ANY_POINT,
-    HOLD_INTENTS,
-    HOLD_RULES,
     HOLDING,
     STEPPED_IN,
     Hold,
     HoldRuleIds,
     hold_entry,
-    hold_rule_ids,
+    hold_mechanics,
     holding,
 )
+from adapter.engine.messages import Hold as HoldIntent
 from adapter.engine.model import Combat, Combatant
 from adapter.engine.order import foundry_sort
-from adapter.engine.ruleset import Entry, Ruleset, describe_plain, register
+from adapter.engine.ruleset import Entry, Ruleset, chain, describe_plain
 from adapter.errors import InvalidMessage, NotPermitted, RuleViolation, SidecarError, UnknownCombatant
 from adapter.rulesets import RULESETS
 from adapter.rulesets.foundry_core import initiative_roll
@@ -39,23 +38,29 @@ def _by_score_then_mod(combat: Combat, c: Combatant) -> Sequence[float]:
     return (c.score if c.score is not None else 0.0, float(c.stats.get("mod", 0)))
 
 
-HOLD_TEST = register(
-    Ruleset(
-        id="hold-test",
-        rules=(initiative_roll, *HOLD_RULES),
-        intents=dict(HOLD_INTENTS),
+def hold_test(ruleset_id: str, ids: HoldRuleIds) -> Ruleset:
+    """Foundry's roll plus the shared mechanics, reporting under ``ids``."""
+    mechanics = hold_mechanics(ids)
+    return Ruleset(
+        id=ruleset_id,
+        on=chain({Rolled: (initiative_roll,)}, mechanics.on),
+        intents=mechanics.intents,
         sort_key=_by_score_then_mod,
         describe=lambda combat, c: hold_entry(combat, c, describe_plain(combat, c)),
     )
-)
-register(replace(HOLD_TEST, id="hold-test-x1", hold_ids=HoldRuleIds.single("X-1")))
+
+
+HOLD_TESTS = {
+    "hold-test": hold_test("hold-test", HoldRuleIds.single("hold-test")),
+    "hold-test-x1": hold_test("hold-test-x1", HoldRuleIds.single("X-1")),
+}
 
 
 class Table(OneTable):
     """A GM's table under a hold ruleset (the one test table, ``tests/support/table.py``)."""
 
     def __init__(self, ruleset: str, people: dict[str, tuple[float, float]]) -> None:
-        super().__init__(ruleset, world="w", gm="gm", combat_id="c1")
+        super().__init__(ruleset, world="w", gm="gm", combat_id="c1", rulesets=HOLD_TESTS)
         for cid, (_, m) in people.items():
             self.at.roster.append(combatant(cid, cid.title(), owners=(f"p-{cid}",),
                                             stats={"mod": m, "initiative_mod": m}))
@@ -351,9 +356,12 @@ def test_a_hold_after_its_turn_or_before_the_start_is_refused() -> None:
 
 
 def test_rule_ids_travel_with_the_ruleset() -> None:
-    assert hold_rule_ids(RULESETS["storyteller"]) == HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
-    assert hold_rule_ids(RULESETS["dice-pool"]) == HoldRuleIds.single("DP-5")
-    assert hold_rule_ids(Ruleset(id="somewhere-else")) == HoldRuleIds.single("somewhere-else")
+    from adapter.rulesets.dice_pool.delay import HOLD as DICE_POOL
+    from adapter.rulesets.storyteller.plan import HOLD as STORYTELLER
+
+    assert STORYTELLER.ids == HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
+    assert DICE_POOL.ids == HoldRuleIds.single("DP-5")
+    assert RULESETS["storyteller"].intents[HoldIntent] is STORYTELLER.hold
 
 
 def test_the_same_mechanics_refuse_under_the_ids_their_ruleset_gives() -> None:

@@ -8,18 +8,17 @@ from typing import Any
 import pytest
 
 from adapter.engine.context import Ctx
-from adapter.engine.events import Event, RoundEnded, RoundStarted, TurnEnded, TurnStarted
+from adapter.engine.events import RoundEnded, RoundStarted, TurnEnded, TurnStarted
 from adapter.engine.model import Combat
-from adapter.engine.ruleset import Entry, Ruleset, get_ruleset, register
+from adapter.engine.ruleset import Entry, Ruleset, chain
 from adapter.errors import NotPermitted, RuleViolation
+from adapter.rulesets import RULESETS
 from tests.foundry import combatant, d20_roll
 from tests.support.table import Table
 
 
-def record(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def record(ctx: Ctx, combat: Combat, event: TurnStarted | TurnEnded | RoundStarted | RoundEnded) -> Combat:
     """Writes every turn event into Combat.ext, so tests can read what the rules saw."""
-    if combat is None or not isinstance(event, (TurnStarted, TurnEnded, RoundStarted, RoundEnded)):
-        return None
     if isinstance(event, TurnStarted):
         item = f"start {event.combatant_id}"
     elif isinstance(event, TurnEnded):
@@ -35,17 +34,21 @@ def describe(c: Combat, who: Any) -> Entry:
     return Entry(acts="held" if who.stats.get("held") else "full")
 
 
-try:
-    get_ruleset("test-turns")
-except KeyError:
-    register(Ruleset(id="test-turns", rules=(get_ruleset("foundry-core").rules[0], record), describe=describe))
+TEST_TURNS = Ruleset(
+    id="test-turns",
+    on=chain(RULESETS["foundry-core"].on, {e: (record,) for e in (TurnStarted, TurnEnded, RoundStarted, RoundEnded)}),
+    describe=describe,
+)
+#: handed to the one table beside the built-in rulesets
+TEST_RULESETS = {"test-turns": TEST_TURNS}
+
 
 IDS = ["a", "b", "c", "d"]
 
 
 def world_with_rolls(stats: dict[str, dict[str, Any]] | None = None) -> Table:
     """a 18, b 15, c 12, d 9 under ``test-turns``, on the one test table."""
-    t = Table("test-turns", world="w", gm="gm", combat_id="c1")
+    t = Table("test-turns", world="w", gm="gm", combat_id="c1", rulesets=TEST_RULESETS)
     t.at.roster.extend(combatant(i, i.upper(), stats=(stats or {}).get(i, {})) for i in IDS)
     for i, natural in zip(IDS, (18, 15, 12, 9)):
         t.send(t.roll_message(d20_roll(natural), cid=i))
@@ -145,7 +148,7 @@ def test_a_refused_message_leaves_the_world_as_it_was() -> None:
 
 
 def test_a_player_rolls_initiative_only_for_a_combatant_it_owns() -> None:
-    t = Table("test-turns", world="w", gm="gm", combat_id="c1")
+    t = Table("test-turns", world="w", gm="gm", combat_id="c1", rulesets=TEST_RULESETS)
     t.at.roster.extend([combatant("a", "A", owners=["alice"]), combatant("b", "B", npc=True)])
     with pytest.raises(NotPermitted) as refused:
         t.send(t.roll_message(d20_roll(20), cid="b", user="alice"))

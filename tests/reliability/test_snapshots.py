@@ -29,8 +29,8 @@ import pytest
 
 from adapter import rulesets
 from adapter.engine import World
-from adapter.engine.holding import HoldRuleIds
-from adapter.engine.model import Hook, Intent, Notice, Outcome, Session
+from adapter.engine.holding import HoldMechanics, HoldRuleIds
+from adapter.engine.model import Notice, Outcome, Session
 from adapter.replay import Replay
 from adapter.store import Store, snapshots
 from adapter.store.rows import ENGINE_VERSION
@@ -63,7 +63,7 @@ def watching() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
 
 
 #: dataclasses of those modules that are messages or tables, never part of a world's state
-STATE_ADJACENT = {Session, Hook, Intent, Notice, Outcome, HoldRuleIds}
+STATE_ADJACENT = {Session, Notice, Outcome, HoldRuleIds, HoldMechanics}
 
 
 @pytest.fixture(scope="module")

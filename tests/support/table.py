@@ -44,7 +44,6 @@ import orjson
 
 from adapter import errors
 from adapter.engine import World
-from adapter.engine.ruleset import registered
 from adapter.errors import SidecarError
 from adapter.pipeline import Result, open_session, process, welcome
 from adapter.rulesets import RULESETS
@@ -230,10 +229,7 @@ class Table:
                  rulesets: Mapping[str, Any] | None = None,
                  through: Callable[[World, str, Any], Result] | None = None) -> None:
         self.gm = gm
-        #: rulesets beside the built-in ones: a test's own ruleset (``hold-test``), given or
-        #: taken from the engine's registry (:func:`adapter.engine.ruleset.register`)
-        if rulesets is None and ruleset not in RULESETS:
-            rulesets = {ruleset: registered()[ruleset]}
+        #: rulesets beside the built-in ones: a test's own ruleset (``hold-test``)
         self.rulesets = rulesets
         self.session = session_data(world, ruleset, settings, gm=gm, system=system)
         with self._rulesets():

@@ -3,13 +3,15 @@
 Used by ``storyteller`` (ST-1 … ST-5) and ``dice-pool`` (DP-5: "hold and act move a
 combatant exactly as in the storyteller ruleset"). Public API, kept stable::
 
-    HOLD_INTENTS = {"hold": hold_action, "act": act_action}  # into Ruleset(intents=...)
-    HOLD_RULES = (hold_carry_over, hold_rescored, hold_moment_closed)  # Ruleset(rules=...), after
-                                                            # the rule that sets scores on Rolled
-    hold_entry(combat, combatant, entry, ids) -> Entry      # at the end of describe()
+    HOLD = hold_mechanics(HoldRuleIds(...))    # built once per ruleset, given its rule ids
+    HOLD.intents   {messages.Hold: hold_action, messages.Act: act_action}  -> Ruleset(intents=)
+    HOLD.on        {RoundStarted: (hold_carry_over,), Rolled: (hold_rescored,), ScoreSet:
+                    (hold_rescored,), TurnEnded: (hold_moment_closed,)}
+                   -> Ruleset(on=chain(own, HOLD.on)): after the rule that sets scores on Rolled
+    HOLD.hold, HOLD.act                        # the two intent rules (to wrap, as dice-pool does)
+    HOLD.entry(combat, combatant, entry)       # at the end of describe()
     Hold, HOLDING, GIVING_UP, ANY_POINT, STEPPED_IN         # the state in Combatant.hold
     holding(combatant) -> Hold | None; is_waiting(combatant) -> bool
-    HoldRuleIds, hold_rule_ids(ruleset) -> HoldRuleIds      # ids: Ruleset(hold_ids=...)
 
 Intents (by the combatant's owner or a GM; ``combat_id`` and ``combatant_id`` required):
 
@@ -48,34 +50,68 @@ ST-4), remembering the score to return to (``original``); ANY_POINT carries agai
 STEPPED_IN ends: back to ``original`` if it came from ANY_POINT (ST-4/ST-5 rulings), else
 the new score stays for the fight (ST-1/ST-2 rulings).
 
-Rule ids in errors and in the plan's ``rules`` are the calling ruleset's: its
-``Ruleset.hold_ids`` (:func:`hold_rule_ids`; without them, the ruleset id for every rule),
-found through ``ctx.ruleset(combat.ruleset)``; ``hold_entry`` takes them from the ruleset's
-``describe``. The engine names no ruleset.
+Rule ids in errors and in the plan's ``rules`` are the ruleset's: the ``HoldRuleIds`` its
+:func:`hold_mechanics` was built with (no global, no lookup of the ruleset inside the rules;
+the one ruleset a message is applied under is ``ctx.ruleset``, for the turn bookkeeping). The
+engine names no ruleset.
 """
 
 from __future__ import annotations
 
-from ..ruleset import HoldRuleIds
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .. import messages
+from ..context import Ctx
+from ..events import Rolled, RoundStarted, ScoreSet, TurnEnded
+from ..model import Combat, Combatant
+from ..ruleset import Entry, HoldRuleIds, IntentRule, On
+from . import declare
 from .declare import act_action, hold_action
 from .rounds import hold_carry_over, hold_entry, hold_moment_closed, hold_rescored
-from .state import (
-    ANY_POINT,
-    GIVING_UP,
-    HOLDING,
-    STEPPED_IN,
-    Hold,
-    hold_rule_ids,
-    holding,
-    is_waiting,
-)
+from .state import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Hold, holding, is_waiting
 
-HOLD_INTENTS = {"hold": hold_action, "act": act_action}
-HOLD_RULES = (hold_carry_over, hold_rescored, hold_moment_closed)
+
+@dataclass(frozen=True)
+class HoldMechanics:
+    """The shared hold/act rules bound to one ruleset's rule ids (see the module docstring)."""
+
+    ids: HoldRuleIds
+    hold: IntentRule
+    act: IntentRule
+    on: On
+
+    @property
+    def intents(self) -> Mapping[type[messages.Intent], IntentRule]:
+        return {messages.Hold: self.hold, messages.Act: self.act}
+
+    def entry(self, combat: Combat, combatant: Combatant, entry: Entry) -> Entry:
+        """``entry`` (the ruleset's own view) with the combatant's hold merged in."""
+        return hold_entry(combat, combatant, entry, self.ids)
+
+
+def hold_mechanics(ids: HoldRuleIds) -> HoldMechanics:
+    """The hold/act rules for a ruleset that reports them under ``ids``."""
+
+    def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold) -> Combat:
+        """ST-1 / ST-4 / ST-5 (DP-5): ``hold {next_round?, target_aware?}``: keep the place."""
+        return declare.hold_action(ctx, combat, intent, ids)
+
+    def act_action(ctx: Ctx, combat: Combat, intent: messages.Act) -> Combat:
+        """ST-1 / ST-2 / ST-3 (DP-5): ``act {after | before | now}``: a holder steps in."""
+        return declare.act_action(ctx, combat, intent, ids)
+
+    on: On = {
+        RoundStarted: (hold_carry_over,),
+        Rolled: (hold_rescored,),
+        ScoreSet: (hold_rescored,),
+        TurnEnded: (hold_moment_closed,),
+    }
+    return HoldMechanics(ids=ids, hold=hold_action, act=act_action, on=on)
+
 
 __all__ = [
-    "ANY_POINT", "GIVING_UP", "HOLDING", "HOLD_INTENTS", "HOLD_RULES", "STEPPED_IN", "Hold",
-    "HoldRuleIds", "act_action", "hold_action", "hold_carry_over", "hold_entry",
-    "hold_moment_closed", "hold_rescored",
-    "hold_rule_ids", "holding", "is_waiting",
+    "ANY_POINT", "GIVING_UP", "HOLDING", "STEPPED_IN", "Hold", "HoldMechanics", "HoldRuleIds",
+    "act_action", "hold_action", "hold_carry_over", "hold_entry", "hold_mechanics",
+    "hold_moment_closed", "hold_rescored", "holding", "is_waiting",
 ]

@@ -1,14 +1,15 @@
-"""Hold and act: the ``hold`` and ``act`` intents (ST-1 … ST-5, DP-5); see the package."""
+"""Hold and act: the ``hold`` and ``act`` intents (ST-1 … ST-5, DP-5); see the package.
+
+Both take the ruleset's rule ids (``ids``) as a last argument: :func:`.hold_mechanics` binds
+them into the rules a ruleset lists."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
-from ...errors import InvalidMessage, RuleViolation
+from ...errors import RuleViolation
+from .. import messages
 from ..context import Ctx
-from ..events import Declared, Event
 from ..model import Combat, Combatant
 from ..order import place_after, place_before, rules_sort
 from ..ruleset import HoldRuleIds, Ruleset
@@ -20,9 +21,7 @@ from .state import (
     STEPPED_IN,
     Hold,
     _name,
-    _require_combat,
     _set,
-    hold_rule_ids,
     holding,
     is_waiting,
 )
@@ -30,27 +29,23 @@ from .state import (
 # ---------------------------------------------------------------- hold
 
 
-def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold, ids: HoldRuleIds) -> Combat:
     """ST-1 / ST-4 / ST-5 (DP-5): ``hold {next_round?, target_aware?}``: keep the place."""
-    if not isinstance(event, Declared) or event.kind != "hold":
-        return None
-    combat = _require_combat(combat, event.kind)
-    ids = hold_rule_ids(ctx.ruleset(combat.ruleset))
-    who = ctx.combatant(combat, event.combatant_id)
+    who = ctx.combatant(combat, intent.combatant_id)
     ctx.require_owner(who, "hold")
-    aware = event.args.get("target_aware")
+    aware = intent.target_aware
     if aware is not None:
         ctx.require_gm("mark a waiting combatant target-aware")
-    next_round = bool(event.args.get("next_round", False))
+    next_round = intent.next_round
     if who.defeated:
-        raise RuleViolation(f"{_name(who)} is defeated and cannot hold", rule=ids.hold, path="/combatant_id")
+        raise RuleViolation(f"{_name(who)} is defeated and cannot hold", rule=ids.hold, field="combatant_id")
     held = holding(who)
     if aware is not None and (held is None or held.state == STEPPED_IN):
         # ST-5: "if the target knows of the sniper": it qualifies a character who waits
         raise RuleViolation(
             f"{_name(who)} is not waiting with a held action: target_aware marks a holder "
             f"({ids.carry_over}); declare hold first",
-            rule=ids.carry_over, path="/args/target_aware",
+            rule=ids.carry_over, field="target_aware",
         )
     if held is not None and held.state != STEPPED_IN:
         if next_round:
@@ -61,26 +56,26 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
             raise RuleViolation(
                 f"{_name(who)} is already holding {what} ({rule}): step in with act, or carry "
                 "it into the next round with hold {next_round: true}",
-                rule=rule, path="/combatant_id",
+                rule=rule, field="combatant_id",
             )
-        return _set(combat, who.id, hold=replace(held, target_aware=bool(aware)))
+        return _set(combat, who.id, hold=replace(held, target_aware=aware))
     rule = ids.next_round if next_round else ids.hold
     if not combat.started:
         raise RuleViolation(
             f"the combat has not started: {_name(who)} can hold once its round is under way",
-            rule=rule, path="/combat_id",
+            rule=rule, field="combat_id",
         )
     if held is not None and next_round:  # STEPPED_IN: its held action is used
         raise RuleViolation(
             f"{_name(who)} has stepped in and acted in round {combat.round}: it has no action "
             "left to give up this round",
-            rule=rule, path="/args/next_round",
+            rule=rule, field="next_round",
         )
     if who.id in combat.passed:
         raise RuleViolation(
             f"{_name(who)} has already had its turn in round {combat.round}: a hold is declared "
             "on or before the combatant's turn",
-            rule=rule, path="/combatant_id",
+            rule=rule, field="combatant_id",
         )
     new = Hold(
         state=GIVING_UP if next_round else HOLDING,
@@ -91,14 +86,14 @@ def hold_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
     )
     combat = _set(combat, who.id, hold=new)
     if combat.current == who.id and new.state == HOLDING:
-        rs = ctx.ruleset(combat.ruleset)
+        rs = ctx.ruleset
         combat = end_turn(ctx, rs, combat, who.id, skipped=True)
         combat = begin_next_acting(ctx, rs, combat)
     return combat
 
 
 def _carry_into_next_round(
-    ctx: Ctx, combat: Combat, who: Combatant, held: Hold, aware: Any, ids: HoldRuleIds
+    ctx: Ctx, combat: Combat, who: Combatant, held: Hold, aware: bool | None, ids: HoldRuleIds
 ) -> Combat:
     """ST-4 from a hold: a holder (this round's, or carried over, ST-5) gives up this round's
     action and may act at any point of the next (it "may do this again"). It keeps the
@@ -107,15 +102,15 @@ def _carry_into_next_round(
     if held.state == GIVING_UP:
         raise RuleViolation(
             f"{_name(who)} already gave up its action in round {combat.round} ({ids.next_round})",
-            rule=ids.next_round, path="/args/next_round",
+            rule=ids.next_round, field="next_round",
         )
-    marked = bool(aware) if aware is not None else held.target_aware
+    marked = aware if aware is not None else held.target_aware
     giving_up = replace(held, state=GIVING_UP, since=combat.round, gave_up=True,
                         target_aware=marked, point=None)
     combat = _set(combat, who.id, hold=giving_up)
     if who.id not in combat.passed or combat.current == who.id:
         return combat
-    rs = ctx.ruleset(combat.ruleset)
+    rs = ctx.ruleset
     if combat.current is not None:
         order = place_after(combat.order, who.id, combat.current)
         return replace(combat, order=order, passed=combat.passed - {who.id})
@@ -127,33 +122,30 @@ def _carry_into_next_round(
 # ---------------------------------------------------------------- act
 
 
-def act_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def act_action(ctx: Ctx, combat: Combat, intent: messages.Act, ids: HoldRuleIds) -> Combat:
     """ST-1 / ST-2 / ST-3 (DP-5): ``act {after | before | now}``: a holder steps in."""
-    if not isinstance(event, Declared) or event.kind != "act":
-        return None
-    combat = _require_combat(combat, event.kind)
-    ids = hold_rule_ids(ctx.ruleset(combat.ruleset))
-    kind, anchor_id = _point(event.args)
-    who = ctx.combatant(combat, event.combatant_id)
+    who = ctx.combatant(combat, intent.combatant_id)
     ctx.require_owner(who, "act")
     if who.defeated:
-        raise RuleViolation(f"{_name(who)} is defeated and cannot act", rule=ids.hold, path="/combatant_id")
+        raise RuleViolation(f"{_name(who)} is defeated and cannot act", rule=ids.hold, field="combatant_id")
     held = holding(who)
     if held is None or held.state not in (HOLDING, ANY_POINT):
         if held is not None and held.state == GIVING_UP:
             raise RuleViolation(
                 f"{_name(who)} gave up its action in round {held.since}: it may step in from "
                 f"round {held.since + 1}",
-                rule=ids.next_round, path="/combatant_id",
+                rule=ids.next_round, field="combatant_id",
             )
         raise RuleViolation(
             f"{_name(who)} is not holding: declare hold first, then act",
-            rule=ids.hold, path="/combatant_id",
+            rule=ids.hold, field="combatant_id",
         )
-    rs = ctx.ruleset(combat.ruleset)
-    if kind == "now":
+    rs = ctx.ruleset
+    point = intent.point
+    if point is None:
         return _act_now(ctx, rs, combat, who, held)
-    anchor = ctx.combatant(combat, anchor_id, f"/args/{kind}")
+    kind, anchor_id = point
+    anchor = ctx.combatant(combat, anchor_id, kind)
     _check_anchor(combat, who, anchor, kind, ids)
     assert anchor.score is not None
     score = anchor.score - 1 if kind == "after" else anchor.score + 1
@@ -186,32 +178,15 @@ def _interrupting(combat: Combat, cid: str, anchor: str | None = None) -> bool:
             and (anchor is None or held.point == ("before", anchor)))
 
 
-def _point(args: Mapping[str, Any]) -> tuple[str, str | None]:
-    given = [k for k in ("after", "before", "now") if k in args]
-    if len(given) != 1:
-        raise InvalidMessage(
-            "act needs exactly one of after, before or now", path="/args"
-        )
-    kind = given[0]
-    if kind == "now":
-        if args["now"] is not True:
-            raise InvalidMessage("now must be true", path="/args/now")
-        return kind, None
-    if not isinstance(args[kind], str) or not args[kind]:
-        raise InvalidMessage(f"{kind} must be a combatant id", path=f"/args/{kind}")
-    return kind, args[kind]
-
-
 def _check_anchor(
     combat: Combat, who: Combatant, anchor: Combatant, kind: str, ids: HoldRuleIds
 ) -> None:
     rule = ids.hold if kind == "after" else ids.interrupt
-    path = f"/args/{kind}"
     if anchor.id == who.id:
-        raise RuleViolation(f"{_name(who)} cannot act {kind} itself", rule=rule, path=path)
+        raise RuleViolation(f"{_name(who)} cannot act {kind} itself", rule=rule, field=kind)
     if combat.current == who.id:
         raise RuleViolation(
-            f"it is {_name(who)}'s turn: step in with act {{now: true}}", rule=rule, path=path
+            f"it is {_name(who)}'s turn: step in with act {{now: true}}", rule=rule, field=kind
         )
     if is_waiting(anchor):
         when = ("once it has acted" if kind == "after"
@@ -219,17 +194,17 @@ def _check_anchor(
         raise RuleViolation(
             f"{_name(anchor)} is holding too and has no place to step in {kind} yet: step in "
             f"{kind} it {when}",
-            rule=rule, path=path,
+            rule=rule, field=kind,
         )
     if anchor.id in combat.passed:
         hint = "use act {now: true}" if kind == "after" else "an interrupt comes before it ends"
         raise RuleViolation(
             f"{_name(anchor)}'s turn in round {combat.round} is over: {hint}",
-            rule=rule, path=path,
+            rule=rule, field=kind,
         )
     if anchor.score is None:
         raise RuleViolation(
-            f"{_name(anchor)} has no initiative yet", rule=rule, path=path
+            f"{_name(anchor)} has no initiative yet", rule=rule, field=kind
         )
 
 

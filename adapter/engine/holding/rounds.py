@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..context import Ctx
-from ..events import Event, Rolled, RoundStarted, ScoreSet, TurnEnded
+from ..events import Rolled, RoundStarted, ScoreSet, TurnEnded
 from ..model import Combat, Combatant
 from ..ruleset import Entry, HoldRuleIds
 from .state import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, _name, _set, holding
@@ -13,12 +13,10 @@ from .state import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, _name, _set, holdi
 # ---------------------------------------------------------------- bookkeeping
 
 
-def hold_carry_over(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def hold_carry_over(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
     """ST-4 / ST-5 (DP-5) at a round start: an unused hold carries over and works as ST-4
     (act at any point); a hold used from ANY_POINT returns to the original score; an ST-1/ST-2
     step-in keeps its new score for the rest of the fight."""
-    if combat is None or not isinstance(event, RoundStarted):
-        return None
     changed: dict[str, Combatant] = {}
     for c in combat.combatants.values():
         held = holding(c)
@@ -38,34 +36,32 @@ def hold_carry_over(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | N
                 combatant_id=c.id, round=event.round,
             )
     if not changed:
-        return None
+        return combat
     return replace(combat, combatants={**combat.combatants, **changed})
 
 
-def hold_rescored(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def hold_rescored(ctx: Ctx, combat: Combat, event: ScoreSet | Rolled) -> Combat:
     """A GM's number or a new roll for a holder: that number is the one to return to, and a
     step-in's return to an older score is dropped (the GM's edit wins)."""
-    if combat is None or not isinstance(event, (ScoreSet, Rolled)) or event.combatant_id is None:
-        return None
+    if event.combatant_id is None:
+        return combat
     c = combat.combatants.get(event.combatant_id)
     held = holding(c) if c is not None else None
     if c is None or held is None:
-        return None
+        return combat
     if held.state == STEPPED_IN:
         return _set(combat, c.id, hold=replace(held, original=None))
     if held.original is not None:
         return _set(combat, c.id, hold=replace(held, original=c.score))
-    return None
+    return combat
 
 
-def hold_moment_closed(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def hold_moment_closed(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     """ST-3: an interrupter's turn has ended: the moment it opened is closed."""
-    if combat is None or not isinstance(event, TurnEnded):
-        return None
     c = combat.combatants.get(event.combatant_id)
     held = holding(c) if c is not None else None
     if c is None or held is None or not held.interrupting:
-        return None
+        return combat
     return _set(combat, c.id, hold=replace(held, interrupting=False))
 
 
@@ -76,7 +72,7 @@ def hold_entry(
     combat: Combat, combatant: Combatant, entry: Entry, ids: HoldRuleIds | None = None
 ) -> Entry:
     """``entry`` (the ruleset's own view) with the hold merged in: acts, tags, detail, rules
-    (``ids``: the ruleset's ``hold_ids``; None, its id for every rule)."""
+    (``ids``: those its ``hold_mechanics`` was built with; None, the ruleset id for every rule)."""
     held = holding(combatant)
     if held is None:
         return entry

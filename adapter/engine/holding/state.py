@@ -6,9 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...errors import InvalidMessage
 from ..model import Combat, Combatant
-from ..ruleset import HoldRuleIds, Ruleset
 
 HOLDING = "holding"
 GIVING_UP = "giving_up"
@@ -35,11 +33,6 @@ class Hold:
     interrupting: bool = False
 
 
-def hold_rule_ids(ruleset: Ruleset) -> HoldRuleIds:
-    """The ids the mechanics report under for ``ruleset``."""
-    return ruleset.hold_ids or HoldRuleIds.single(ruleset.id)
-
-
 def holding(combatant: Combatant) -> Hold | None:
     return combatant.hold if isinstance(combatant.hold, Hold) else None
 
@@ -58,8 +51,3 @@ def _set(combat: Combat, cid: str, **changes: Any) -> Combat:
     combatants = {**combat.combatants, cid: replace(combat.combatants[cid], **changes)}
     return replace(combat, combatants=combatants)
 
-
-def _require_combat(combat: Combat | None, kind: str) -> Combat:
-    if combat is None:
-        raise InvalidMessage(f"{kind} needs combat_id", path="")
-    return combat

@@ -14,60 +14,44 @@
 from __future__ import annotations
 
 from ...engine.context import Ctx
-from ...engine.events import Declared, Event, RoundStarted, TurnStarted
+from ...engine.events import RoundStarted, TurnStarted
+from ...engine.messages import Dash
 from ...engine.model import Combat
 from ...errors import RuleViolation
-from .common import arg, declared_by, replace_in_order
-from .natural import is_number
+from .common import declared_by, replace_in_order
 from .state import dash_round, fighter, scored, stat, update_fighter
-
-
-def initiative_dash(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
-    """BI-4: between its turns, raise the initiative for one round by up to 5 + Dex."""
-    if isinstance(event, Declared) and event.kind == "dash":
-        return _dash(ctx, combat, event)
-    if combat is None:
-        return None
-    if isinstance(event, RoundStarted):
-        return _new_round(combat, event.round)
-    if isinstance(event, TurnStarted):
-        return _turn_started(combat, event.combatant_id)
-    return None
 
 
 def dash_limit(dex: int) -> int:
     return 5 + dex
 
 
-def _dash(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
-    combat, c = declared_by(ctx, combat, event, "declare an initiative dash")
-    amount = arg(event.args, "amount")
+def initiative_dash(ctx: Ctx, combat: Combat, intent: Dash) -> Combat:
+    """BI-4: between its turns, raise the initiative for one round by up to 5 + Dex."""
+    c = declared_by(ctx, combat, intent.combatant_id, "declare an initiative dash")
+    amount = intent.amount
     limit = dash_limit(stat(c, "dex"))
-    if not is_number(amount) or not float(amount).is_integer():
-        raise RuleViolation(f"a dash is a whole number of points, not {amount!r}",
-                            rule="BI-4", path="/args/amount")
-    amount = int(amount)
     if limit <= 0:
         raise RuleViolation(f"{c.name or c.id} cannot dash: 5 + Dex modifier is {limit}",
-                            rule="BI-4", path="/args/amount")
+                            rule="BI-4", field="amount")
     if not 0 < amount <= limit:
         raise RuleViolation(
             f"a dash raises the initiative by 1 to 5 + Dex = {limit} points, not {amount}",
-            rule="BI-4", path="/args/amount")
+            rule="BI-4", field="amount")
     f = fighter(c)
     if c.defeated:
         raise RuleViolation(f"{c.name or c.id} is defeated and cannot dash", rule="BI-4",
-                            path="/combatant_id")
+                            field="combatant_id")
     if f.base is None:
         raise RuleViolation(f"{c.name or c.id} has no initiative yet: roll first", rule="BI-4",
-                            path="/combatant_id")
+                            field="combatant_id")
     if combat.current == c.id:
         raise RuleViolation("a dash is declared between the combatant's turns, "
-                            "not during its own turn", rule="BI-4", path="/combatant_id")
+                            "not during its own turn", rule="BI-4", field="combatant_id")
     target = combat.round + 1 if combat.started and c.id in combat.passed else dash_round(combat)
     if f.dash_for(target) is not None:
         raise RuleViolation(f"{c.name or c.id} has already dashed for round {target}",
-                            rule="BI-4", path="/args/amount")
+                            rule="BI-4", field="amount")
     blocked = max(target, f.reaction_blocked_through or 0)
     combat = update_fighter(combat, c.id, dashes=f.dashes + ((target, amount),),
                             reaction_blocked_through=blocked, no_dominance=True)
@@ -78,8 +62,10 @@ def _dash(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
     return combat
 
 
-def _new_round(combat: Combat, round_: int) -> Combat:
-    """The round's scores: a dash for this round raises it, others are back at their own."""
+def initiative_dash_on_round(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
+    """BI-4 at a round start: a dash for this round raises the score, others are back at
+    their own."""
+    round_ = event.round
     for cid, c in combat.combatants.items():
         f = fighter(c)
         if not f.dashes and (f.base is None or c.score == f.base):
@@ -89,7 +75,10 @@ def _new_round(combat: Combat, round_: int) -> Combat:
     return combat
 
 
-def _turn_started(combat: Combat, cid: str) -> Combat:
+def initiative_dash_on_turn(ctx: Ctx, combat: Combat, event: TurnStarted) -> Combat:
+    """BI-4: no reaction until its first turn after the dashed one, no dominance until its
+    next non-dashed turn."""
+    cid = event.combatant_id
     f = fighter(combat.combatants[cid])
     changes: dict[str, object] = {}
     if f.reaction_blocked_through is not None and combat.round > f.reaction_blocked_through:

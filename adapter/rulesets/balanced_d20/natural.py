@@ -13,43 +13,47 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...engine.dice import active_results, dice_terms, roll_total
+from ...engine.messages import Roll
 from ...errors import RuleViolation
+
+#: the hook's roll, as a field of the message
+ROLL = ("roll", "roll")
 
 KEEP_DROP = ("kh", "kl", "k", "dh", "dl", "d")
 
 
-def d20_term(roll: Mapping[str, Any], path: str = "/roll/roll") -> Mapping[str, Any]:
+def d20_term(roll: Roll) -> Mapping[str, Any]:
     """The roll's one d20 term; refuse a roll without one, or with more than one."""
     terms = [t for t in dice_terms(roll) if t.get("faces") == 20]
     if not terms:
         raise RuleViolation(
             "an initiative roll under balanced-d20 is a d20 roll (a Dexterity check); "
-            "this roll has no d20", rule="BI-1", path=path,
+            "this roll has no d20", rule="BI-1", field=ROLL,
         )
     if len(terms) > 1:
         raise RuleViolation(
             f"this initiative roll has {len(terms)} d20 terms; the natural d20 cannot be told",
-            rule="BI-1", path=path,
+            rule="BI-1", field=ROLL,
         )
     return terms[0]
 
 
-def natural_d20(roll: Mapping[str, Any], path: str = "/roll/roll") -> int:
+def natural_d20(roll: Roll) -> int:
     """The natural d20 of the roll (the one active result of its d20 term)."""
-    kept = active_results(d20_term(roll, path))
+    kept = active_results(d20_term(roll))
     if len(kept) != 1:
         raise RuleViolation(
             f"the d20 term keeps {len(kept)} results; a roll of two d20s must keep or drop one "
             "(2d20kh, 2d20kl) so that its natural d20 is known",
-            rule="BI-1", path=path,
+            rule="BI-1", field=ROLL,
         )
     value = kept[0].get("result")
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 20:
-        raise RuleViolation(f"the d20 shows {value!r}, not 1..20", rule="BI-1", path=path)
+        raise RuleViolation(f"the d20 shows {value!r}, not 1..20", rule="BI-1", field=ROLL)
     return value
 
 
-def reroll_formula(roll: Mapping[str, Any], natural: int) -> str:
+def reroll_formula(roll: Roll, natural: int) -> str:
     """The formula of a clever reroll: a new d20 with the first roll's modifiers (BI-2 ruling).
 
     The modifiers are the first total minus its natural d20, so a bonus die rolled the first

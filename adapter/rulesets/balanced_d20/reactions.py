@@ -12,7 +12,8 @@ Reasons, first match wins: ``defeated``, ``dashed``, ``spent``, ``ready_to_strik
 from __future__ import annotations
 
 from ...engine.context import Ctx
-from ...engine.events import Declared, Event, TurnStarted
+from ...engine.events import TurnStarted
+from ...engine.messages import UseReaction
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation
 from .common import declared_by
@@ -47,35 +48,37 @@ def reaction_state(c: Combatant) -> tuple[bool, str]:
     return True, "available"
 
 
-def require_reaction(c: Combatant, what: str, path: str = "/combatant_id") -> None:
+def require_reaction(c: Combatant, what: str, field: str = "combatant_id") -> None:
     available, reason = reaction_state(c)
     if not available:
         spent_by = fighter(c).reaction_spent
         rule = "BI-5" if spent_by in ("readied", "preemptive") else RULE_OF_REASON.get(reason)
         raise RuleViolation(
             f"{c.name or c.id} cannot {what}: its reaction is not available ({reason})",
-            rule=rule or "balanced-d20", path=path,
+            rule=rule or "balanced-d20", field=field,
         )
 
 
-def reactions(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def reactions(ctx: Ctx, combat: Combat, intent: UseReaction) -> Combat:
     """Reactions: one per round, back at the start of the combatant's own turn.
 
     ``reaction.use {reason?}`` spends it (owner or GM); an unavailable one is refused.
     """
-    if isinstance(event, Declared) and event.kind == "reaction.use":
-        combat, c = declared_by(ctx, combat, event, "use a reaction")
-        require_reaction(c, "use a reaction")
-        f = fighter(c)
-        taken = f.readied is not None and f.readied.status == "triggered"
-        return update_fighter(
-            combat, c.id, reaction_spent="readied" if taken else "used",
-            readied=None if taken else f.readied,
-        )
-    if isinstance(event, TurnStarted) and combat is not None:
-        f = fighter(combat.combatants[event.combatant_id])
-        return update_fighter(
-            combat, event.combatant_id, first_turn_started=True,
-            reaction_spent=f.reaction_spent if f.reaction_blocked_through is not None else None,
-        )
-    return None
+    c = declared_by(ctx, combat, intent.combatant_id, "use a reaction")
+    require_reaction(c, "use a reaction")
+    f = fighter(c)
+    taken = f.readied is not None and f.readied.status == "triggered"
+    return update_fighter(
+        combat, c.id, reaction_spent="readied" if taken else "used",
+        readied=None if taken else f.readied,
+    )
+
+
+def reactions_on_turn(ctx: Ctx, combat: Combat, event: TurnStarted) -> Combat:
+    """A reaction comes back at the start of the combatant's own turn (not while a dash
+    blocks it, BI-4); its first turn has started (BI-3 ruling)."""
+    f = fighter(combat.combatants[event.combatant_id])
+    return update_fighter(
+        combat, event.combatant_id, first_turn_started=True,
+        reaction_spent=f.reaction_spent if f.reaction_blocked_through is not None else None,
+    )

@@ -18,14 +18,13 @@ until the start of its owner's next turn (PHB p. 193).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from ...engine.context import Ctx
-from ...engine.events import Declared, Event, TurnEnded, TurnStarted
+from ...engine.events import TurnEnded, TurnStarted
+from ...engine.messages import OpposedResult, ReadiedDeclare, ReadiedTrigger
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownCombatant
-from .common import arg, declared_by, need_combat, pending_prompt
-from .natural import is_number
+from .common import declared_by, pending_prompt
 from .reactions import require_reaction
 from .state import Readied, fighter, proficient, update_fighter
 
@@ -33,52 +32,37 @@ PREEMPTIVE_SKILLS = ("insight", "sleight_of_hand")  # only if proficient (BI-5)
 TARGET_SKILLS = ("perception", "deception")
 
 
-def readied_action(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
-    """BI-5: a standard ("if X, I do Y") or pre-emptive ("before X, I do Y") readied action."""
-    if isinstance(event, Declared):
-        if event.kind == "readied.declare":
-            return _declare(ctx, combat, event)
-        if event.kind == "readied.trigger":
-            return _trigger(ctx, combat, event)
-        if event.kind == "opposed.result":
-            return _opposed_result(ctx, combat, event)
-        return None
-    if combat is None:
-        return None
-    if isinstance(event, TurnStarted):
-        f = fighter(combat.combatants[event.combatant_id])
-        if f.readied is not None and f.readied.status in ("waiting", "triggered"):
-            return update_fighter(combat, event.combatant_id, readied=None)  # lasted its time
-        return None
-    if isinstance(event, TurnEnded):
-        return _turn_ended(combat, event)
-    return None
+def readied_action_on_turn_start(ctx: Ctx, combat: Combat, event: TurnStarted) -> Combat:
+    """BI-5: a readied action lasts until the start of its owner's next turn."""
+    f = fighter(combat.combatants[event.combatant_id])
+    if f.readied is not None and f.readied.status in ("waiting", "triggered"):
+        return update_fighter(combat, event.combatant_id, readied=None)  # lasted its time
+    return combat
 
 
-def _declare(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
-    combat, c = declared_by(ctx, combat, event, "ready an action")
-    mode = arg(event.args, "mode")
-    if mode not in ("standard", "preemptive"):
-        raise RuleViolation(f"a readied action is standard or preemptive, not {mode!r}",
-                            rule="BI-5", path="/args/mode")
+def readied_action_declare(ctx: Ctx, combat: Combat, intent: ReadiedDeclare) -> Combat:
+    """BI-5: a standard ("if X, I do Y") or pre-emptive ("before X, I do Y") readied action,
+    readied on the combatant's own turn."""
+    c = declared_by(ctx, combat, intent.combatant_id, "ready an action")
+    mode = intent.mode
     if mode == "preemptive" and not _skills(c):
         raise RuleViolation(
             f"{c.name or c.id} is proficient in neither Insight nor Sleight of Hand and cannot "
-            "use a pre-emptive trigger", rule="BI-5", path="/args/mode")
+            "use a pre-emptive trigger", rule="BI-5", field="mode")
     if not combat.started or combat.current != c.id:
         raise RuleViolation("readying is the combatant's action on its own turn", rule="BI-5",
-                            path="/combatant_id")
-    target = event.args.get("target_id")
+                            field="combatant_id")
+    target = intent.target_id
     if target is not None and target not in combat.combatants:
         raise UnknownCombatant(f"combatant {target!r} is not in combat {combat.id!r}",
-                               path="/args/target_id")
+                               field="target_id")
     held = fighter(c).readied
     if held is not None:
         raise RuleViolation(f"{c.name or c.id} already has a readied action ({held.readied_id})",
-                            rule="BI-5", path="/combatant_id")
+                            rule="BI-5", field="combatant_id")
     readied = Readied(
-        readied_id=ctx.new_id("readied"), mode=str(mode), trigger=str(arg(event.args, "trigger")),
-        action=str(arg(event.args, "action")), target_id=target,
+        readied_id=ctx.new_id("readied"), mode=mode, trigger=intent.trigger,
+        action=intent.action, target_id=target,
     )
     ctx.notice("readied.declared", f"{c.name or c.id} readies: {readied.action}",
                readied_id=readied.readied_id, combatant_id=c.id, mode=readied.mode)
@@ -89,18 +73,19 @@ def _skills(c: Combatant) -> list[str]:
     return [s for s in PREEMPTIVE_SKILLS if s in proficient(c)]
 
 
-def _holder(combat: Combat, readied_id: Any) -> Combatant:
+def _holder(combat: Combat, readied_id: str) -> Combatant:
     for c in combat.combatants.values():
         held = fighter(c).readied
         if held is not None and held.readied_id == readied_id:
             return c
     raise RuleViolation(f"there is no readied action {readied_id!r} (unknown, taken or expired)",
-                        rule="BI-5", path="/args/readied_id")
+                        rule="BI-5", field="readied_id")
 
 
-def _trigger(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
-    combat = need_combat(combat, event)
-    c = _holder(combat, arg(event.args, "readied_id"))
+def readied_action_trigger(ctx: Ctx, combat: Combat, intent: ReadiedTrigger) -> Combat:
+    """BI-5: the trigger happens: a standard one may react now, a pre-emptive one goes to an
+    opposed check."""
+    c = _holder(combat, intent.readied_id)
     ctx.require_owner(c, "trigger a readied action")
     r = fighter(c).readied
     assert r is not None
@@ -110,11 +95,11 @@ def _trigger(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
         return update_fighter(combat, c.id, readied=None)
     if r.status == "kept":
         raise RuleViolation("after a lost pre-emptive check the readied action falls due when "
-                            "the current turn ends", rule="BI-5", path="/args/readied_id")
+                            "the current turn ends", rule="BI-5", field="readied_id")
     if r.status != "waiting":
         raise RuleViolation(f"readied action {r.readied_id} is already {r.status}",
-                            rule="BI-5", path="/args/readied_id")
-    require_reaction(c, "take a readied action", path="/args/readied_id")
+                            rule="BI-5", field="readied_id")
+    require_reaction(c, "take a readied action", field="readied_id")
     if r.mode == "standard":
         return update_fighter(combat, c.id, readied=replace(r, status="triggered"))
     target = combat.combatants.get(r.target_id or "")
@@ -130,27 +115,24 @@ def _trigger(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
     return update_fighter(combat, c.id, readied=checking, reaction_spent="preemptive")
 
 
-def _opposed_result(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
+def readied_action_opposed_result(ctx: Ctx, combat: Combat, intent: OpposedResult) -> Combat:
+    """BI-5: the GM's totals of the opposed check; a tie goes to the target (ruling)."""
     ctx.require_gm("resolve an opposed check")
-    prompt, combat = pending_prompt(ctx, combat, event.args, "opposed_check")
+    prompt = pending_prompt(ctx, combat, intent.prompt_id, "opposed_check")
     c = combat.combatants.get(prompt.combatant_id or "")
     r = fighter(c).readied if c is not None else None
     if c is None or r is None or r.prompt_id != prompt.prompt_id:
         raise RuleViolation("the readied action of this check is gone", rule="BI-5",
-                            path="/args/prompt_id")
-    totals = [arg(event.args, "actor_total"), arg(event.args, "target_total")]
-    for name, value in zip(("actor_total", "target_total"), totals):
-        if not is_number(value):
-            raise RuleViolation(f"{name} is a number, not {value!r}", rule="BI-5",
-                                path=f"/args/{name}")
+                            field="prompt_id")
     ctx.answer_prompt(prompt.prompt_id, "opposed_check")
-    if totals[0] > totals[1]:  # a tie goes to the target (ruling)
+    if intent.actor_total > intent.target_total:  # a tie goes to the target (ruling)
         return update_fighter(combat, c.id, readied=replace(r, status="won"))
     due = r.during is None or r.during_ended
     return update_fighter(combat, c.id, readied=replace(r, status="due" if due else "kept"))
 
 
-def _turn_ended(combat: Combat, event: TurnEnded) -> Combat:
+def readied_action_on_turn_end(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
+    """BI-5: the turn moving on ends a trigger's moment, and makes a kept action due."""
     for cid, c in combat.combatants.items():
         r = fighter(c).readied
         if r is None:

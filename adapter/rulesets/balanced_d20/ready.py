@@ -16,29 +16,25 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...engine.context import Ctx
-from ...engine.events import Clock, CombatStarted, Declared, Event
+from ...engine.events import Clock, CombatStarted
+from ...engine.messages import ReadyBreak, ReadyConfirm, ReadyStart
 from ...engine.model import Combat, Combatant
 from ...errors import NotPermitted, RuleViolation
-from .common import arg
 from .state import Watch, WorldState, put_world_state, update_fighter, world_state
 
 WATCH_SECONDS = 6.0  # BI-3: "at least 6 seconds (1 round)"
 
 
-def ready_to_strike(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def ready_to_strike_on_clock(ctx: Ctx, combat: Combat, event: Clock) -> Combat:
+    """BI-3: a message's world time 6 s past a declaration makes it ready."""
+    _tick(ctx)
+    return combat
+
+
+def ready_to_strike_on_combat_start(ctx: Ctx, combat: Combat, event: CombatStarted) -> Combat:
     """BI-3: watch for 6 s, unseen, weapon ready: not surprised, reaction before turn one."""
-    if isinstance(event, Clock):
-        _tick(ctx)
-        return None
-    if isinstance(event, Declared):
-        _tick(ctx)
-        {"ready.start": _start, "ready.break": _break, "ready.confirm": _confirm}[event.kind](
-            ctx, combat, event)
-        return None
-    if isinstance(event, CombatStarted) and combat is not None:
-        _tick(ctx)
-        return _combat_starts(ctx, combat)
-    return None
+    _tick(ctx)
+    return _combat_starts(ctx, combat)
 
 
 def _tick(ctx: Ctx) -> None:
@@ -52,26 +48,27 @@ def _tick(ctx: Ctx) -> None:
         put_world_state(ctx, WorldState(watches={**state.watches, **late}))
 
 
-def _start(ctx: Ctx, combat: Combat | None, event: Declared) -> None:
-    actor = str(arg(event.args, "actor_id"))
-    owners = tuple(str(u) for u in arg(event.args, "owners") or ())
+def ready_to_strike_start(ctx: Ctx, combat: Combat | None, intent: ReadyStart) -> None:
+    """BI-3 ``ready.start``: an actor starts watching, outside combat."""
+    _tick(ctx)
+    actor = intent.actor_id
+    owners = intent.owners
     if not ctx.is_gm() and ctx.user not in owners:
         raise NotPermitted(f"user {ctx.user!r} does not own actor {actor!r}")
     if _in_started_combat(ctx, combat, actor):
         raise RuleViolation("Ready to strike is declared outside combat", rule="BI-3",
-                            path="/args/actor_id")
-    watching = tuple(str(t) for t in arg(event.args, "watching") or ())
+                            field="actor_id")
+    watching = intent.watching
     if not watching:
         raise RuleViolation("Ready to strike watches some creatures", rule="BI-3",
-                            path="/args/watching")
-    if arg(event.args, "sees") is not True:
+                            field="watching")
+    if not intent.sees:
         raise RuleViolation("Ready to strike needs to see the watched creatures", rule="BI-3",
-                            path="/args/sees")
-    if arg(event.args, "weapon_ready") is not True:
+                            field="sees")
+    if not intent.weapon_ready:
         raise RuleViolation("Ready to strike needs a weapon ready to attack", rule="BI-3",
-                            path="/args/weapon_ready")
-    token = event.args.get("token_id")
-    watch = Watch(actor_id=actor, token_id=None if token is None else str(token), owners=owners,
+                            field="weapon_ready")
+    watch = Watch(actor_id=actor, token_id=intent.token_id, owners=owners,
                   watching=watching, started_at=ctx.world_time)
     state = world_state(ctx)
     put_world_state(ctx, WorldState(watches={**state.watches, actor: watch}))
@@ -87,8 +84,10 @@ def _in_started_combat(ctx: Ctx, combat: Combat | None, actor: str) -> bool:
     )
 
 
-def _break(ctx: Ctx, combat: Combat | None, event: Declared) -> None:
-    actor = str(arg(event.args, "actor_id"))
+def ready_to_strike_break(ctx: Ctx, combat: Combat | None, intent: ReadyBreak) -> None:
+    """BI-3 ``ready.break``: any other activity breaks Ready to strike."""
+    _tick(ctx)
+    actor = intent.actor_id
     state = world_state(ctx)
     watch = state.watches.get(actor)
     if watch is None:
@@ -97,17 +96,19 @@ def _break(ctx: Ctx, combat: Combat | None, event: Declared) -> None:
         raise NotPermitted(f"user {ctx.user!r} does not own actor {actor!r}")
     put_world_state(ctx, WorldState(watches={a: w for a, w in state.watches.items() if a != actor}))
     ctx.notice("ready_to_strike", f"actor {actor} is no longer Ready to strike",
-               actor_id=actor, state="broken", reason=str(event.args.get("reason") or ""))
+               actor_id=actor, state="broken", reason=intent.reason)
 
 
-def _confirm(ctx: Ctx, combat: Combat | None, event: Declared) -> None:
+def ready_to_strike_confirm(ctx: Ctx, combat: Combat | None, intent: ReadyConfirm) -> None:
+    """BI-3 ``ready.confirm``: a GM confirms the 6 seconds of watching have passed."""
+    _tick(ctx)
     ctx.require_gm("confirm that 6 seconds of watching have passed")
-    actor = str(arg(event.args, "actor_id"))
+    actor = intent.actor_id
     state = world_state(ctx)
     watch = state.watches.get(actor)
     if watch is None:
         raise RuleViolation(f"actor {actor!r} has not declared Ready to strike (or broke it)",
-                            rule="BI-3", path="/args/actor_id")
+                            rule="BI-3", field="actor_id")
     put_world_state(ctx, WorldState(watches={**state.watches, actor: replace(watch, confirmed=True)}))
     ctx.notice("ready_to_strike", f"actor {actor} is Ready to strike", actor_id=actor,
                state="ready")

@@ -24,10 +24,11 @@ from dataclasses import replace
 
 from ...engine.context import Ctx
 from ...engine.dice import roll_total
-from ...engine.events import Declared, Event, Rolled, ScoreSet
+from ...engine.events import Rolled, ScoreSet
+from ...engine.messages import RerollApprove, RerollDecide
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
-from .common import arg, pending_prompt, replace_in_order
+from .common import pending_prompt, replace_in_order
 from .natural import natural_d20, reroll_formula
 from .state import Reroll, fighter, scored, stat, update_fighter
 
@@ -36,56 +37,47 @@ from .state import Reroll, fighter, scored, stat, update_fighter
 USED_UP = ("declined", "rerolled")
 
 
-def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     """BI-1: the initiative is a Dexterity check, d20 + Dex (+ the system's bonuses).
 
     The score is the roll's total; the natural d20 is read from its d20 term (a roll that
-    does not fit is refused). A GM's ``initiative.set`` replaces the combatant's own value.
+    does not fit is refused).
     """
-    if combat is None:
-        return None
-    if isinstance(event, Rolled):
-        natural = natural_d20(event.roll)
-        total = roll_total(event.roll)
-        members = rollers(combat, event)
-        rolled_before = [cid for cid in members if combat.combatants[cid].score is not None]
-        if event.reroll_of is None and rolled_before and not ctx.is_gm():
-            # BI-2: the clever reroll is the only second roll, and its result must stand
-            name = combat.combatants[rolled_before[0]].name or rolled_before[0]
-            raise RuleViolation(
-                f"{name} has rolled initiative already; only the clever reroll (or a GM) may roll again",
-                rule="BI-2", path="/roll",
-            )
-        for cid in members:
-            combat = scored(update_fighter(combat, cid, natural=natural), cid, total)
-        return combat
-    if isinstance(event, ScoreSet):
-        before = combat.combatants[event.combatant_id].score
-        combat = scored(combat, event.combatant_id, event.value)
-        if combat.combatants[event.combatant_id].score != before:
-            combat = replace_in_order(combat, event.combatant_id)
-        return combat
-    return None
+    natural = natural_d20(event.roll)
+    total = roll_total(event.roll)
+    members = rollers(combat, event)
+    rolled_before = [cid for cid in members if combat.combatants[cid].score is not None]
+    if event.reroll_of is None and rolled_before and not ctx.is_gm():
+        # BI-2: the clever reroll is the only second roll, and its result must stand
+        name = combat.combatants[rolled_before[0]].name or rolled_before[0]
+        raise RuleViolation(
+            f"{name} has rolled initiative already; only the clever reroll (or a GM) may roll again",
+            rule="BI-2", field="roll",
+        )
+    for cid in members:
+        combat = scored(update_fighter(combat, cid, natural=natural), cid, total)
+    return combat
 
 
-def clever_reroll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def initiative_roll_on_score_set(ctx: Ctx, combat: Combat, event: ScoreSet) -> Combat:
+    """BI-1: a GM's ``initiative.set`` replaces the combatant's own value."""
+    before = combat.combatants[event.combatant_id].score
+    combat = scored(combat, event.combatant_id, event.value)
+    if combat.combatants[event.combatant_id].score != before:
+        combat = replace_in_order(combat, event.combatant_id)
+    return combat
+
+
+def clever_reroll_on_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     """BI-2: a natural d20 <= the Int modifier may be rerolled once; the new result stands.
 
     Ruling: the owner chooses, the GM approves (unless ``auto_approve_rerolls``); the
     reroll replaces the d20 only, the modifiers are applied again to the new die.
     """
-    if isinstance(event, Rolled):
-        if combat is None:
-            return None
-        party = rollers(combat, event)
-        if event.reroll_of is not None:
-            return _rerolled(ctx, combat, party, event.reroll_of)
-        return _rolled(ctx, combat, party, event)
-    if isinstance(event, Declared) and event.kind == "reroll.decide":
-        return _decide(ctx, combat, event)
-    if isinstance(event, Declared) and event.kind == "reroll.approve":
-        return _approve(ctx, combat, event)
-    return None
+    party = rollers(combat, event)
+    if event.reroll_of is not None:
+        return _rerolled(ctx, combat, party, event.reroll_of)
+    return _rolled(ctx, combat, party, event)
 
 
 def rollers(combat: Combat, event: Rolled) -> list[str]:
@@ -144,7 +136,7 @@ def _rolled(ctx: Ctx, combat: Combat, party: list[str], event: Rolled) -> Combat
     to = _offer_to([combat.combatants[cid] for cid in party])
     formula = reroll_formula(event.roll, natural)
     data: dict[str, object] = {"natural": natural, "int": intelligence,
-                               "total": event.roll.get("total"), "formula": formula}
+                               "total": event.roll.total, "formula": formula}
     if event.group_id is not None:
         data.update(group_id=event.group_id, members=party)
     prompt = ctx.open_prompt(
@@ -168,19 +160,19 @@ def _rerolled(ctx: Ctx, combat: Combat, party: list[str], reroll_of: str) -> Com
     f = fighter(combat.combatants[party[0]])
     if f.reroll is None or f.reroll.offer_id != reroll_of:
         raise UnknownPrompt(
-            f"{reroll_of!r} is not a reroll offer made to this combatant", path="/roll/reroll_of"
+            f"{reroll_of!r} is not a reroll offer made to this combatant", field=("roll", "reroll_of")
         )
     if f.reroll.status == "rerolled":
         raise RuleViolation(
             "the d20 may be rerolled once only: this combatant has already rerolled",
-            rule="BI-2", path="/roll/reroll_of",
+            rule="BI-2", field=("roll", "reroll_of"),
         )
     if f.reroll.status != "approved" or f.reroll.roll_prompt_id is None:
         raise RuleViolation(
             f"this reroll is {f.reroll.status}, not approved: the first roll stands",
-            rule="BI-2", path="/roll/reroll_of",
+            rule="BI-2", field=("roll", "reroll_of"),
         )
-    ctx.answer_prompt(f.reroll.roll_prompt_id, "reroll.roll", path="/roll/reroll_of")
+    ctx.answer_prompt(f.reroll.roll_prompt_id, "reroll.roll", field=("roll", "reroll_of"))
     return _set_reroll(combat, party, replace(f.reroll, status="rerolled"))
 
 
@@ -200,18 +192,19 @@ def _offer_of(combat: Combat, cid: str | None, offer_id: str) -> tuple[Combatant
     c = combat.combatants.get(cid or "")
     reroll = fighter(c).reroll if c is not None else None
     if c is None or reroll is None or offer_id not in (reroll.offer_id, reroll.approval_id):
-        raise UnknownPrompt(f"prompt {offer_id!r} is no longer pending", path="/args/prompt_id")
+        raise UnknownPrompt(f"prompt {offer_id!r} is no longer pending", field="prompt_id")
     return c, reroll
 
 
-def _decide(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
-    prompt, combat = pending_prompt(ctx, combat, event.args, "reroll")
+def clever_reroll_decide(ctx: Ctx, combat: Combat, intent: RerollDecide) -> Combat:
+    """BI-2 ``reroll.decide``: the owner accepts or declines the offer."""
+    prompt = pending_prompt(ctx, combat, intent.prompt_id, "reroll")
     c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
     party = _party(combat, c.id, reroll)
     for cid in party:
         ctx.require_owner(combat.combatants[cid], "decide on a clever reroll")
     ctx.answer_prompt(prompt.prompt_id, "reroll")
-    if not bool(arg(event.args, "accept")):
+    if not intent.accept:
         return _set_reroll(combat, party, replace(reroll, status="declined"))
     if bool(ctx.setting("auto_approve_rerolls", False)):
         return _ask_for_roll(ctx, combat, c.id, reroll)
@@ -225,11 +218,12 @@ def _decide(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
                        replace(reroll, status="approval", approval_id=approval.prompt_id))
 
 
-def _approve(ctx: Ctx, combat: Combat | None, event: Declared) -> Combat:
+def clever_reroll_approve(ctx: Ctx, combat: Combat, intent: RerollApprove) -> Combat:
+    """BI-2 ``reroll.approve``: a GM approves or refuses an accepted reroll."""
     ctx.require_gm("approve a clever reroll")
-    prompt, combat = pending_prompt(ctx, combat, event.args, "reroll.approval")
+    prompt = pending_prompt(ctx, combat, intent.prompt_id, "reroll.approval")
     c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
     ctx.answer_prompt(prompt.prompt_id, "reroll.approval")
-    if not bool(arg(event.args, "approve")):
+    if not intent.approve:
         return _set_reroll(combat, _party(combat, c.id, reroll), replace(reroll, status="denied"))
     return _ask_for_roll(ctx, combat, c.id, reroll)

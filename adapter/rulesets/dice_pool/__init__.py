@@ -6,11 +6,11 @@ order is kept for the fight, but for delay and waiting (the engine's shared hold
 :mod:`.delay`), and a place a declaration gave is kept too (:mod:`.sequence`); DP-6 groups roll once with their slowest member's pool.
 """
 
-from ...engine.holding import HOLD_RULES
-from ...engine.ruleset import Ruleset
+from ...engine.events import Joined, Rolled, RoundStarted, ScoreSet, TurnEnded
+from ...engine.ruleset import Ruleset, chain
 from .adopt import adopt_pool_roll
-from .delay import INTENTS
-from .describe import HOLD_IDS, describe
+from .delay import HOLD, INTENTS
+from .describe import describe
 from .rules import (
     SETTINGS,
     group_initiative,
@@ -19,17 +19,26 @@ from .rules import (
     initiative_roll,
     order_key,
 )
-from .sequence import kept_sequence
+from .sequence import kept_sequence, kept_sequence_on_score_set
 
 RULESET = Ruleset(
     id="dice-pool",
-    # kept_sequence reads the holds of the round before HOLD_RULES clear them
-    rules=(initiative_roll, group_initiative, hesitation, kept_sequence, *HOLD_RULES),
+    # the shared hold mechanics come after: kept_sequence reads the holds of the round before
+    # they clear them, and the roll is scored before they read the new score
+    on=chain(
+        {
+            Rolled: (initiative_roll,),
+            Joined: (group_initiative,),
+            TurnEnded: (hesitation,),
+            RoundStarted: (kept_sequence,),
+            ScoreSet: (kept_sequence_on_score_set,),
+        },
+        HOLD.on,
+    ),
     intents=INTENTS,
     sort_key=order_key,
     describe=describe,
     settings=SETTINGS,
     formula=initiative_formula,
     adopt=adopt_pool_roll,
-    hold_ids=HOLD_IDS,
 )

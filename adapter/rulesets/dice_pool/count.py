@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...engine.dice import active_results, dice_terms
+from ...engine.messages import Roll
 from ...errors import RuleViolation
 
-ROLL = "/roll/roll"
+#: the hook's roll, as a field of the message
+ROLL = ("roll", "roll")
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ def success_count(dice: tuple[int, ...], settings: DiceSettings) -> Count:
     return Count(successes=successes, ones=ones, net=net, critical=successes == 0 and ones > 0)
 
 
-def pool_dice(roll: Mapping[str, Any], pool: int, settings: DiceSettings, who: str) -> tuple[int, ...]:
+def pool_dice(roll: Roll, pool: int, settings: DiceSettings, who: str) -> tuple[int, ...]:
     """The die results of a pool roll; refuse a roll that is not ``pool`` dice of the set
     size (DP-1: "The pool is that many dice"; DP-3: the die size is a setting)."""
     terms = dice_terms(roll)
@@ -58,43 +60,43 @@ def pool_dice(roll: Mapping[str, Any], pool: int, settings: DiceSettings, who: s
             f"{who}'s initiative must be one pool of {pool} dice "
             f"({settings.formula(pool)}), but the roll has {len(terms)} dice terms",
             rule="DP-1",
-            path=f"{ROLL}/terms",
+            field=(*ROLL, "terms"),
         )
     term = terms[0]
-    path = _term_path(roll, term)
+    at = _term_field(roll, term)
     faces = term.get("faces")
     if faces != settings.die_faces:
         raise RuleViolation(
             f"{who}'s pool must be rolled with d{settings.die_faces}, but the roll used d{faces}",
             rule="DP-3",
-            path=f"{path}/faces",
+            field=(*at, "faces"),
         )
     results = active_results(term)
-    dice = tuple(_face(r, settings, who, path) for r in results)
+    dice = tuple(_face(r, settings, who, at) for r in results)
     number = term.get("number", len(dice))
     if len(dice) != pool or number != pool:
         rolled = number if number != pool else len(dice)
         raise RuleViolation(
             f"{who}'s pool is {pool} dice, but the roll has {rolled} dice",
             rule="DP-1",
-            path=f"{path}/number" if number != pool else f"{path}/results",
+            field=(*at, "number" if number != pool else "results"),
         )
     return dice
 
 
-def _face(result: Mapping[str, Any], settings: DiceSettings, who: str, path: str) -> int:
+def _face(result: Mapping[str, Any], settings: DiceSettings, who: str, at: tuple[str | int, ...]) -> int:
     value = result.get("result")
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= settings.die_faces:
         raise RuleViolation(
             f"{who}'s roll has a die showing {value!r}, not a face of a d{settings.die_faces}",
             rule="DP-3",
-            path=f"{path}/results",
+            field=(*at, "results"),
         )
     return value
 
 
-def _term_path(roll: Mapping[str, Any], term: Mapping[str, Any]) -> str:
-    for i, top in enumerate(roll.get("terms") or ()):
+def _term_field(roll: Roll, term: Mapping[str, Any]) -> tuple[str | int, ...]:
+    for i, top in enumerate(roll.terms):
         if top is term:
-            return f"{ROLL}/terms/{i}"
+            return (*ROLL, "terms", i)
     return ROLL

@@ -8,36 +8,38 @@ while it loses turns; once its turns are back, it may hold like anyone else.
 from __future__ import annotations
 
 from ...engine.context import Ctx
-from ...engine.events import Declared, Event
-from ...engine.holding import HOLD_INTENTS
+from ...engine.holding import hold_mechanics
+from ...engine.messages import Act, Hold, Intent
 from ...engine.model import Combat, Combatant
+from ...engine.ruleset import HoldRuleIds, IntentRule
 from ...errors import RuleViolation
 from .state import DicePoolState, hesitating, turns_lost_of
 
+#: DP-5: hold and act move a combatant exactly as in the storyteller ruleset, under DP-5
+HOLD = hold_mechanics(HoldRuleIds.single("DP-5"))
 
-def hold(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+
+def hold(ctx: Ctx, combat: Combat, intent: Hold) -> Combat | None:
     """DP-5 delay: ``hold {next_round?, target_aware?}`` as in the storyteller ruleset."""
-    _refuse_hesitating(combat, event)
-    return HOLD_INTENTS["hold"](ctx, combat, event)
+    _refuse_hesitating(combat, intent)
+    return HOLD.hold(ctx, combat, intent)
 
 
-def act(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def act(ctx: Ctx, combat: Combat, intent: Act) -> Combat | None:
     """DP-5 waiting: ``act {after | before | now}`` as in the storyteller ruleset."""
-    _refuse_hesitating(combat, event)
-    return HOLD_INTENTS["act"](ctx, combat, event)
+    _refuse_hesitating(combat, intent)
+    return HOLD.act(ctx, combat, intent)
 
 
-def _refuse_hesitating(combat: Combat | None, event: Event) -> None:
+def _refuse_hesitating(combat: Combat, intent: Hold | Act) -> None:
     """DP-4: "cannot act for as many turns as the negative value"."""
-    if combat is None or not isinstance(event, Declared):
-        return
-    c = combat.combatants.get(event.combatant_id or "")
+    c = combat.combatants.get(intent.combatant_id)
     if c is not None and hesitating(c.ext, combat.round):
         raise RuleViolation(
             f"{c.name or c.id} hesitates (DP-4): {lost_turns(combat, c)}; it has no action to "
-            f"{event.kind} with until then",
+            f"{intent.kind} with until then",
             rule="DP-4",
-            path="/combatant_id",
+            field="combatant_id",
         )
 
 
@@ -52,4 +54,4 @@ def lost_turns(combat: Combat, c: Combatant) -> str:
     return f"it loses its turn in round {combat.round}{more}"
 
 
-INTENTS = {"hold": hold, "act": act}
+INTENTS: dict[type[Intent], IntentRule] = {Hold: hold, Act: act}

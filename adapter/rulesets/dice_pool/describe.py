@@ -11,14 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...engine.holding import hold_entry
 from ...engine.model import Combat, Combatant
-from ...engine.ruleset import Entry, HoldRuleIds
+from ...engine.ruleset import Entry
+from .delay import HOLD
 from .pool import dice_for
 from .state import hesitating, roll_of, turns_lost_of
-
-#: DP-5: hold and act move a combatant exactly as in the storyteller ruleset, under DP-5
-HOLD_IDS = HoldRuleIds.single("DP-5")
 
 
 def initiative_fraction(base: int) -> float | None:
@@ -66,4 +63,4 @@ def _finish(
         acts = "none"
         tags.append("defeated")
     entry = Entry(acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules), hint=hint)
-    return hold_entry(combat, c, entry, HOLD_IDS)
+    return HOLD.entry(combat, c, entry)

@@ -26,19 +26,19 @@ class Dice:
 
 def _stat(combat: Combat, c: Combatant, name: str, default: int | None) -> int:
     value: Any = c.stats.get(name, default)
-    path = f"/combat/combatants/{_index(combat, c.id)}/stats"
+    stats = ("combat", "combatants", _index(combat, c.id), "stats")
     if value is None:
         raise RuleViolation(
             f"{c.name or c.id} has no {name!r} stat: its initiative pool is "
             "Reaction + Wits + size modifier",
             rule="DP-1",
-            path=path,
+            field=stats,
         )
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
         raise RuleViolation(
             f"{c.name or c.id}'s {name!r} stat must be a whole number, not {value!r}",
             rule="DP-7" if name == "pool_modifier" else "DP-1",
-            path=f"{path}/{name}",
+            field=(*stats, name),
         )
     return int(value)
 
@@ -75,7 +75,7 @@ def group_pool(combat: Combat, group_id: str) -> Dice:
         raise RuleViolation(
             f"group {group_id!r} has no members in combat {combat.id!r}",
             rule="DP-6",
-            path="/roll/group_id",
+            field=("roll", "group_id"),
         )
     return min((pool(combat, c) for c in party), key=lambda d: (d.base, d.pool, d.source))
 

@@ -1,4 +1,5 @@
-"""The dice-pool rule functions, one per rule, all ``rule(ctx, combat, event) -> Combat | None``.
+"""The dice-pool rule functions, one per rule, each ``rule(ctx, combat, event) -> Combat`` for
+the one event class it is listed under (``Ruleset.on``).
 
 - :func:`initiative_roll` takes an ``initiativeRoll`` (DP-1, DP-3, DP-5, DP-6, DP-7),
 - :func:`group_initiative` gives a group's roll to a member who joins later (DP-6),
@@ -12,10 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from ...engine.context import Ctx
-from ...engine.events import Event, Joined, Rolled, TurnEnded
+from ...engine.events import Joined, Rolled, TurnEnded
+from ...engine.messages import Roll
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
 from .count import DiceSettings, pool_dice, success_count
@@ -58,18 +59,16 @@ def hesitation_turns(roll: PoolRoll) -> int:
     return max(1, -roll.net) if roll.net <= 0 else 0
 
 
-def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     """DP-1 pool, DP-3 dice, DP-5 "the order is kept for the whole fight", DP-6 groups.
 
     Recounts the forwarded roll, refuses one of the wrong size, and gives the combatant (or
     every member of the group) its score: the net successes.
     """
-    if combat is None or not isinstance(event, Rolled):
-        return None
     if event.reroll_of is not None:
         raise UnknownPrompt(
             f"the dice-pool ruleset offers no rerolls; {event.reroll_of!r} is not a prompt",
-            path="/roll/reroll_of",
+            field=("roll", "reroll_of"),
         )
     if event.group_id is not None:
         dice = group_pool(combat, event.group_id)
@@ -88,28 +87,26 @@ def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | N
     return combat
 
 
-def group_initiative(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def group_initiative(ctx: Ctx, combat: Combat, event: Joined) -> Combat:
     """DP-6: a combatant who joins a group that has already rolled shares the group's roll
     (members act together, consecutively)."""
-    if combat is None or not isinstance(event, Joined):
-        return None
     c = combat.combatants[event.combatant_id]
     result = combat_state(combat.ext).groups.get(c.group) if c.group is not None else None
     if result is None or c.score is not None:
-        return None
+        return combat
     return _give(combat, [c], result)
 
 
-def hesitation(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def hesitation(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     """DP-4 "A negative result means the character hesitates and cannot act for as many turns
     as the negative value": each of the combatant's turns that passes (the ones the module
     skipped included) takes one off; its place in the order is kept. No turn passes before
     the fight has begun."""
-    if combat is None or not isinstance(event, TurnEnded) or not combat.started:
-        return None
+    if not combat.started:
+        return combat
     c = combat.combatants.get(event.combatant_id)
     if c is None or turns_lost_of(c.ext) <= 0:
-        return None
+        return combat
     state = replace(c.ext, turns_lost=c.ext.turns_lost - 1, lost_in_round=combat.round)
     return replace(combat, combatants={**combat.combatants, c.id: replace(c, ext=state)})
 
@@ -145,7 +142,7 @@ def _refuse_member_roll(combat: Combat, c: Combatant) -> None:
             f"{c.name or c.id} is in group {combat.groups[c.group] or c.group}, which rolls "
             "one initiative for all its members: roll for the group (roll.group_id)",
             rule="DP-6",
-            path="/roll/combatant_id",
+            field=("roll", "combatant_id"),
         )
 
 
@@ -158,16 +155,16 @@ def _refuse_reroll(combat: Combat, rolled: list[Combatant]) -> None:
             f"{', '.join(again)} already rolled: the order is rolled once and kept for the "
             "whole fight (a new round does not reroll)",
             rule="DP-5",
-            path="/roll",
+            field="roll",
         )
 
 
-def _count(ctx: Ctx, roll: Any, dice: Dice, who: str, group: str | None) -> PoolRoll:
+def _count(ctx: Ctx, roll: Roll, dice: Dice, who: str, group: str | None) -> PoolRoll:
     settings = settings_of(ctx)
     faces = pool_dice(roll, dice.pool, settings, who)
     count = success_count(faces, settings)
-    total = roll.get("total")
-    if isinstance(total, (int, float)) and total != count.net:
+    total = roll.total
+    if total != count.net:
         ctx.notice(
             "dice_pool.recount",
             f"Foundry's total {total} for {who} differs from the recount {count.net} "

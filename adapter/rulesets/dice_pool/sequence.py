@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...engine.context import Ctx
-from ...engine.events import Event, RoundStarted, ScoreSet
+from ...engine.events import RoundStarted, ScoreSet
 from ...engine.holding import STEPPED_IN, holding
 from ...engine.model import Combat, Combatant
 from .pool import dice_for
@@ -79,21 +79,9 @@ def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
             own.score, own.base, own_rank)
 
 
-def kept_sequence(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def kept_sequence(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
     """DP-5 at a round start (before the holds are cleared): a hold used in its own round
-    keeps the place it took for the fight; a GM's number drops the kept place."""
-    if combat is None:
-        return None
-    if isinstance(event, ScoreSet):
-        c = combat.combatants.get(event.combatant_id)
-        held = holding(c) if c is not None else None
-        if c is None or not isinstance(c.ext, DicePoolState):
-            return None
-        hold = replace(held, point=None) if held is not None and held.state == STEPPED_IN else c.hold
-        updated = replace(c, ext=replace(c.ext, placed=None), hold=hold)
-        return replace(combat, combatants={**combat.combatants, c.id: updated})
-    if not isinstance(event, RoundStarted):
-        return None
+    keeps the place it took for the fight."""
     kept: dict[str, Combatant] = {}
     for c in combat.combatants.values():
         held = holding(c)
@@ -101,5 +89,16 @@ def kept_sequence(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | Non
                 and held.original is None and isinstance(c.ext, DicePoolState)):
             kept[c.id] = replace(c, ext=replace(c.ext, placed=position(combat, c)))
     if not kept:
-        return None
+        return combat
     return replace(combat, combatants={**combat.combatants, **kept})
+
+
+def kept_sequence_on_score_set(ctx: Ctx, combat: Combat, event: ScoreSet) -> Combat:
+    """DP-5: a GM's number drops the kept place (and a step-in's point)."""
+    c = combat.combatants.get(event.combatant_id)
+    if c is None or not isinstance(c.ext, DicePoolState):
+        return combat
+    held = holding(c)
+    hold = replace(held, point=None) if held is not None and held.state == STEPPED_IN else c.hold
+    updated = replace(c, ext=replace(c.ext, placed=None), hold=hold)
+    return replace(combat, combatants={**combat.combatants, c.id: updated})

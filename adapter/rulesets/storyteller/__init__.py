@@ -2,19 +2,19 @@
 
 The initiative is the system's roll (:mod:`.initiative`); holding, stepping in, holding
 into the next round and waiting across rounds are the engine's shared hold/act mechanics
-(:mod:`adapter.engine.holding`), reporting errors under ST-1 … ST-5.
+(:mod:`adapter.engine.holding`), built with ST-1 … ST-5 as their ids (:mod:`.plan`).
 """
 
-from ...engine.holding import HOLD_INTENTS, HOLD_RULES
-from ...engine.ruleset import Ruleset
+from ...engine.events import Rolled
+from ...engine.ruleset import Ruleset, chain
 from .initiative import initiative_roll, tie_rule
-from .plan import HOLD_IDS, describe
+from .plan import HOLD, describe
 
 RULESET = Ruleset(
     id="storyteller",
-    rules=(initiative_roll, *HOLD_RULES),
-    intents=dict(HOLD_INTENTS),
+    # the roll is scored before the hold mechanics read the new score
+    on=chain({Rolled: (initiative_roll,)}, HOLD.on),
+    intents=HOLD.intents,
     sort_key=tie_rule,
     describe=describe,
-    hold_ids=HOLD_IDS,
 )

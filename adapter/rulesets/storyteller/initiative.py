@@ -6,15 +6,13 @@ from collections.abc import Sequence
 
 from ...engine.context import Ctx
 from ...engine.dice import scored_by_total
-from ...engine.events import Event, Rolled
+from ...engine.events import Rolled
 from ...engine.model import Combat, Combatant
 
 
-def initiative_roll(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     """Section 3: "The initiative roll itself is the game system's (e.g. d10 + Dexterity +
     Composure)": the score is the roll's total, whatever the system rolled."""
-    if combat is None or not isinstance(event, Rolled):
-        return None
     return scored_by_total(combat, event.roll, event.combatant_id, event.group_id)
 
 

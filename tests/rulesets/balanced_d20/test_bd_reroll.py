@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from adapter.rulesets.balanced_d20.natural import natural_d20, reroll_formula
+from tests.decoded import as_roll
 from tests.rulesets.balanced_d20.bd_table import GM, Table, d20, fighter
 
 WIZ, ORC, ROGUE = "cmbWizard0000001", "cmbOrc0000000001", "cmbRogue00000001"
@@ -32,29 +33,29 @@ def offer_of(t: Table) -> str:
 
 
 def test_natural_is_the_d20_result_of_a_plain_roll() -> None:
-    assert natural_d20(d20(14, 3)) == 14
+    assert natural_d20(as_roll(d20(14, 3))) == 14
 
 
 def test_natural_skips_a_rerolled_result_halfling_lucky() -> None:
     roll = d20(15, 3, modifiers=("r1=1",))
     roll["terms"][0]["results"] = [{"result": 1, "active": False, "rerolled": True},
                                    {"result": 15, "active": True}]
-    assert natural_d20(roll) == 15
+    assert natural_d20(as_roll(roll)) == 15
 
 
 def test_natural_is_the_kept_die_with_advantage() -> None:
     roll = d20(4, 2)
     roll["terms"][0].update(number=2, modifiers=["kh"], results=[
         {"result": 4, "active": True}, {"result": 2, "active": False, "discarded": True}])
-    assert natural_d20(roll) == 4
-    assert reroll_formula(roll, 4) == "1d20 + 2"
+    assert natural_d20(as_roll(roll)) == 4
+    assert reroll_formula(as_roll(roll), 4) == "1d20 + 2"
 
 
 def test_reroll_formula_keeps_the_modifiers_of_the_first_roll() -> None:
-    assert reroll_formula(d20(3, 2), 3) == "1d20 + 2"
-    assert reroll_formula(d20(3, -1), 3) == "1d20 - 1"
-    assert reroll_formula(d20(3), 3) == "1d20"
-    assert reroll_formula(d20(3, 2, modifiers=("r1=1",)), 3) == "1d20r1=1 + 2"
+    assert reroll_formula(as_roll(d20(3, 2)), 3) == "1d20 + 2"
+    assert reroll_formula(as_roll(d20(3, -1)), 3) == "1d20 - 1"
+    assert reroll_formula(as_roll(d20(3)), 3) == "1d20"
+    assert reroll_formula(as_roll(d20(3, 2, modifiers=("r1=1",))), 3) == "1d20r1=1 + 2"
 
 
 @pytest.mark.parametrize("shape", ["no_d20", "two_kept", "two_terms"])

@@ -6,6 +6,7 @@ import pytest
 
 from adapter.errors import RuleViolation
 from adapter.rulesets.dice_pool.count import DiceSettings, pool_dice, success_count
+from tests.decoded import as_roll
 from tests.rulesets.dice_pool.dp_table import pool_roll
 
 D6 = DiceSettings()
@@ -43,35 +44,35 @@ def test_the_recount_ignores_foundrys_counts() -> None:
     roll = pool_roll([6, 6, 1])
     for result in roll["terms"][0]["results"]:
         result["count"] = 0
-    assert pool_dice(roll, 3, D6, "X") == (6, 6, 1)
+    assert pool_dice(as_roll(roll), 3, D6, "X") == (6, 6, 1)
 
 
 def test_rerolled_and_discarded_dice_are_not_counted() -> None:
     roll = pool_roll([6, 1, 5])
     roll["terms"][0]["results"][1].update(active=False, rerolled=True)
     roll["terms"][0]["results"].append({"result": 4, "active": True})
-    assert pool_dice(roll, 3, D6, "X") == (6, 5, 4)
+    assert pool_dice(as_roll(roll), 3, D6, "X") == (6, 5, 4)
 
 
 def test_a_roll_with_fewer_dice_than_the_pool_is_refused_naming_both_numbers() -> None:
     with pytest.raises(RuleViolation) as refused:
-        pool_dice(pool_roll([4, 4, 4, 4]), 5, D6, "John")
+        pool_dice(as_roll(pool_roll([4, 4, 4, 4])), 5, D6, "John")
     assert refused.value.rule == "DP-1"
     assert "5 dice" in refused.value.message and "4 dice" in refused.value.message
-    assert refused.value.path == "/roll/roll/terms/0/number"
+    assert refused.value.field == ("roll", "roll", "terms", 0, "number")
 
 
 def test_a_roll_whose_results_disagree_with_its_number_is_refused() -> None:
     with pytest.raises(RuleViolation) as refused:
-        pool_dice(pool_roll([4, 4, 4, 4], number=5), 5, D6, "John")
-    assert refused.value.path == "/roll/roll/terms/0/results"
+        pool_dice(as_roll(pool_roll([4, 4, 4, 4], number=5)), 5, D6, "John")
+    assert refused.value.field == ("roll", "roll", "terms", 0, "results")
     assert "5 dice" in refused.value.message and "4 dice" in refused.value.message
 
 
 def test_a_roll_with_other_faces_is_refused_naming_both() -> None:
     with pytest.raises(RuleViolation) as refused:
-        pool_dice(pool_roll([4, 4, 4, 4, 4], faces=10), 5, D6, "John")
-    assert refused.value.rule == "DP-3" and refused.value.path == "/roll/roll/terms/0/faces"
+        pool_dice(as_roll(pool_roll([4, 4, 4, 4, 4], faces=10)), 5, D6, "John")
+    assert refused.value.rule == "DP-3" and refused.value.field == ("roll", "roll", "terms", 0, "faces")
     assert "d6" in refused.value.message and "d10" in refused.value.message
 
 
@@ -79,7 +80,7 @@ def test_a_die_showing_an_impossible_face_is_refused() -> None:
     roll = pool_roll([4, 4])
     roll["terms"][0]["results"][0]["result"] = 7
     with pytest.raises(RuleViolation) as refused:
-        pool_dice(roll, 2, D6, "John")
+        pool_dice(as_roll(roll), 2, D6, "John")
     assert refused.value.rule == "DP-3"
 
 
@@ -87,10 +88,10 @@ def test_a_roll_of_two_pools_is_refused() -> None:
     roll = pool_roll([4, 4])
     roll["terms"] = [roll["terms"][0], {"class": "OperatorTerm", "operator": "+"}, roll["terms"][0]]
     with pytest.raises(RuleViolation) as refused:
-        pool_dice(roll, 4, D6, "John")
+        pool_dice(as_roll(roll), 4, D6, "John")
     assert refused.value.rule == "DP-1" and "2 dice terms" in refused.value.message
 
 
 def test_a_roll_without_dice_is_refused() -> None:
     with pytest.raises(RuleViolation):
-        pool_dice({"class": "Roll", "terms": [{"class": "NumericTerm", "number": 3}]}, 3, D6, "X")
+        pool_dice(as_roll({"class": "Roll", "terms": [{"class": "NumericTerm", "number": 3}]}), 3, D6, "X")

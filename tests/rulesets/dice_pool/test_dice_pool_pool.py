@@ -60,7 +60,7 @@ def test_a_combatant_without_reaction_or_wits_has_no_pool(missing: str) -> None:
     with pytest.raises(RuleViolation) as refused:
         pool(combat_of(c), c)
     assert refused.value.rule == "DP-1" and missing in refused.value.message
-    assert refused.value.path == "/combat/combatants/0/stats"
+    assert refused.value.field == ("combat", "combatants", 0, "stats")
     assert dice_for(combat_of(c), c) is None
 
 
@@ -69,7 +69,7 @@ def test_a_stat_that_is_not_a_whole_number_is_refused(value: object) -> None:
     c = who("x", reaction=value, wits=2)
     with pytest.raises(RuleViolation) as refused:
         pool(combat_of(c), c)
-    assert refused.value.path == "/combat/combatants/0/stats/reaction"
+    assert refused.value.field == ("combat", "combatants", 0, "stats", "reaction")
 
 
 def test_a_modifier_that_is_not_a_whole_number_names_DP_7() -> None:
@@ -98,4 +98,4 @@ def test_DP_6_ruling_members_tied_for_lowest_base_take_the_smaller_pool() -> Non
 def test_a_group_without_members_is_refused() -> None:
     with pytest.raises(RuleViolation) as refused:
         group_pool(combat_of(groups={"g": "Empty"}), "g")
-    assert refused.value.rule == "DP-6" and refused.value.path == "/roll/group_id"
+    assert refused.value.rule == "DP-6" and refused.value.field == ("roll", "group_id")

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from adapter.engine.order import foundry_sort
 from adapter.rulesets.dice_pool.count import DiceSettings, pool_dice, success_count
+from tests.decoded import as_roll
 from tests.rulesets.dice_pool.dp_table import Table
 
 FAST = settings(max_examples=200, deadline=None)
@@ -69,7 +70,7 @@ def settings_and_dice(draw: st.DrawFn) -> tuple[DiceSettings, list[int]]:
 def test_the_recount_equals_foundrys_cs_df_total(case: tuple[DiceSettings, list[int]]) -> None:
     s, dice = case
     roll = foundry_roll(dice, s)
-    count = success_count(pool_dice(roll, len(dice), s, "X"), s)
+    count = success_count(pool_dice(as_roll(roll), len(dice), s, "X"), s)
     assert count.net == roll["total"]
     results = roll["terms"][0]["results"]
     flagged = not any(r.get("success") for r in results) and any(r["result"] == 1 for r in results)

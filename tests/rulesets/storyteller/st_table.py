@@ -3,12 +3,14 @@ characters with an initiative modifier, the system's ``1d10 + mod`` roll, intent
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from adapter.engine.model import Combat
 from adapter.engine.order import foundry_sort
+from adapter.engine.ruleset import Ruleset
 from adapter.errors import SidecarError
 from tests.foundry import combatant, d10_roll
 from tests.support.table import Table as BaseTable
@@ -25,8 +27,8 @@ def owner(cid: str) -> str:
 
 
 class Table(BaseTable):
-    def __init__(self, ruleset: str = "storyteller") -> None:
-        super().__init__(ruleset, world="w", gm=GM, combat_id=COMBAT)
+    def __init__(self, ruleset: str = "storyteller", rulesets: Mapping[str, Ruleset] | None = None) -> None:
+        super().__init__(ruleset, world="w", gm=GM, combat_id=COMBAT, rulesets=rulesets)
 
     @property
     def people(self) -> list[dict[str, Any]]:

@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapter.engine.context import Ctx
-from adapter.engine.events import Event, RoundEnded, TurnEnded
+from adapter.engine.events import RoundEnded, TurnEnded
 from adapter.engine.holding import is_waiting
 from adapter.engine.model import Combat
-from adapter.engine.ruleset import SKIPPED_ACTS, register
+from adapter.engine.ruleset import SKIPPED_ACTS, chain
 from adapter.errors import SidecarError
 from adapter.rulesets.storyteller import RULESET
 from tests.rulesets.storyteller.st_table import Table
@@ -29,20 +29,19 @@ from tests.rulesets.storyteller.st_table import Table
 SPY = "storyteller-spy"
 
 
-def spy(ctx: Ctx, combat: Combat | None, event: Event) -> Combat | None:
+def spy(ctx: Ctx, combat: Combat, event: TurnEnded | RoundEnded) -> Combat:
     """Log every turn that ended having acted, and who was still holding at each round end."""
-    if combat is None:
-        return None
     log: tuple[Any, ...] = ctx.ext.get("spy", ())
     if isinstance(event, TurnEnded) and not event.skipped:
         ctx.ext["spy"] = (*log, ("acted", combat.round, event.combatant_id))
     elif isinstance(event, RoundEnded):
         holders = frozenset(c.id for c in combat.combatants.values() if is_waiting(c))
         ctx.ext["spy"] = (*log, ("round_ended", event.round, holders))
-    return None
+    return combat
 
 
-register(replace(RULESET, id=SPY, rules=(*RULESET.rules, spy)))  # keeps storyteller's hold_ids
+#: storyteller with the spy after its own rules (its hold/act mechanics keep their ST ids)
+WITH_SPY = {SPY: replace(RULESET, id=SPY, on=chain(RULESET.on, {TurnEnded: (spy,), RoundEnded: (spy,)}))}
 
 IDS = ["cmbAda", "cmbBo", "cmbCy", "cmbDee", "cmbEd"]
 
@@ -98,7 +97,7 @@ def test_hold_and_act_keep_the_plan_honest(
     people: list[tuple[int, int]], steps: list[tuple[Any, ...]]
 ) -> None:
     ids = IDS[: len(people)]
-    t = Table(SPY).setup(*[(cid, total, mod) for cid, (total, mod) in zip(ids, people)])
+    t = Table(SPY, WITH_SPY).setup(*[(cid, total, mod) for cid, (total, mod) in zip(ids, people)])
     check_plan(t)
     for s in steps:
         if s[0] == "next":
