@@ -75,10 +75,10 @@ def test_ST_1_a_hold_when_nobody_else_is_left_ends_the_round() -> None:
 #: a known engine bug, found by the one table (which leaves Foundry's pointer where the module
 #: leaves it): tests/rulesets/session_table.py excuses it while this test fails
 STALE_POINTER_BUG = (
-    "adapter/engine/turns.py _move: when a round begins with every combatant holding, the plan "
+    "adapter/engine/turns.py classify: when a round begins with every combatant holding, the plan "
     "names no current but Foundry's pointer stays on the first holder (plan.js firstActing, "
     "planUpdate); the next hook that is not a turn (a combatant joining) carries that same "
-    "pointer, which the engine takes for the GM moving back: the holder becomes current and "
+    "pointer, which classify takes for the GM moving back (_back): the holder becomes current and "
     "every turn of the round is open again"
 )
 
