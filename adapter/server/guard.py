@@ -21,6 +21,10 @@ outside attack found (issue 15):
 * **Malformed frames** count against the connection's rate limit like messages (past it the
   socket is closed), an event frame whose JSON cannot be read still gets an
   ``invalid_message`` ack, and the log says so once a second per address with a count.
+* **Memory after a flood.** A closed connection's objects are reference cycles that only a
+  full collection frees; while sockets keep closing, one runs after every 64 of them, paced by
+  its cost (:class:`~.pacing.Collector`), so a flood of sockets cannot pile up dead
+  connections whose pages the allocator then keeps.
 
 Everything here uses python-socketio's documented server plus the hooks ``_send_packet``,
 ``_handle_eio_connect``, ``_handle_eio_message`` and ``_handle_eio_disconnect`` that its own
@@ -42,7 +46,7 @@ from socketio import packet as sio_packet
 
 from ..errors import InvalidMessage
 from ..protocol import wirejson
-from .pacing import Bucket, Quiet, address_key, release_memory, remote_of
+from .pacing import Bucket, Collector, Quiet, address_key, release_memory, remote_of
 
 log = logging.getLogger("initiative_sidecar.server")
 
@@ -103,6 +107,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         self.release_at = 0.0
         self.releasing: asyncio.Future[None] | None = None
         self.quiet = Quiet(log)
+        self.collector = Collector()
 
     # ------------------------------------------------------------ accepting
 
@@ -170,6 +175,8 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
             timer.cancel()
         await super()._handle_eio_disconnect(eio_sid, reason)
         self.eio.forget(eio_sid)
+        if self.collector.due():  # once its teardown has run
+            asyncio.get_running_loop().call_soon(self.collector.collect)
         self.release_soon()
 
     def _engineio_server_class(self) -> type[Engine]:

@@ -48,7 +48,7 @@ import orjson
 from ..engine.holding import Hold
 from ..engine.model import Combat, Combatant, Prompt, World
 from ..rulesets.balanced_d20.state import Fighter, Readied, Reroll, Watch, WorldState
-from ..rulesets.dice_pool.state import DicePoolCombat, DicePoolState, Place, PoolRoll
+from ..rulesets.dice_pool.state import DicePoolCombat, DicePoolState, PoolRoll
 
 #: the first bytes of a snapshot in this format (a pickle starts with b"\x80")
 MAGIC = b"ISJ1"
@@ -59,7 +59,7 @@ MAGIC = b"ISJ1"
 STATE_CLASSES: tuple[type, ...] = (
     World, Combat, Combatant, Prompt, Hold,
     Fighter, Reroll, Readied, Watch, WorldState,
-    PoolRoll, DicePoolState, DicePoolCombat, Place,
+    PoolRoll, DicePoolState, DicePoolCombat,
 )
 _BY_NAME: dict[str, type] = {cls.__name__: cls for cls in STATE_CLASSES}
 _FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in STATE_CLASSES}

@@ -15,11 +15,10 @@ After every message (checked by :class:`session_table.Table` and :func:`check_pl
 4. when nothing but "next turn" comes after a plan, the next round starts as that plan's
    ``next_round`` said (round, current, order, numbers, acts);
 5. at the end, replaying the stored log gives the same plans, and a restart rebuilds the
-   same world from the store.
-
-DP-5's kept sequence as a random property (a round starts in the order the last one ended
-in, pair by pair) is not here yet: it finds orders the engine changes with nothing declared
-(issue 11 stays open for it; the property is in commit 32368fe of this file's history).
+   same world from the store;
+6. under ``dice-pool`` (DP-5), a round starts in the order the last one ended in, unless
+   that round brought a new score, a joiner, a departure, a temporary place that ends or a
+   place next to a group's member (kept next to the whole group, DP-6).
 
 ``--full`` runs the ``sessions-full`` hypothesis profile: 400 sessions per ruleset instead
 of 30, and a failure shrunk to a minimal example (the CI profile reports it as found).
@@ -129,9 +128,12 @@ def act_step(t: Table, data: st.DataObject) -> None:
     kind = data.draw(st.sampled_from(["after", "before", "now"]))
     args: dict[str, Any] = {"now": True} if kind == "now" else {kind: who(t, data, anchors)}
     held = holding(c.combatants[cid])
+    anchor = c.current if kind == "now" else args[kind]
     ack = t.intent("act", args, user=user_for(t, data, cid), cid=cid)
     if held is not None and held.state == ANY_POINT:
         t.resequence(ack, cid)  # ST-4/ST-5 ruling: it returns to its old score next round
+    if anchor in t.ids() and t.person(anchor)["group"] is not None:
+        t.resequence(ack, cid)  # DP-6 ruling: a place next to a member is next to the group
 
 
 def prompt_id(t: Table, data: st.DataObject, kind: str) -> tuple[str, dict[str, Any]]:
@@ -247,6 +249,20 @@ def check_turns(t: Table, round_ended: int, present: set[str]) -> None:
         assert taken == 1 or (round_ended, cid) in t.excused, f"{cid} lost its turn in round {round_ended}"
 
 
+def check_sequence(t: Table, round_ended: int, order: list[str]) -> None:
+    """Property 6, DP-5 "Данная последовательность действий сохраняется до конца боя, если не
+    заявляется действий, напрямую влияющих на инициативу": under ``dice-pool`` a round starts
+    in the order the last one ended in, a place taken by stepping in included. Compared pair
+    by pair, leaving out whoever that round gave a new score, a roster change in its group,
+    a temporary place (ST-4/ST-5 rulings) that ends or a place next to a group's member."""
+    if t.ruleset != "dice-pool":
+        return
+    kept = [c for c in order if (round_ended, c) not in t.resequenced]
+    now = [c for c in plan_order(t) if c in kept]
+    assert now == [c for c in kept if c in now], f"round {t.round} does not keep round {round_ended}'s order"
+    t.sequences_checked += len(now) > 1
+
+
 def plan_order(t: Table) -> list[str]:
     return [e["combatant_id"] for e in t.plan["order"]] if t.plan else []
 
@@ -272,10 +288,11 @@ def play(ruleset: str, data: st.DataObject) -> Table:
                     roll_in(t, data, cid)
             t.start()
         elif t.round > 0 and data.draw(st.integers(0, 2)) == 0:
-            ending, present = t.round, set(t.ids())
+            ending, present, order = t.round, set(t.ids()), plan_order(t)
             t.next_turn()
             if t.round > ending:
                 check_turns(t, ending, present)
+                check_sequence(t, ending, order)
         else:
             pool = STEPS[ruleset] if data.draw(st.integers(0, 9)) else FOREIGN
             data.draw(st.sampled_from(pool))(t, data)
@@ -317,5 +334,7 @@ def test_random_sessions_keep_the_properties(ruleset: str, request: pytest.Fixtu
         event(f"rounds played: {min(t.round, 3)}{'+' if t.round > 3 else ''}")
         event(f"round starts checked against their preview: {min(t.previews_checked, 2)}+")
         event(f"refusals: {'some' if t.refusals else 'none'}")
+        if ruleset == "dice-pool":
+            event(f"round starts checked against the last round's end (DP-5): {min(t.sequences_checked, 2)}+")
 
     session()

@@ -6,7 +6,7 @@
  */
 
 import { MODULE_ID, FORWARDED_HOOKS } from "./constants.js";
-import { initiativeRollField } from "./payloads.js";
+import { initiativeRollField, rollingGroup } from "./payloads.js";
 import { isActiveGM } from "./foundry-data.js";
 
 /** Keys of a Combatant change that say nothing the sidecar reads. */
@@ -83,7 +83,7 @@ export function registerForwarder(env, sidecar) {
       if (what.kind === "none") return;
       later((s) => {
         if (what.kind === "roll") {
-          s.hook("initiativeRoll", combat, userId, undefined, options, initiativeRollField(combatant.id, what.roll, what.rerollOf));
+          s.hook("initiativeRoll", combat, userId, undefined, options, initiativeRollField(combatant.id, what.roll, what.rerollOf, rollingGroup(combatant)));
         } else if (what.kind === "set") {
           s.intent({ user: userId, kind: "initiative.set", combat_id: combat.id, combatant_id: combatant.id, args: { value: what.value } });
         } else {

@@ -4,7 +4,7 @@
  * @module payloads
  */
 
-import { OPTION_WHITELIST, PROTOCOL, DND5E_SKILLS } from "./constants.js";
+import { MODULE_ID, OPTION_WHITELIST, PROTOCOL, DND5E_SKILLS } from "./constants.js";
 
 /**
  * A JSON-safe deep copy (drops functions, undefined and class instances' methods).
@@ -115,14 +115,30 @@ export function hookPayload({ user, world_time, hook, combat, current, changed, 
 }
 
 /**
- * The `roll` field of an `initiativeRoll` hook.
+ * The `roll` field of an `initiativeRoll` hook: for the combatant, or, with `groupId`, for its
+ * CombatantGroup (see {@link rollingGroup}).
  * @param {string} combatantId @param {object} rollJSON `Roll#toJSON()` @param {string} [rerollOf]
- * @returns {{combatant_id:string, roll:object, reroll_of?:string}}
+ * @param {string|null} [groupId]
+ * @returns {{combatant_id?:string, group_id?:string, roll:object, reroll_of?:string}}
  */
-export function initiativeRollField(combatantId, rollJSON, rerollOf) {
-  const out = { combatant_id: combatantId, roll: plain(rollJSON) };
+export function initiativeRollField(combatantId, rollJSON, rerollOf, groupId = null) {
+  const out = groupId ? { group_id: groupId, roll: plain(rollJSON) } : { combatant_id: combatantId, roll: plain(rollJSON) };
   if (rerollOf) out.reroll_of = rerollOf;
   return out;
+}
+
+/**
+ * The CombatantGroup whose roll a member's roll is: the group Foundry has the combatant in
+ * (v13 `Combatant#group`, its id in the source data, research notes section 2), when the
+ * sidecar's plan says the combatant rolls with that group (`detail.group` in its plan state:
+ * dice-pool DP-6, one roll for the group with its slowest member's pool, the formula the
+ * member was handed). Otherwise null: the roll is the combatant's own.
+ * @param {object} combatant @returns {string|null}
+ */
+export function rollingGroup(combatant) {
+  const group = combatant?.group;
+  const id = typeof group === "string" ? group : group?.id ?? null;
+  return id && combatant.flags?.[MODULE_ID]?.state?.detail?.group === id ? id : null;
 }
 
 /**

@@ -8,7 +8,7 @@ import { MODULE_ID, RESEND_CODES } from "./constants.js";
 import { Outbox } from "./outbox.js";
 import { Recorder } from "./recorder.js";
 import { SidecarClient } from "./sidecar-client.js";
-import { connectAuth, hookPayload, intentPayload, initiativeRollField } from "./payloads.js";
+import { connectAuth, hookPayload, intentPayload, initiativeRollField, rollingGroup } from "./payloads.js";
 import { getSetting, setSetting, SETTINGS, rulesetSettings } from "./settings.js";
 import { gmIds, isActiveGM, snapshotOf, currentOfCombat, translator, worldTime } from "./foundry-data.js";
 import { notify, escapeHTML, escapingTranslator } from "./html.js";
@@ -171,7 +171,7 @@ export class Sidecar {
       const mark = c.flags?.[MODULE_ID]?.roll;
       if (mark?.json) {
         try {
-          this.hook("initiativeRoll", combat, user, undefined, undefined, initiativeRollField(c.id, JSON.parse(mark.json)));
+          this.hook("initiativeRoll", combat, user, undefined, undefined, initiativeRollField(c.id, JSON.parse(mark.json), undefined, rollingGroup(c)));
           continue;
         } catch { /* fall through */ }
       }

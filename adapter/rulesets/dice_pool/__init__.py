@@ -3,10 +3,11 @@
 DP-1 pool = Reaction + Wits − size (+ the GM's dice, DP-7); DP-3 successes recounted from
 the dice; DP-2 order by net successes, then base, then ``_id``; DP-4 hesitation; DP-5 the
 order is kept for the fight, but for delay and waiting (the engine's shared hold/act,
-:mod:`.delay`), and a place a declaration gave is kept too (:mod:`.sequence`); DP-6 groups roll once with their slowest member's pool.
+:mod:`.delay`): each round starts in the sequence the last one ended in (:mod:`.sequence`);
+DP-6 groups roll once with their slowest member's pool.
 """
 
-from ...engine.events import Joined, Rolled, RoundStarted, ScoreSet, TurnEnded
+from ...engine.events import CombatStarted, Joined, Rolled, RoundStarted, ScoreSet, TurnEnded
 from ...engine.ruleset import Ruleset, chain
 from .adopt import adopt_pool_roll
 from .delay import HOLD, INTENTS
@@ -19,7 +20,12 @@ from .rules import (
     initiative_roll,
     order_key,
 )
-from .sequence import kept_sequence, kept_sequence_on_score_set
+from .sequence import (
+    kept_sequence,
+    kept_sequence_on_roll,
+    kept_sequence_on_score_set,
+    kept_sequence_on_start,
+)
 
 RULESET = Ruleset(
     id="dice-pool",
@@ -27,7 +33,8 @@ RULESET = Ruleset(
     # they clear them, and the roll is scored before they read the new score
     on=chain(
         {
-            Rolled: (initiative_roll,),
+            Rolled: (initiative_roll, kept_sequence_on_roll),
+            CombatStarted: (kept_sequence_on_start,),
             Joined: (group_initiative,),
             TurnEnded: (hesitation,),
             RoundStarted: (kept_sequence,),

@@ -19,7 +19,7 @@ from ...engine.context import Ctx
 from ...engine.model import Combat
 from .pool import dice_for
 from .rules import hesitation_turns
-from .state import DicePoolCombat, DicePoolState, PoolRoll, combat_state
+from .state import DicePoolState, PoolRoll, combat_state
 
 
 def base_from_value(value: float) -> int:
@@ -50,4 +50,4 @@ def adopt_pool_roll(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
     groups = dict(combat_state(combat.ext).groups)
     if group is not None:
         groups.setdefault(group, roll)
-    return replace(combat, combatants=combatants, ext=DicePoolCombat(groups=groups))
+    return replace(combat, combatants=combatants, ext=replace(combat_state(combat.ext), groups=groups))

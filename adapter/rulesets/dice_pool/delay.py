@@ -13,6 +13,7 @@ from ...engine.messages import Act, Hold, Intent
 from ...engine.model import Combat, Combatant
 from ...engine.ruleset import HoldRuleIds, IntentRule
 from ...errors import RuleViolation
+from .sequence import stepped_apart
 from .state import DicePoolState, hesitating, turns_lost_of
 
 #: DP-5: hold and act move a combatant exactly as in the storyteller ruleset, under DP-5
@@ -26,9 +27,11 @@ def hold(ctx: Ctx, combat: Combat, intent: Hold) -> Combat | None:
 
 
 def act(ctx: Ctx, combat: Combat, intent: Act) -> Combat | None:
-    """DP-5 waiting: ``act {after | before | now}`` as in the storyteller ruleset."""
+    """DP-5 waiting: ``act {after | before | now}`` as in the storyteller ruleset; a group
+    member stepping in elsewhere leaves its group's place (DP-6)."""
     _refuse_hesitating(combat, intent)
-    return HOLD.act(ctx, combat, intent)
+    stepped = HOLD.act(ctx, combat, intent)
+    return None if stepped is None else stepped_apart(stepped, intent.combatant_id)
 
 
 def _refuse_hesitating(combat: Combat, intent: Hold | Act) -> None:

@@ -22,7 +22,7 @@ from ...errors import RuleViolation, UnknownPrompt
 from .count import DiceSettings, pool_dice, success_count
 from .pool import Dice, dice_for, group_pool, members, pool
 from .sequence import sequence_key, unit, unit_rank
-from .state import DicePoolCombat, DicePoolState, PoolRoll, combat_state, roll_of, turns_lost_of
+from .state import DicePoolState, PoolRoll, combat_state, roll_of, turns_lost_of
 
 SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
 
@@ -83,7 +83,7 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     combat = _give(combat, rolled, result)
     if event.group_id is not None:
         groups = {**combat_state(combat.ext).groups, event.group_id: result}
-        combat = replace(combat, ext=DicePoolCombat(groups=groups))
+        combat = replace(combat, ext=replace(combat_state(combat.ext), groups=groups))
     return combat
 
 
@@ -113,7 +113,8 @@ def hesitation(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
 
 def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
     """DP-2 "more successes act earlier; equal successes: the higher base initiative acts
-    earlier". DP-5: a place a declaration gave stays (:mod:`.sequence`). **ruling**: then
+    earlier". DP-5: a round starts in the sequence the last one ended in, newcomers placed
+    among it by DP-2 (:mod:`.sequence`). **ruling**: then
     Foundry's order (``_id``, added by the engine); a group ties as
     one combatant with the smallest ``_id`` of its members, so its members stay together
     (DP-6). While a group's turn is in progress, its members waiting for their turn go

@@ -1,35 +1,43 @@
 """DP-5 "The order is kept for the whole fight unless someone declares an action that
-affects initiative (delay, waiting)": the sequence a declaration changed stays changed.
+affects initiative (delay, waiting)": the sequence a round ends in is the sequence the next
+one starts in.
 
-The order is the engine's sort by :func:`adapter.rulesets.dice_pool.rules.order_key`, so a
-kept place must be part of the key. A combatant's :class:`Place` is where its roll puts it
-(the root), or, once it has stepped in after or before someone, that one's place one step
-down (−1, after) or up (+1, before). The key is the place's root (successes, base, unit),
-then its path, closed by 0, then the combatant's own successes, base and unit::
+**Ruling** (docs/rules.md, DP-5): what is kept is the sequence as it actually ended, in
+absolute terms: who stood before whom, not "right after X" wherever X goes later. At each
+round start (:func:`kept_sequence`, before the holds are cleared) the order the round ended
+in (``Combat.order``) becomes :attr:`DicePoolCombat.sequence`, with these exceptions:
 
-    Bob      (2, 5, Bob,  0,     2, 5, Bob)
-    Ann      (2, 5, Bob, -1, 0,  1, 4, Ann)    stepped in after Bob
-    Cid      (2, 5, Bob, -1, 1, 0, 2, 6, Cid)  stepped in before Ann
+- a step-in for one round only (from a carried hold, ST-4/ST-5 rulings) and a movement-only
+  turn (``hold {next_round}``) go back where the combatant stood when that round started:
+  right after the one it followed then (first, if it was first);
+- a combatant not in the kept sequence (it joined, or its first roll came, in the round
+  that ended) or given a new score since (the GM's number) takes its place by DP-2
+  (:func:`merge`): before the first kept combatant it beats on successes, then base;
+- a group's members (but those who stand apart, having stepped in elsewhere or got the
+  GM's number) are kept together at the place of the first of them, in Foundry's order
+  (``_id``), DP-6; one who stepped in between them goes right after them (right before,
+  if it stepped in before one of them).
 
-Paths end with 0 and their steps are ±1, so two paths are never compared as a prefix: the
-place decides; combatants at the same place (ST-3 in the storyteller text) are ordered by
-their own key, DP-2's tie rule. While a combatant has stepped in this round its place is
-read from its hold; at the round's end a hold used from HOLDING is kept
-(``DicePoolState.placed``, by :func:`kept_sequence`), one used from a carried hold (ANY_POINT)
-is not: the combatant returns to its original score and to its kept place (ST-4/ST-5
-rulings). The GM's number (``initiative.set``) replaces the place.
+Within a round the order is the engine's explicit ``Combat.order``. The sort key
+(:func:`sequence_key`) is only consulted to place someone among the turns still to come (a
+joiner, a new score) and to order step-ins at one point (ST-3): a combatant's root is its
+rank in the kept sequence with everyone new merged in by DP-2; a combatant that stepped in
+this round stands at its anchor's root one step down (after) or up (before), and those at
+one point are ordered by DP-2 (successes, base, ``_id``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from ...engine.context import Ctx
-from ...engine.events import RoundStarted, ScoreSet
-from ...engine.holding import STEPPED_IN, holding
+from ...engine.events import CombatStarted, Rolled, RoundStarted, ScoreSet
+from ...engine.holding import GIVING_UP, STEPPED_IN, holding
 from ...engine.model import Combat, Combatant
+from ...engine.order import place_by_rules
 from .pool import dice_for
-from .state import DicePoolState, Place, roll_of
+from .state import DicePoolState, combat_state, roll_of
 
 
 def unit(combat: Combat, c: Combatant) -> str:
@@ -40,65 +48,223 @@ def unit(combat: Combat, c: Combatant) -> str:
 
 
 def unit_rank(combat: Combat, unit_id: str) -> int:
-    """The rank of a unit among the combat's units by ``_id`` (a root kept after its unit
-    left ranks where its id would)."""
-    units = {unit(combat, x) for x in combat.combatants.values()} | {unit_id}
-    return sorted(units).index(unit_id)
+    """The rank of a unit among the combat's units by ``_id``."""
+    return sorted(_units(combat).values()).index(unit_id)
 
 
-def own_place(combat: Combat, c: Combatant) -> Place:
-    """Where the roll alone puts a combatant: its successes and its base (DP-2)."""
+def _units(combat: Combat) -> dict[str, str]:
+    """Every combatant's unit (DP-6), computed once."""
+    first: dict[str, str] = {}
+    for c in combat.combatants.values():
+        if c.group is not None and c.group in combat.groups:
+            first[c.group] = min(first.get(c.group, c.id), c.id)
+    return {cid: first.get(c.group or "", cid) if c.group in combat.groups else cid
+            for cid, c in combat.combatants.items()}
+
+
+def _base(combat: Combat, c: Combatant) -> int:
     roll = roll_of(c.ext)
     if roll is not None:
-        base = roll.base
-    else:
-        dice = dice_for(combat, c)
-        base = dice.base if dice is not None else 0
-    score = c.score if c.score is not None else 0.0
-    return Place(score=score, base=float(base), unit=unit(combat, c))
+        return roll.base
+    dice = dice_for(combat, c)
+    return dice.base if dice is not None else 0
 
 
-def position(combat: Combat, c: Combatant, seen: frozenset[str] = frozenset()) -> Place:
-    """The combatant's place now: its step-in this round, else its kept place, else its own."""
+Score = Callable[[Combatant], float]
+
+
+def _dp2(combat: Combat, score: Score) -> Callable[[str], tuple[float, float, float]]:
+    """DP-2's key (successes, base, then the unit's ``_id``), larger first."""
+    units = _units(combat)
+    ranks = {u: i for i, u in enumerate(sorted(set(units.values())))}
+    bases: dict[str, float] = {}
+
+    def key(cid: str) -> tuple[float, float, float]:
+        c = combat.combatants[cid]
+        if cid not in bases:
+            bases[cid] = float(_base(combat, c))
+        return (score(c), bases[cid], -float(ranks[units[cid]]))
+
+    return key
+
+
+def _score(c: Combatant) -> float:
+    return c.score if c.score is not None else 0.0
+
+
+def merge(combat: Combat, kept: Sequence[str], new: Sequence[str], score: Score = _score) -> list[str]:
+    """DP-5 with DP-2: ``kept`` as it stands; each of ``new`` right before the first kept
+    combatant it beats on successes, then base (Foundry's ``_id`` for a full tie)."""
+    key = _dp2(combat, score)
+    waiting = sorted(sorted(new), key=key, reverse=True)  # a full tie: by _id
+    merged: list[str] = []
+    for cid in kept:
+        while waiting and key(waiting[0]) > key(cid):
+            merged.append(waiting.pop(0))
+        merged.append(cid)
+    return merged + waiting
+
+
+def merged_sequence(combat: Combat) -> list[str]:
+    """The kept sequence now, everyone else who has rolled merged in by DP-2."""
+    rolled = [cid for cid, c in combat.combatants.items() if c.score is not None]
+    present = set(rolled)
+    kept = [cid for cid in combat_state(combat.ext).sequence if cid in present]
+    known = set(kept)
+    return merge(combat, kept, [cid for cid in rolled if cid not in known])
+
+
+def position(combat: Combat, c: Combatant, ranks: Mapping[str, int],
+             seen: frozenset[str] = frozenset()) -> tuple[float, ...]:
+    """The combatant's place now: its step-in this round (its anchor's place, one step
+    down for after, up for before), else its rank in the kept sequence."""
     held = holding(c)
     if held is not None and held.state == STEPPED_IN and held.point is not None:
         kind, anchor = held.point
         if anchor in combat.combatants and c.id not in seen:
-            at = position(combat, combat.combatants[anchor], seen | {c.id})
-            return replace(at, path=at.path + (-1 if kind == "after" else 1,))
-    if isinstance(c.ext, DicePoolState) and c.ext.placed is not None:
-        return c.ext.placed
-    return own_place(combat, c)
+            at = position(combat, combat.combatants[anchor], ranks, seen | {c.id})
+            return (*at, -1.0 if kind == "after" else 1.0)
+    return (-float(ranks.get(c.id, len(ranks))),)
+
+
+Ranked = tuple[Combat, dict[str, int], Callable[[str], tuple[float, float, float]]]
+#: the last combat sorted, with its ranks and DP-2 keys: a sort asks once per combatant of
+#: one (immutable) combat; held by identity, swapped whole
+_last: list[Ranked] = []
+
+
+def _ranked(combat: Combat) -> Ranked:
+    last = _last[0] if _last else None
+    if last is not None and last[0] is combat:
+        return last
+    ranked = (combat, {cid: i for i, cid in enumerate(merged_sequence(combat))}, _dp2(combat, _score))
+    _last[:] = [ranked]
+    return ranked
 
 
 def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
-    place, own = position(combat, c), own_place(combat, c)
-    own_rank = -float(unit_rank(combat, own.unit))
-    root_rank = own_rank if place.unit == own.unit else -float(unit_rank(combat, place.unit))
-    return (place.score, place.base, root_rank, *(float(step) for step in place.path), 0.0,
-            own.score, own.base, own_rank)
+    """DP-5: the place (paths end with 0, steps are ±1, so no place is a prefix of another),
+    then DP-2 for those at one place (ST-3)."""
+    _, ranks, dp2 = _ranked(combat)
+    return (*position(combat, c, ranks), 0.0, *dp2(c.id))
+
+
+# ---------------------------------------------------------------- the rule
 
 
 def kept_sequence(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
-    """DP-5 at a round start (before the holds are cleared): a hold used in its own round
-    keeps the place it took for the fight."""
-    kept: dict[str, Combatant] = {}
-    for c in combat.combatants.values():
-        held = holding(c)
-        if (held is not None and held.state == STEPPED_IN and held.point is not None
-                and held.original is None and isinstance(c.ext, DicePoolState)):
-            kept[c.id] = replace(c, ext=replace(c.ext, placed=position(combat, c)))
-    if not kept:
-        return combat
-    return replace(combat, combatants={**combat.combatants, **kept})
+    """DP-5 at a round start (before the holds are cleared): the sequence the round ended
+    in is kept (see the module)."""
+    seq = _group_blocks(combat, _sequence_ended(combat))
+    return replace(combat, ext=replace(combat_state(combat.ext), sequence=tuple(seq)))
+
+
+def kept_sequence_on_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
+    """DP-5: a new roll leaves the kept sequence; the roller is placed by DP-2."""
+    rolled = {c.id for c in combat.combatants.values() if c.id == event.combatant_id
+              or (event.group_id is not None and c.group == event.group_id)}
+    return _left_sequence(combat, rolled)
 
 
 def kept_sequence_on_score_set(ctx: Ctx, combat: Combat, event: ScoreSet) -> Combat:
-    """DP-5: a GM's number drops the kept place (and a step-in's point)."""
-    c = combat.combatants.get(event.combatant_id)
+    """DP-5: the GM's number leaves the kept sequence and places the combatant by that
+    number, on its own, apart from its group's block."""
+    return _given_a_number(ctx, _left_sequence(combat, {event.combatant_id}), event.combatant_id)
+
+
+def kept_sequence_on_start(ctx: Ctx, combat: Combat, event: CombatStarted) -> Combat:
+    """DP-5: a new fight starts from the rolls alone."""
+    return replace(combat, ext=replace(combat_state(combat.ext), sequence=()))
+
+
+def stepped_apart(combat: Combat, cid: str | None) -> Combat:
+    """DP-6 with DP-5: a group member that stepped in elsewhere for good (not for one round)
+    keeps its own place from then on, apart from its group."""
+    c = combat.combatants.get(cid or "")
+    if c is None or c.group is None or not _lasting_step_in(c) or not isinstance(c.ext, DicePoolState):
+        return combat
+    return replace(combat, combatants={**combat.combatants, c.id: replace(c, ext=replace(c.ext, apart=True))})
+
+
+def _left_sequence(combat: Combat, gone: set[str]) -> Combat:
+    state = combat_state(combat.ext)
+    if not gone & set(state.sequence):
+        return combat
+    kept = tuple(cid for cid in state.sequence if cid not in gone)
+    return replace(combat, ext=replace(state, sequence=kept))
+
+
+def _given_a_number(ctx: Ctx, combat: Combat, cid: str) -> Combat:
+    """The GM's number: no step-in point, apart from the group, and placed again among the
+    turns to come by the number (the engine placed it while it still had its kept place)."""
+    c = combat.combatants.get(cid)
     if c is None or not isinstance(c.ext, DicePoolState):
         return combat
     held = holding(c)
     hold = replace(held, point=None) if held is not None and held.state == STEPPED_IN else c.hold
-    updated = replace(c, ext=replace(c.ext, placed=None), hold=hold)
-    return replace(combat, combatants={**combat.combatants, c.id: updated})
+    updated = replace(c, ext=replace(c.ext, apart=c.group is not None), hold=hold)
+    combat = replace(combat, combatants={**combat.combatants, c.id: updated})
+    return replace(combat, order=place_by_rules(combat, cid, ctx.ruleset.sort_key))
+
+
+def _returning_score(c: Combatant) -> float:
+    """The score the combatant has next round (a step-in for one round returns, ST-4/ST-5)."""
+    held = holding(c)
+    if held is not None and held.state == STEPPED_IN and held.original is not None:
+        return held.original
+    return _score(c)
+
+
+def _lasting_step_in(c: Combatant) -> bool:
+    held = holding(c)
+    return held is not None and held.state == STEPPED_IN and held.original is None and held.point is not None
+
+
+def _for_one_round(c: Combatant) -> bool:
+    """A step-in from a carried hold, or a movement-only turn: its place is not kept."""
+    held = holding(c)
+    return held is not None and (held.state == GIVING_UP
+                                 or (held.state == STEPPED_IN and held.original is not None))
+
+
+def _sequence_ended(combat: Combat) -> list[str]:
+    """The order the round ended in, less joiners and new scores (merged by DP-2), with
+    the places for one round only taken back."""
+    started = list(combat_state(combat.ext).sequence)
+    ended = [cid for cid in combat.order
+             if cid in combat.combatants and combat.combatants[cid].score is not None]
+    back = [cid for cid in started if cid in ended and _for_one_round(combat.combatants[cid])]
+    kept = [cid for cid in ended if cid not in back and (
+        cid in started or _lasting_step_in(combat.combatants[cid]))]
+    for cid in back:
+        before = started[:started.index(cid)]
+        after = next((kept.index(p) + 1 for p in reversed(before) if p in kept), 0)
+        kept.insert(after, cid)
+    new = [cid for cid in ended if cid not in kept]
+    return merge(combat, kept, new, _returning_score)
+
+
+def _group_blocks(combat: Combat, seq: list[str]) -> list[str]:
+    """DP-6: each group's members (but those apart) together at the first one's place, by
+    ``_id``; whoever stood between them goes right after them (right before, if it had
+    stepped in before one of them)."""
+    for gid in combat.groups:
+        block = [cid for cid in seq if _with_group(combat.combatants[cid], gid)]
+        if len(block) < 2:
+            continue
+        first, last = seq.index(block[0]), seq.index(block[-1])
+        between = [cid for cid in seq[first:last + 1] if cid not in block]
+        ahead = [cid for cid in between if _steps_in_before(combat.combatants[cid], block)]
+        behind = [cid for cid in between if cid not in ahead]
+        seq = seq[:first] + ahead + sorted(block) + behind + seq[last + 1:]
+    return seq
+
+
+def _with_group(c: Combatant, gid: str) -> bool:
+    return c.group == gid and not (isinstance(c.ext, DicePoolState) and c.ext.apart)
+
+
+def _steps_in_before(c: Combatant, block: list[str]) -> bool:
+    held = holding(c)
+    return (held is not None and held.state == STEPPED_IN and held.point is not None
+            and held.point[0] == "before" and held.point[1] in block)

@@ -8,11 +8,13 @@ Frozen, module-level dataclasses (compared by value; each listed in adapter/stor
   only goes down, one per turn of the combatant that passes. ``lost_in_round`` is the round
   whose turn was the last one lost: the combatant stays hesitating until that round ends
   (Abel "loses his first turn's active phase but may dodge or block" for all of it).
-- ``DicePoolState.placed`` is where a declaration (delay, waiting: a hold used in its
-  round) put the combatant; it is kept for the fight (DP-5) until another declaration or
-  the GM's number replaces it.
+- ``DicePoolState.apart``: a group member that stepped in elsewhere on its own, or got the
+  GM's number, keeps its own place in the sequence, not its group's (DP-5, DP-6).
 - ``DicePoolCombat.groups`` holds the roll of each CombatantGroup that has rolled, so a
   member who joins later takes the group's result.
+- ``DicePoolCombat.sequence`` is the kept sequence (DP-5): the order the round started in,
+  less anyone given a new score since (a roll, the GM's number). Whoever has rolled and is
+  not in it (a joiner, a new score) is placed among it by DP-2.
 """
 
 from __future__ import annotations
@@ -36,36 +38,22 @@ class PoolRoll:
 
 
 @dataclass(frozen=True)
-class Place:
-    """DP-5: a combatant's place in the kept sequence, as a position the sort can compare.
-
-    ``score``, ``base`` and ``unit`` are those of the root: a combatant placed by its roll
-    alone. ``path`` leads from the root down to the place: −1 for "right after", +1 for
-    "right before", one step per declaration made relative to a placed combatant.
-    """
-
-    score: float
-    base: float
-    unit: str
-    path: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
 class DicePoolState:
-    """A combatant's roll and the turns it still loses to hesitation (DP-4), and its place
-    in the sequence when a declaration changed it (DP-5)."""
+    """A combatant's roll, the turns it still loses to hesitation (DP-4), and whether it
+    stands apart from its group (DP-5, DP-6)."""
 
     roll: PoolRoll
     turns_lost: int = 0
     lost_in_round: int | None = None
-    placed: Place | None = None
+    apart: bool = False
 
 
 @dataclass(frozen=True)
 class DicePoolCombat:
-    """Per-combat state: the rolls of the CombatantGroups (DP-6)."""
+    """Per-combat state: the rolls of the CombatantGroups (DP-6) and the kept sequence (DP-5)."""
 
     groups: Mapping[str, PoolRoll] = field(default_factory=dict)
+    sequence: tuple[str, ...] = ()
 
 
 def roll_of(ext: object) -> PoolRoll | None:

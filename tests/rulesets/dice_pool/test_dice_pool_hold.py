@@ -150,19 +150,28 @@ def test_DP_5_refusals_name_DP_5_and_change_nothing() -> None:
     assert isinstance(error, NotPermitted)
 
 
-def test_DP_6_a_group_member_may_delay_on_its_own() -> None:
+def pair_fight() -> Table:
+    """The pair Ann and Bob (one roll: 2 successes), Cid 1 success, Deb 0 (defends only in
+    round 1); round 1, Ann's turn."""
     t = Table()
     t.create()
     t.group("grpPair000000001", "Pair")
     t.add(ANN, "Ann", HUMAN, group="grpPair000000001")
     t.add(BOB, "Bob", HUMAN, group="grpPair000000001")
     t.add(CID, "Cid", HUMAN)
+    t.add(DEB, "Deb", HUMAN)
     t.roll_group("grpPair000000001", [6, 6, 2, 2, 2])
     t.roll(CID, [6, 2, 2, 2, 2])
+    t.roll(DEB, [2, 2, 2, 2, 2])
     t.start()
+    return t
+
+
+def test_DP_6_a_group_member_may_delay_on_its_own() -> None:
+    t = pair_fight()
     t.intent("hold", ANN, {}, user=PLAYER)
     t.intent("act", ANN, {"after": CID}, user=PLAYER)
-    assert t.order() == [BOB, CID, ANN] and reproduces(t)
+    assert t.order() == [BOB, CID, ANN, DEB] and reproduces(t)
 
 
 # ---------------------------------------------------------------- DP-5: the sequence is kept
@@ -230,3 +239,84 @@ def test_DP_5_the_gms_number_replaces_a_kept_place() -> None:
     t.intent("initiative.set", ANN, {"value": 0})
     t.next_round()
     assert t.order() == [BOB, CID, ANN] and reproduces(t)
+
+
+def test_DP_5_a_step_in_stays_where_the_round_ended_when_its_anchor_steps_in_elsewhere() -> None:
+    """Ann steps in after Bob; then Bob holds and steps in after Cid. Round 1 ends Ann, Cid,
+    Bob, and round 2 starts so: Ann's place is where she ended, not "after Bob" wherever
+    he went (DP-5 ruling: the sequence as it ended is kept)."""
+    t = bases_fight()
+    t.intent("hold", ANN, {}, user=PLAYER)  # Bob's turn
+    t.intent("act", ANN, {"after": BOB}, user=PLAYER)
+    t.intent("hold", BOB, {}, user=PLAYER)  # Ann's turn
+    t.intent("act", BOB, {"after": CID}, user=PLAYER)
+    assert t.order() == [ANN, CID, BOB] and reproduces(t)
+    assert [e["combatant_id"] for e in t.plan["next_round"]["order"]] == [ANN, CID, BOB]
+    for round_ in (2, 3):
+        t.next_round()
+        assert t.plan["round"] == round_ and t.order() == [ANN, CID, BOB] and reproduces(t)
+
+
+def test_DP_5_a_step_in_after_a_joiner_stays_where_the_round_ended_when_the_joiner_is_sorted_in() -> None:
+    """Round 2 ends Bob, Cid (joined with 3 successes), Ann (stepped in after Cid). In round
+    3 the joiner takes its place by successes and base (first), and Ann stays after Bob."""
+    t = Table()
+    t.create()
+    t.add(ANN, "Ann", {"reaction": 2, "wits": 2})
+    t.add(BOB, "Bob", HUMAN)
+    t.roll(ANN, [6, 5, 4, 2])  # 3, base 4
+    t.roll(BOB, [6, 5, 2, 2, 2])  # 2, base 5
+    t.start()
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.intent("act", ANN, {"after": BOB}, user=PLAYER)
+    t.next_round()  # round 2: Bob, Ann
+    assert t.order() == [BOB, ANN] and t.plan["current"] == BOB
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.add(CID, "Cid", {"reaction": 3, "wits": 3})
+    t.roll(CID, [6, 5, 4, 2, 2, 2])  # 3, base 6: among those still to act, first
+    t.intent("act", ANN, {"after": CID}, user=PLAYER)
+    assert t.order() == [BOB, CID, ANN] and reproduces(t)
+    upcoming = [e["combatant_id"] for e in t.plan["next_round"]["order"]]
+    assert upcoming == [CID, BOB, ANN]
+    t.next_turn()
+    t.next_turn()
+    t.next_round()
+    assert t.plan["round"] == 3 and t.order() == [CID, BOB, ANN] and reproduces(t)
+
+
+@pytest.mark.parametrize(("kind", "anchor", "kept"), [
+    ("after", ANN, [ANN, BOB, CID, DEB]),
+    ("before", BOB, [CID, ANN, BOB, DEB]),
+])
+def test_DP_6_a_step_in_between_a_groups_members_is_kept_next_to_the_whole_group(
+    kind: str, anchor: str, kept: list[str]
+) -> None:
+    t = pair_fight()
+    t.intent("hold", CID, {}, user=PLAYER)
+    t.intent("act", CID, {kind: anchor}, user=PLAYER)
+    assert t.order() == [ANN, CID, BOB, DEB] and reproduces(t)
+    for round_ in (2, 3):
+        t.next_round()
+        assert t.plan["round"] == round_ and t.order() == kept and reproduces(t)
+
+
+def test_DP_6_a_member_that_stepped_in_elsewhere_keeps_its_own_place() -> None:
+    """Bob leaves the pair to step in after Cid, then holds again before his turn: he is
+    apart from Ann from now on, holding at the place he stepped into."""
+    t = pair_fight()
+    t.intent("hold", BOB, {}, user=PLAYER)
+    t.next_turn()  # Cid
+    t.intent("act", BOB, {"after": CID}, user=PLAYER)
+    t.intent("hold", BOB, {}, user=PLAYER)
+    assert t.order() == [ANN, CID, BOB, DEB] and reproduces(t)
+    t.next_round()
+    assert t.order() == [ANN, CID, BOB, DEB] and "any_point" in t.entry(BOB)["tags"]
+    assert reproduces(t)
+
+
+def test_DP_5_the_gms_number_places_a_combatant_among_those_still_to_act() -> None:
+    t = fight()  # round 1, Ann's turn: Bob, Cid, Deb to come
+    t.intent("initiative.set", CID, {"value": 5})
+    assert t.order() == [ANN, CID, BOB, DEB] and reproduces(t)
+    t.next_round()
+    assert t.order() == [CID, ANN, BOB, DEB] and reproduces(t)
