@@ -1,4 +1,4 @@
-"""Shared fixtures: the shared rules folder and an empty world."""
+"""Shared fixtures and options (helpers live in ``tests/support/`` and ``tests/foundry.py``)."""
 
 from __future__ import annotations
 

@@ -26,6 +26,11 @@ STATS = {
 SCENE = "Xo4bT8sKq1VnZ6cP"
 
 
+def stats_of(system: tuple[str, str]) -> dict[str, Any]:
+    """A document's ``_stats`` in a world of ``system`` (its id and version)."""
+    return {**STATS, "systemId": system[0], "systemVersion": system[1]}
+
+
 def combatant(
     cid: str,
     name: str,
@@ -39,6 +44,7 @@ def combatant(
     actor: str | None = None,
     token: str | None = None,
     scene: str = SCENE,
+    system: tuple[str, str] = ("dnd5e", "5.1.2"),
 ) -> dict[str, Any]:
     """``Combatant#toObject()`` as the module extends it (actor and token ids derived from
     ``cid`` unless given)."""
@@ -55,7 +61,7 @@ def combatant(
         "defeated": defeated,
         "group": group,
         "flags": {},
-        "_stats": dict(STATS),
+        "_stats": stats_of(system),
         "name": name,
         "owners": list(owners),
         "is_npc": npc,
@@ -71,7 +77,8 @@ def group(gid: str, name: str) -> dict[str, Any]:
 
 
 def combat(cid: str, combatants: list[dict[str, Any]], round_: int = 0, turn: int | None = None,
-           *, groups: list[dict[str, Any]] | None = None, scene: str = SCENE) -> dict[str, Any]:
+           *, groups: list[dict[str, Any]] | None = None, scene: str = SCENE,
+           system: tuple[str, str] = ("dnd5e", "5.1.2")) -> dict[str, Any]:
     """``Combat#toObject()`` (v13) with the module's combatants."""
     return {
         "_id": cid,
@@ -85,7 +92,7 @@ def combat(cid: str, combatants: list[dict[str, Any]], round_: int = 0, turn: in
         "turn": turn,
         "sort": 0,
         "flags": {},
-        "_stats": dict(STATS),
+        "_stats": stats_of(system),
     }
 
 

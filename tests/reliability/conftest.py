@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,9 +24,9 @@ async def serve_factory(tmp_path: Path) -> AsyncIterator[Callable[..., Serve]]:
     """Make sidecar processes (not started); every one is stopped when the test ends."""
     made: list[Serve] = []
 
-    def make(name: str = "sidecar", **kw: object) -> Serve:
+    def make(name: str = "sidecar", **kw: Any) -> Serve:
         db = kw.pop("db", None) or tmp_path / f"{name}.db"
-        serve = Serve(db, free_port(), tmp_path / f"{name}.log", **kw)  # type: ignore[arg-type]
+        serve = Serve(db, free_port(), tmp_path / f"{name}.log", **kw)
         made.append(serve)
         return serve
 

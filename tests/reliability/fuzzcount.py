@@ -7,4 +7,4 @@ from collections import Counter
 COUNTS: Counter[str] = Counter()
 
 #: figures a reliability test measured (name -> value), printed in the terminal summary
-FIGURES: dict[str, object] = {}
+FIGURES: dict[str, float | str] = {}

@@ -45,6 +45,8 @@ class Serve:
         self.args = args
         self.env = dict(env or {})
         self.token = token
+        #: where it listens (a test may leave it out, or ask for another address)
+        self.host: tuple[str, ...] = ("--host", "127.0.0.1")
         self.proc: asyncio.subprocess.Process | None = None
         self.out = log.with_suffix(".out")
         self.starts = 0
@@ -54,7 +56,7 @@ class Serve:
         return f"http://127.0.0.1:{self.port}"
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "adapter", "serve", "--host", "127.0.0.1",
+        return [sys.executable, "-m", "adapter", "serve", *self.host,
                 "--port", str(self.port), "--db", str(self.db), *self.args]
 
     async def start(self, timeout: float = 20.0) -> None:

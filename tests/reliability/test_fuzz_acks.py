@@ -122,7 +122,7 @@ def test_every_message_damaged_at_the_wire_gets_an_ack_and_a_refusal_changes_not
     run()
     assert slowest[0] < DEADLINE
     key = "slowest pipeline ack of a wire-damaged message (ms)"
-    fuzzcount.FIGURES[key] = max(float(fuzzcount.FIGURES.get(key, 0.0)), round(slowest[0] * 1000, 1))  # type: ignore[arg-type]
+    fuzzcount.FIGURES[key] = max(float(fuzzcount.FIGURES.get(key, 0.0)), round(slowest[0] * 1000, 1))
 
 
 # ---------------------------------------------------------------- through the real socket

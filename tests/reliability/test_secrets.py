@@ -117,8 +117,7 @@ def test_the_default_is_loopback(tmp_path: Path) -> None:
 
 async def test_serve_without_host_listens_on_loopback(serve_factory: Callable[..., Serve]) -> None:
     serve = serve_factory("loopback")
-    serve.command = lambda: [  # type: ignore[method-assign]
-        *Serve.command(serve)[:4], *Serve.command(serve)[6:]]  # no --host
+    serve.host = ()  # no --host
     await serve.start()
     await serve.stop()
     assert f"listening on http://127.0.0.1:{serve.port}" in serve.out.read_text()
@@ -130,8 +129,7 @@ async def test_binding_elsewhere_needs_allow_remote_and_then_warns(serve_factory
     start is refused and says why; with it the warning is printed, the bind then fails
     cleanly, and nothing is ever exposed beyond loopback by this test."""
     refused_start = serve_factory("exposed-refused")
-    refused_start.command = lambda: [  # type: ignore[method-assign]
-        *Serve.command(refused_start)[:4], "--host", "192.0.2.1", *Serve.command(refused_start)[6:]]
+    refused_start.host = ("--host", "192.0.2.1")
     with pytest.raises(RuntimeError, match="did not start"):
         await refused_start.start()
     assert refused_start.proc is not None and refused_start.proc.returncode == 2
@@ -140,8 +138,7 @@ async def test_binding_elsewhere_needs_allow_remote_and_then_warns(serve_factory
     assert "clear text" in err and "cannot listen" not in err and "Traceback" not in err
 
     serve = serve_factory("exposed")
-    serve.command = lambda: [  # type: ignore[method-assign]
-        *Serve.command(serve)[:4], "--host", "192.0.2.1", "--allow-remote", *Serve.command(serve)[6:]]
+    serve.host = ("--host", "192.0.2.1", "--allow-remote")
     with pytest.raises(RuntimeError, match="did not start"):
         await serve.start()
     assert serve.proc is not None and serve.proc.returncode == 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -29,7 +30,7 @@ async def log_in(http: aiohttp.ClientSession, url: str, token: str, **headers: s
 
 
 @pytest.fixture
-async def two_worlds(tmp_path: Path) -> Running:  # type: ignore[misc]
+async def two_worlds(tmp_path: Path) -> AsyncIterator[Running]:
     config = Config(host="127.0.0.1", port=free_port(), db=tmp_path / "s.db", token=TOKEN,
                     world_tokens={OTHER: OTHER_TOKEN})
     running = Running(config)

@@ -28,13 +28,14 @@ GM = "gmDicePool000001"
 WORLD = "dicePoolWorld"
 SCENE = "dpScene000000001"
 SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
+SYSTEM = ("worldbuilding", "0.8.2")
 
 
 def combatant(cid: str, name: str, owner: str | None, reaction: int, wits: int, size: int,
               group: str | None = None) -> dict[str, Any]:
     return foundry_combatant(cid, name, owners=(owner,) if owner else (), npc=owner is None,
                              group=group, actor="act" + cid[3:], token="tok" + cid[3:], scene=SCENE,
-                             stats={"reaction": reaction, "wits": wits, "size": size})
+                             stats={"reaction": reaction, "wits": wits, "size": size}, system=SYSTEM)
 
 
 class Table:
@@ -52,7 +53,7 @@ class Table:
 
     def new_combat(self, cid: str, people: list[dict[str, Any]],
                    groups: list[dict[str, Any]] | None = None) -> None:
-        self.combat = combat(cid, people, groups=groups or [], scene=SCENE)
+        self.combat = combat(cid, people, groups=groups or [], scene=SCENE, system=SYSTEM)
         self.pointer = None
         self.hook("createCombat")
 

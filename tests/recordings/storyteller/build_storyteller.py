@@ -27,11 +27,12 @@ from tests.foundry import combatant as foundry_combatant
 GM = "gmStoryteller001"
 COMBAT = "stCombat00000001"
 SCENE = "stScene000000001"
+SYSTEM = ("worldofdarkness", "4.2.0")
 
 
 def combatant(cid: str, name: str, owner: str, mod: int) -> dict[str, Any]:
     return foundry_combatant(cid, name, owners=(owner,), actor="act" + cid[3:], token="tok" + cid[3:],
-                             scene=SCENE, stats={"initiative_mod": mod, "speed": 9})
+                             scene=SCENE, stats={"initiative_mod": mod, "speed": 9}, system=SYSTEM)
 
 
 class Table:
@@ -40,7 +41,7 @@ class Table:
     def __init__(self, world: str, people: list[dict[str, Any]]) -> None:
         self.seq = 0
         self.time = 0
-        self.combat = combat(COMBAT, people, scene=SCENE)
+        self.combat = combat(COMBAT, people, scene=SCENE, system=SYSTEM)
         self.pointer: str | None = None
         self.turns: list[str] = []  # Foundry's sorted turns, as its clients compute them
         self.lines: list[dict[str, Any]] = [{"event": "session", "data": {
