@@ -6,6 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from adapter.engine import preview
+
+# Every next-round preview the engine reuses is checked against one computed afresh, in
+# every test (a stale preview fails the message with an AssertionError, hence the test).
+preview.CHECK = True
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -20,6 +20,11 @@ The design in short:
   :func:`adapter.pipeline.field_pointer` turns it into the wire's JSON pointer (``/args/amount``).
 - **shared mechanics** (hold/act, :func:`.holding.hold_mechanics`) are built per ruleset from
   its rule ids; the ruleset a message is applied under is looked up once (``ctx.ruleset``).
+- **turns** (:mod:`.turns`): Foundry's report is classified as a move (start, advance,
+  new_round, back, reset, none) and ``(phase, move)`` looked up in ``TURN_TABLE`` for the
+  handler and the phase it ends in; a pair the table lacks is refused ``internal_error``.
+- **preview** (:mod:`.preview`): the plan's ``next_round`` is computed once per round and
+  reused while the round goes the way it played it (checked state by state).
 """
 
 from .apply import apply, plan_of

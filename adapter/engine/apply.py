@@ -42,9 +42,10 @@ from .messages import (
 from .model import Combat, Combatant, Outcome, Session, World, evolve
 from .order import place_by_rules, place_sorted
 from .plan import plan_body
+from .preview import next_round
 from .ruleset import Ruleset
 from .snapshot import read_snapshot
-from .turns import begin_next_acting, emit, follow, preview_next_round
+from .turns import begin_next_acting, emit, follow
 
 
 def apply(world: World, message: Hook | Intent | Session, rulesets: Mapping[str, Ruleset]) -> Outcome:
@@ -92,14 +93,16 @@ def plan_of(combat: Combat) -> dict[str, Any]:
 
 def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, bool]:
     rs = ctx.ruleset
-    upcoming = preview_next_round(ctx, rs, combat) if combat.order else None
+    cache, upcoming = next_round(ctx, rs, combat) if combat.order else (None, None)
     formula = rs.formula
     body = plan_body(
         rs, combat, upcoming, (lambda c: formula(ctx, combat, c)) if formula is not None else None
     )
     if body == combat.last_plan:
-        return combat, False
-    return evolve(combat, last_plan=body, revision=combat.revision + 1), True
+        if cache is combat.preview_cache:
+            return combat, False
+        return evolve(combat, preview_cache=cache), False
+    return evolve(combat, last_plan=body, revision=combat.revision + 1, preview_cache=cache), True
 
 
 # ---------------------------------------------------------------- hooks

@@ -10,7 +10,8 @@ the messages so far, so a replay gives the same ids.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Field, NotPermitted, UnknownCombatant, UnknownPrompt
@@ -50,6 +51,28 @@ class Ctx:
     def new_id(self, prefix: str) -> str:
         self._ids += 1
         return f"{prefix}-{self.seq}.{self._ids}"
+
+    @contextmanager
+    def previewing(self) -> Iterator[None]:
+        """Rules run on a copy of the combat (the next round's preview): no prompt or notice
+        they make goes out, and whatever they did to this context (prompts answered, ruleset
+        state, ids taken) is undone at the end."""
+        saved = self.begin_preview()
+        try:
+            yield
+        finally:
+            self.end_preview(saved)
+
+    def begin_preview(self) -> tuple[Any, ...]:
+        """:meth:`previewing` without the ``with`` (for a hot path): returns what
+        :meth:`end_preview` gives back."""
+        saved = (self.preview, list(self.opened), set(self.answered), list(self.notices),
+                 dict(self.ext), self._ids)
+        self.preview = True
+        return saved
+
+    def end_preview(self, saved: tuple[Any, ...]) -> None:
+        self.preview, self.opened, self.answered, self.notices, self.ext, self._ids = saved
 
     def setting(self, name: str, default: Any = None) -> Any:
         return self.world.settings.get(name, default)

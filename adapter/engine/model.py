@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 JSON = Any
 T = TypeVar("T")
@@ -83,6 +83,9 @@ class Combat:
     ext: Any = None
     revision: int = 0
     last_plan: JSON = None
+    #: not a field (never compared, never in a snapshot): the next-round preview's cache,
+    #: which adapter.engine.preview sets on the combat a message leaves
+    preview_cache: ClassVar[Any] = None
 
     @property
     def started(self) -> bool:

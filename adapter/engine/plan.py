@@ -24,18 +24,19 @@ from .ruleset import Entry, Ruleset
 def plan_body(
     rs: Ruleset,
     combat: Combat,
-    upcoming: Combat | None,
+    next_round: dict[str, Any] | None,
     formula: Callable[[Combatant], str | None] | None = None,
 ) -> dict[str, Any]:
     """The plan without its ``combat_id`` and revision (kept as ``Combat.last_plan``, compared to
-    the last one to see whether it changed; :func:`adapter.engine.apply.plan_of` adds both)."""
+    the last one to see whether it changed; :func:`adapter.engine.apply.plan_of` adds both);
+    ``next_round`` is :func:`next_round_view` of the preview (:mod:`.preview`)."""
     order, views, values = _entries(rs, combat)
     current = combat.current
-    body: dict[str, Any] = {
+    return {
         "round": combat.round,
         "turn": order.index(current) if current in order else None,
         "current": current,
-        "next_round": None,
+        "next_round": next_round,
         "order": [
             _extras(
                 _entry(cid, views[cid], values[cid], combat.combatants[cid].score),
@@ -45,17 +46,19 @@ def plan_body(
             for cid in order
         ],
     }
-    if upcoming is not None:
-        up_order, up_views, up_values = _entries(rs, upcoming)
-        body["next_round"] = {
-            "round": upcoming.round,
-            "current": upcoming.current,
-            "order": [
-                {"combatant_id": cid, "initiative": up_values[cid], "acts": up_views[cid].acts}
-                for cid in up_order
-            ],
-        }
-    return body
+
+
+def next_round_view(rs: Ruleset, upcoming: Combat) -> dict[str, Any]:
+    """The plan's ``next_round``: the round, current and order the preview starts with."""
+    up_order, up_views, up_values = _entries(rs, upcoming)
+    return {
+        "round": upcoming.round,
+        "current": upcoming.current,
+        "order": [
+            {"combatant_id": cid, "initiative": up_values[cid], "acts": up_views[cid].acts}
+            for cid in up_order
+        ],
+    }
 
 
 def _entries(

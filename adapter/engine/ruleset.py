@@ -88,11 +88,15 @@ SortKey = Callable[[Combat, Combatant], Sequence[float]]
 Formula = Callable[["Ctx", Combat, Combatant], "str | None"]
 
 
+#: the two entries of Foundry's own view, shared (an Entry is frozen, and nothing writes into
+#: its ``detail``): a plan of every combatant builds no new object for them
+_ACTS = Entry()
+_DEFEATED = Entry(acts="none", tags=("defeated",))
+
+
 def describe_plain(combat: Combat, combatant: Combatant) -> Entry:
     """Foundry's own view: everyone acts fully; defeated combatants do not act."""
-    if combatant.defeated:
-        return Entry(acts="none", tags=("defeated",))
-    return Entry()
+    return _DEFEATED if combatant.defeated else _ACTS
 
 
 def adopt_as_stored(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:

@@ -2,30 +2,69 @@
 
 The model. A combat is in one of three phases::
 
-    Phase          how it shows in Combat             leaves by
-    NOT_STARTED    round == 0                         START  -> IN_TURN (or ROUND_OVER)
-    IN_TURN        round > 0, current is set          ADVANCE -> IN_TURN | ROUND_OVER
-                                                      NEW_ROUND -> IN_TURN | ROUND_OVER
-                                                      BACK   -> IN_TURN (GM went back)
-    ROUND_OVER     round > 0, current is None         NEW_ROUND, BACK
-    any            Foundry set round 0 again          RESET  -> NOT_STARTED
+    Phase          how it shows in Combat
+    NOT_STARTED    round == 0
+    IN_TURN        round > 0, current is set
+    ROUND_OVER     round > 0, current is None (nobody left who acts this round, or Foundry's
+                   turn is null: lancer, daggerheart, worldbuilding, a combat met mid-fight)
 
-(BACK may also end in ROUND_OVER when nobody is left in the order.) :func:`follow` checks
-every move against :data:`TRANSITIONS`.
+The turn table drives the turn, as h11's state machine drives HTTP: Foundry's report (its
+round and current combatant, after the change) is first classified against the combat
+into a :class:`Move` (:func:`classify`), then ``(phase, move)`` is looked up in
+:data:`TURN_TABLE`, which gives the handler that makes the move and the phase it ends in::
 
-Foundry's snapshot says where its pointer is; the engine follows it, and tells the rules
-about every turn it crosses: when ``current`` moves on within a round, every turn in
-between ends and begins (``skipped=True``); at a round change every turn left in the old
-round ends, and the new round starts at the first combatant of the new order who acts
-(the pointer Foundry reports is corrected by the plan). A turn whose ``acts`` is ``none``,
-``defend_only`` or ``held`` (or a defeated combatant's) is passed over at once. Moving
-back (the GM's "previous turn") moves the pointer without any rule seeing a turn.
+    phase        move        handler                          ends in
+    NOT_STARTED  none        the order re-sorted by the rules NOT_STARTED
+    NOT_STARTED  start       CombatStarted, round 1 begins    IN_TURN
+    IN_TURN      none        nothing                          IN_TURN
+    IN_TURN      advance     turns end up to Foundry's        IN_TURN
+    IN_TURN      new_round   the round(s) end, the next begins IN_TURN
+    IN_TURN      back        the pointer moves, no rule sees  IN_TURN
+    IN_TURN      reset       back to before the start         NOT_STARTED
+    ROUND_OVER   none        nothing                          ROUND_OVER
+    ROUND_OVER   new_round   as from IN_TURN                  IN_TURN
+    ROUND_OVER   back        as from IN_TURN                  IN_TURN
+    ROUND_OVER   reset       as from IN_TURN                  NOT_STARTED
+
+and one state-triggered transition (h11's second kind): IN_TURN with nobody current is
+ROUND_OVER at once (the round ran out of combatants who act: all of them held, defeated or
+passed, or the order is empty). What each move is:
+
+- ``none``: Foundry's round is the combat's and its pointer did not move (or points at no
+  combatant of the order, or at nobody); before the start, round 0 (Foundry's
+  ``previousRound`` from round 0, an ``updateCombatant`` before ``startCombat``...).
+- ``start``: a round above 0 on a combat not started (``startCombat``; a jump from round 0
+  to any round starts round 1, as the engine always did).
+- ``advance``: the same round, Foundry's pointer further down the order (``nextTurn``, or the
+  GM clicking a later combatant): every turn in between ends and begins (``skipped=True``).
+- ``new_round``: a higher round (``nextRound``, ``nextTurn`` past the end, several rounds at
+  once): every turn left in the old round ends; the new round starts at the first combatant
+  of the new order who acts (the pointer Foundry reports is corrected by the plan).
+- ``back``: a lower round above 0 (``previousRound``), or the same round with the pointer up
+  the order (``previousTurn``, the GM clicking an earlier combatant), or any combatant while
+  the round is over (lancer's activations when Foundry's turn was null): the pointer moves
+  and those above it have passed; no rule sees a turn.
+- ``reset``: round 0 on a started combat (``previousRound`` from round 1, a macro): before
+  the start again, nobody current, nobody passed.
+
+Every report Foundry can make (the schema: round >= 0, any current) falls in one of these
+pairs. The pairs missing from the table (``back``, ``advance``, ``new_round`` or ``reset``
+before the start; ``start`` of a started combat; ``advance`` while the round is over) are
+ones :func:`classify` cannot produce from a combat in a consistent state; meeting one means
+the engine's state is wrong, and the message is refused ``internal_error`` with a sentence
+naming the pair (the combat stays as it was), never an ``AssertionError``. A handler that
+ends in another phase than the table's is refused the same way.
+
+A turn whose ``acts`` is ``none``, ``defend_only`` or ``held`` (or a defeated combatant's)
+is passed over at once. The next round's preview is :mod:`.preview`.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 
+from ..errors import InternalError
 from .context import Ctx
 from .events import (
     CombatStarted,
@@ -46,17 +85,15 @@ class Phase(enum.Enum):
     ROUND_OVER = "round_over"
 
 
-TRANSITIONS: dict[tuple[Phase, str], frozenset[Phase]] = {
-    (Phase.NOT_STARTED, "start"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
-    (Phase.IN_TURN, "advance"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
-    (Phase.IN_TURN, "new_round"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
-    (Phase.ROUND_OVER, "new_round"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
-    (Phase.IN_TURN, "back"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
-    (Phase.ROUND_OVER, "back"): frozenset({Phase.IN_TURN, Phase.ROUND_OVER}),
-    (Phase.NOT_STARTED, "reset"): frozenset({Phase.NOT_STARTED}),
-    (Phase.IN_TURN, "reset"): frozenset({Phase.NOT_STARTED}),
-    (Phase.ROUND_OVER, "reset"): frozenset({Phase.NOT_STARTED}),
-}
+class Move(enum.Enum):
+    """What Foundry's report says happened to the combat's round and pointer."""
+
+    NONE = "none"
+    START = "start"
+    ADVANCE = "advance"
+    NEW_ROUND = "new_round"
+    BACK = "back"
+    RESET = "reset"
 
 
 def phase(combat: Combat) -> Phase:
@@ -82,40 +119,112 @@ def acts_now(rs: Ruleset, combat: Combat, combatant_id: str) -> bool:
 
 
 def follow(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
-    """Bring the combat to Foundry's ``round`` and pointer, telling the rules each turn.
-
-    Every move is one of :data:`TRANSITIONS`; a move the table does not allow is a bug."""
+    """Bring the combat to Foundry's ``round`` and pointer, telling the rules each turn: the
+    move is classified, looked up in :data:`TURN_TABLE`, and made by the handler found there."""
     before = phase(combat)
-    action, after = _move(ctx, rs, combat, round_, current)
-    if action is not None and phase(after) not in TRANSITIONS.get((before, action), frozenset()):
-        raise AssertionError(f"turn bookkeeping moved {before.value} -{action}-> {phase(after).value}")
+    move = classify(combat, round_, current)
+    entry = TURN_TABLE.get((before, move))
+    if entry is None:
+        raise InternalError(
+            f"the turn table has no move {move.value!r} from {before.value!r} (Foundry reported "
+            f"round {round_}, current {current!r}; the combat is at round {combat.round}, "
+            f"current {combat.current!r}): the message is refused and the combat kept as it was"
+        )
+    handler, expected = entry
+    after = handler(ctx, rs, combat, round_, current)
+    landed = phase(after)
+    if landed is not expected and STATE_TRIGGERED.get(expected) is not landed:
+        raise InternalError(
+            f"turn bookkeeping moved {before.value} -{move.value}-> {landed.value}, where the "
+            f"turn table says {expected.value}: the message is refused"
+        )
     return after
 
 
-def _move(
-    ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None
-) -> tuple[str | None, Combat]:
+def classify(combat: Combat, round_: int, current: str | None) -> Move:
+    """Foundry's report (its round and current combatant after the change) as a move."""
     if round_ <= 0:
-        if combat.started:  # Foundry reset the encounter to before its start
-            combat = evolve(combat, round=0, current=None, passed=frozenset())
-        return "reset", evolve(combat, order=tuple(rules_sort(combat, rs.sort_key)))
+        return Move.RESET if combat.started else Move.NONE
     if not combat.started:
-        combat = emit(ctx, rs, combat, CombatStarted())
-        return "start", start_round(ctx, rs, combat, 1)
+        return Move.START
     if round_ > combat.round:
-        while combat.round < round_:
-            combat = end_round(ctx, rs, combat)
-            combat = start_round(ctx, rs, combat, combat.round + 1)
-        return "new_round", combat
+        return Move.NEW_ROUND
     if round_ < combat.round:
-        return "back", go_back(combat, round_, current)
+        return Move.BACK
     if current is None or current == combat.current or current not in combat.order:
-        return None, combat
+        return Move.NONE
     here = combat.order.index(combat.current) if combat.current in combat.order else len(combat.order)
-    there = combat.order.index(current)
-    if there < here:
-        return "back", go_back(combat, round_, current)
-    return "advance", advance_to(ctx, rs, combat, current)
+    return Move.BACK if combat.order.index(current) < here else Move.ADVANCE
+
+
+Handler = Callable[[Ctx, Ruleset, Combat, int, str | None], Combat]
+#: the turns :func:`end_round` passed over: (combatant, combat once it began, once it ended)
+Trail = list[tuple[str, Combat, Combat]]
+
+
+def _stay(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+    return combat
+
+
+def _sort_before_start(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+    """Before the start the order is the rules' sort, refreshed at every report."""
+    return evolve(combat, order=tuple(rules_sort(combat, rs.sort_key)))
+
+
+def _start(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+    combat = emit(ctx, rs, combat, CombatStarted())
+    return start_round(ctx, rs, combat, 1)
+
+
+def _advance(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+    assert current is not None  # classify gives ADVANCE only for a combatant of the order
+    return advance_to(ctx, rs, combat, current)
+
+
+#: rounds a jump plays one by one: Foundry's round may be set to anything (the schema allows
+#: up to 1,000,000), and playing each round would hold the event loop for minutes. Past these,
+#: the rounds in between pass at once: the last one played ends, and the round Foundry shows
+#: starts (nobody acted in the rounds skipped; docs/protocol.md, "hook")
+PLAYED_ROUNDS = 10
+
+
+def _new_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+    played = 0
+    while combat.round < round_:
+        combat = end_round(ctx, rs, combat)
+        played += 1
+        combat = start_round(ctx, rs, combat, combat.round + 1 if played < PLAYED_ROUNDS else round_)
+    return combat
+
+
+def _back(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+    return go_back(combat, round_, current)
+
+
+def _reset(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+    """Foundry set round 0 again: the encounter is back to before its start."""
+    combat = evolve(combat, round=0, current=None, passed=frozenset())
+    return _sort_before_start(ctx, rs, combat, round_, current)
+
+
+#: (phase, move) -> (the handler that makes the move, the phase it ends in); a pair missing
+#: is refused (see the module's docstring)
+TURN_TABLE: dict[tuple[Phase, Move], tuple[Handler, Phase]] = {
+    (Phase.NOT_STARTED, Move.NONE): (_sort_before_start, Phase.NOT_STARTED),
+    (Phase.NOT_STARTED, Move.START): (_start, Phase.IN_TURN),
+    (Phase.IN_TURN, Move.NONE): (_stay, Phase.IN_TURN),
+    (Phase.IN_TURN, Move.ADVANCE): (_advance, Phase.IN_TURN),
+    (Phase.IN_TURN, Move.NEW_ROUND): (_new_round, Phase.IN_TURN),
+    (Phase.IN_TURN, Move.BACK): (_back, Phase.IN_TURN),
+    (Phase.IN_TURN, Move.RESET): (_reset, Phase.NOT_STARTED),
+    (Phase.ROUND_OVER, Move.NONE): (_stay, Phase.ROUND_OVER),
+    (Phase.ROUND_OVER, Move.NEW_ROUND): (_new_round, Phase.IN_TURN),
+    (Phase.ROUND_OVER, Move.BACK): (_back, Phase.IN_TURN),
+    (Phase.ROUND_OVER, Move.RESET): (_reset, Phase.NOT_STARTED),
+}
+
+#: state-triggered: a phase that, reached with nobody current, is at once the next one
+STATE_TRIGGERED: dict[Phase, Phase] = {Phase.IN_TURN: Phase.ROUND_OVER}
 
 
 def go_back(combat: Combat, round_: int, current: str | None) -> Combat:
@@ -178,18 +287,26 @@ def end_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str, *, skippe
     return emit(ctx, rs, combat, TurnEnded(combatant_id, skipped=skipped))
 
 
-def skip_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str) -> Combat:
+def skip_turn(
+    ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str, trail: Trail | None = None
+) -> Combat:
     saved = combat.current
     combat = emit(ctx, rs, evolve(combat, current=combatant_id), TurnStarted(combatant_id))
+    began = combat
     combat = end_turn(ctx, rs, combat, combatant_id, skipped=True)
-    return evolve(combat, current=saved if saved != combatant_id else None)
+    combat = evolve(combat, current=saved if saved != combatant_id else None)
+    if trail is not None:
+        trail.append((combatant_id, began, combat))
+    return combat
 
 
-def end_round(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
+def end_round(ctx: Ctx, rs: Ruleset, combat: Combat, trail: Trail | None = None) -> Combat:
+    """End the turn in progress, pass over every turn still to come, end the round
+    (``trail``, if given, gets each turn passed over: :mod:`.preview` keeps it)."""
     if combat.current is not None:
         combat = end_turn(ctx, rs, combat, combat.current, skipped=False)
     while (upcoming := next_waiting(combat)) is not None:
-        combat = skip_turn(ctx, rs, combat, upcoming)
+        combat = skip_turn(ctx, rs, combat, upcoming, trail)
     return emit(ctx, rs, combat, RoundEnded(combat.round))
 
 
@@ -198,18 +315,3 @@ def start_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int) -> Combat:
     combat = emit(ctx, rs, combat, RoundStarted(round_))
     combat = evolve(combat, order=tuple(rules_sort(combat, rs.sort_key)))
     return begin_next_acting(ctx, rs, combat)
-
-
-def preview_next_round(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
-    """The combat as the next round would start, as far as known now (nothing is kept)."""
-    was = ctx.preview
-    ctx.preview = True
-    saved = (list(ctx.opened), set(ctx.answered), list(ctx.notices), dict(ctx.ext), ctx._ids)
-    try:
-        if not combat.started:  # round 1 as the combat's start would begin it
-            return start_round(ctx, rs, emit(ctx, rs, combat, CombatStarted()), 1)
-        combat = end_round(ctx, rs, combat)
-        return start_round(ctx, rs, combat, combat.round + 1)
-    finally:
-        ctx.opened, ctx.answered, ctx.notices, ctx.ext, ctx._ids = saved
-        ctx.preview = was

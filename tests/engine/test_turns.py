@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from adapter.engine import World
+from adapter.engine import World, turns
 from adapter.engine.context import Ctx
 from adapter.engine.events import RoundEnded, RoundStarted, TurnEnded, TurnStarted
 from adapter.engine.model import Combat
 from adapter.engine.ruleset import Entry, Ruleset, chain
-from adapter.errors import NotPermitted, RuleViolation
+from adapter.engine.turns import TURN_TABLE, Move, Phase, classify, phase
+from adapter.errors import InternalError, NotPermitted, RuleViolation
 from adapter.rulesets import RULESETS
 from tests import decoded
 from tests.decoded import hook as Hook
@@ -59,7 +60,7 @@ def world_with_rolls(stats: dict[str, dict[str, Any]] | None = None) -> tuple[Wo
     return w, data
 
 
-def move(w: World, data: dict[str, Any], round_: int, who: str) -> tuple[World, dict[str, Any]]:
+def move(w: World, data: dict[str, Any], round_: int, who: str | None) -> tuple[World, dict[str, Any]]:
     data = {**data, "round": round_}
     out = apply(w, Hook(w.last_seq + 1, "gm", 0, "updateCombat", data, current(round_, who)))
     return out.world, out.plans[0] if out.plans else {}
@@ -92,6 +93,26 @@ def test_round_change_ends_the_rest_of_the_round_and_starts_at_the_first_who_act
     assert "RoundEnded 1" in seen(w)
     tail = seen(w)[seen(w).index("RoundEnded 1"):]
     assert tail == ("RoundEnded 1", "RoundStarted 2", "start a", "end a skipped", "start b")
+
+
+def test_a_jump_of_many_rounds_plays_the_first_ones_and_lets_the_rest_pass_at_once() -> None:
+    w, data = world_with_rolls()
+    w, _ = move(w, data, 1, "a")
+    w, plan = move(w, data, 1_000_000, "a")
+    assert plan["round"] == 1_000_000 and plan["current"] == "a"
+    rounds = [e for e in seen(w) if e.startswith("Round")]
+    ended = [e for e in rounds if e.startswith("RoundEnded")]
+    assert ended == [f"RoundEnded {r}" for r in range(1, turns.PLAYED_ROUNDS + 1)]
+    assert rounds[-1] == "RoundStarted 1000000"
+    assert rounds[-2] == f"RoundEnded {turns.PLAYED_ROUNDS}"
+
+
+def test_a_jump_within_the_played_rounds_plays_every_round() -> None:
+    w, data = world_with_rolls()
+    w, _ = move(w, data, 1, "a")
+    w, plan = move(w, data, turns.PLAYED_ROUNDS + 1, "a")
+    rounds = [e for e in seen(w) if e.startswith("Round")]
+    assert rounds[1:] == [x for r in range(1, turns.PLAYED_ROUNDS + 1) for x in (f"RoundEnded {r}", f"RoundStarted {r + 1}")]
 
 
 def test_going_back_moves_the_pointer_without_turn_events() -> None:
@@ -163,12 +184,208 @@ def test_a_player_rolls_initiative_only_for_a_combatant_it_owns() -> None:
     assert [e["initiative"] for e in out.plans[0]["order"]] == [12.0, 5.0]
 
 
-def test_every_move_is_checked_against_the_transition_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    from adapter.engine import turns
+# ---------------------------------------------------------------- the turn table, entry by entry
 
+
+def phase_of(w: World) -> Phase:
+    return phase(w.combats["c1"])
+
+
+def started_at(who: str, held: tuple[str, ...] = ()) -> tuple[World, dict[str, Any]]:
+    w, data = world_with_rolls({h: {"held": True} for h in held})
+    w, _ = move(w, data, 1, "a")
+    if who != "a":
+        w, _ = move(w, data, 1, who)
+    return w, data
+
+
+def round_over() -> tuple[World, dict[str, Any]]:
+    """Round 1 with nobody left who acts: a and b passed, c and d hold."""
+    w, data = started_at("a", held=("c", "d"))
+    w, plan = move(w, data, 1, "b")
+    w, plan = move(w, data, 1, "c")
+    assert plan["current"] is None and phase_of(w) is Phase.ROUND_OVER
+    return w, data
+
+
+def test_not_started_none_a_round_0_report_resorts_the_order_and_no_turn_begins() -> None:
     w, data = world_with_rolls()
-    table = dict(turns.TRANSITIONS)
-    del table[(turns.Phase.NOT_STARTED, "start")]
-    monkeypatch.setattr(turns, "TRANSITIONS", table)
-    with pytest.raises(AssertionError, match="not_started -start->"):
-        move(w, data, 1, "a")
+    shuffled = replace(w.combats["c1"], order=("d", "b", "c", "a"))
+    w = replace(w, combats={"c1": shuffled})
+    w, _ = move(w, data, 0, "b")  # pre-v10 Foundry can report a turn at round 0
+    assert w.combats["c1"].order == ("a", "b", "c", "d")
+    assert phase_of(w) is Phase.NOT_STARTED and seen(w) == () and w.combats["c1"].current is None
+
+
+def test_not_started_start_with_nobody_who_acts_is_a_round_over_at_once() -> None:
+    w, data = world_with_rolls({i: {"held": True} for i in IDS})
+    w, plan = move(w, data, 1, "a")
+    assert plan["round"] == 1 and plan["current"] is None
+    assert phase_of(w) is Phase.ROUND_OVER
+    assert seen(w)[-2:] == ("start d", "end d skipped")
+
+
+def test_in_turn_none_the_same_pointer_or_an_unknown_one_changes_nothing() -> None:
+    w, data = started_at("b")
+    before = w.combats["c1"]
+    for who in ("b", "nobody-known", None):
+        out = apply(w, Hook(w.last_seq + 1, "gm", 0, "updateCombat", {**data, "round": 1}, current(1, who)))
+        w = out.world
+        assert out.plans == () and w.combats["c1"].current == "b" and seen(w) == seen_of(before)
+    assert phase_of(w) is Phase.IN_TURN
+
+
+def seen_of(c: Combat) -> tuple[str, ...]:
+    return c.ext or ()
+
+
+def test_in_turn_back_to_the_previous_round_moves_the_pointer_only() -> None:
+    w, data = started_at("a")
+    w, _ = move(w, data, 2, "a")
+    before = seen(w)
+    w, plan = move(w, data, 1, "c")
+    assert plan["round"] == 1 and plan["current"] == "c" and seen(w) == before
+    assert w.combats["c1"].passed == {"a", "b"} and phase_of(w) is Phase.IN_TURN
+
+
+def test_in_turn_reset_round_0_is_before_the_start_again() -> None:
+    w, data = started_at("b")
+    before = seen(w)
+    w, plan = move(w, data, 0, None)
+    c = w.combats["c1"]
+    assert plan["round"] == 0 and plan["current"] is None and plan["turn"] is None
+    assert (c.round, c.current, c.passed) == (0, None, frozenset()) and seen(w) == before
+    assert phase_of(w) is Phase.NOT_STARTED
+    w, plan = move(w, data, 1, "a")  # and it starts again, as a new combat would
+    assert seen(w)[len(before):] == ("RoundStarted 1", "start a")
+
+
+def test_round_over_none_a_report_of_the_same_round_changes_nothing() -> None:
+    w, data = round_over()
+    before = w.combats["c1"]
+    out = apply(w, Hook(w.last_seq + 1, "gm", 0, "updateCombat", {**data, "round": 1}, current(1, None)))
+    assert out.plans == () and out.world.combats["c1"].current is None
+    assert seen(out.world) == seen_of(before) and phase_of(out.world) is Phase.ROUND_OVER
+
+
+def test_round_over_new_round_starts_the_next_round_at_the_first_who_acts() -> None:
+    w, data = round_over()
+    w, plan = move(w, data, 2, "c")
+    assert plan["round"] == 2 and plan["current"] == "a" and phase_of(w) is Phase.IN_TURN
+    assert seen(w)[-3:] == ("RoundEnded 1", "RoundStarted 2", "start a")
+
+
+def test_round_over_back_the_gm_steps_back_into_the_round() -> None:
+    w, data = round_over()
+    before = seen(w)
+    w, plan = move(w, data, 1, "b")
+    assert plan["current"] == "b" and w.combats["c1"].passed == {"a"} and seen(w) == before
+    assert phase_of(w) is Phase.IN_TURN
+
+
+def test_round_over_back_with_an_empty_order_stays_round_over() -> None:
+    w, data = round_over()
+    empty = {**data, "round": 1, "combatants": []}
+    w = apply(w, Hook(w.last_seq + 1, "gm", 0, "deleteCombatant", empty, current(1, None))).world
+    w = apply(w, Hook(w.last_seq + 1, "gm", 0, "updateCombat", {**empty, "round": 1, "turn": 0}, current(2, None))).world
+    w = apply(w, Hook(w.last_seq + 1, "gm", 0, "updateCombat", {**empty, "round": 1}, current(1, None))).world
+    assert phase_of(w) is Phase.ROUND_OVER and w.combats["c1"].round == 1
+
+
+def test_round_over_reset_is_before_the_start_again() -> None:
+    w, data = round_over()
+    w, plan = move(w, data, 0, None)
+    assert plan["round"] == 0 and phase_of(w) is Phase.NOT_STARTED
+
+
+#: the test that makes each entry of the table happen
+ENTRY_TESTS = {
+    (Phase.NOT_STARTED, Move.NONE): test_not_started_none_a_round_0_report_resorts_the_order_and_no_turn_begins,
+    (Phase.NOT_STARTED, Move.START): test_start_begins_the_first_turn_whoever_foundry_points_at,
+    (Phase.IN_TURN, Move.NONE): test_in_turn_none_the_same_pointer_or_an_unknown_one_changes_nothing,
+    (Phase.IN_TURN, Move.ADVANCE): test_jumping_ahead_ends_and_begins_every_turn_in_between,
+    (Phase.IN_TURN, Move.NEW_ROUND): test_round_change_ends_the_rest_of_the_round_and_starts_at_the_first_who_acts,
+    (Phase.IN_TURN, Move.BACK): test_going_back_moves_the_pointer_without_turn_events,
+    (Phase.IN_TURN, Move.RESET): test_in_turn_reset_round_0_is_before_the_start_again,
+    (Phase.ROUND_OVER, Move.NONE): test_round_over_none_a_report_of_the_same_round_changes_nothing,
+    (Phase.ROUND_OVER, Move.NEW_ROUND): test_round_over_new_round_starts_the_next_round_at_the_first_who_acts,
+    (Phase.ROUND_OVER, Move.BACK): test_round_over_back_the_gm_steps_back_into_the_round,
+    (Phase.ROUND_OVER, Move.RESET): test_round_over_reset_is_before_the_start_again,
+}
+
+
+@pytest.mark.parametrize("entry", list(TURN_TABLE), ids=lambda e: f"{e[0].value}-{e[1].value}")
+def test_every_entry_of_the_table_is_made_by_the_handler_it_names(
+    entry: tuple[Phase, Move], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each entry's test, run with the entry's handler spied on: the entry is the one used."""
+    used: list[tuple[Phase, Move]] = []
+    table = dict(TURN_TABLE)
+    handler, ends_in = table[entry]
+
+    def spy(ctx: Ctx, rs: Any, c: Combat, round_: int, who: str | None) -> Combat:
+        used.append(entry)
+        return handler(ctx, rs, c, round_, who)
+
+    table[entry] = (spy, ends_in)
+    monkeypatch.setattr(turns, "TURN_TABLE", table)
+    ENTRY_TESTS[entry]()
+    assert used
+
+
+#: the pairs the table leaves out: a report can never make them (see the next test)
+REFUSED = [
+    (Phase.NOT_STARTED, Move.ADVANCE), (Phase.NOT_STARTED, Move.NEW_ROUND),
+    (Phase.NOT_STARTED, Move.BACK), (Phase.NOT_STARTED, Move.RESET),
+    (Phase.IN_TURN, Move.START), (Phase.ROUND_OVER, Move.START), (Phase.ROUND_OVER, Move.ADVANCE),
+]
+
+
+def test_the_table_and_the_refused_pairs_cover_every_pair() -> None:
+    every = {(p, m) for p in Phase for m in Move}
+    assert set(TURN_TABLE) | set(REFUSED) == every and not set(TURN_TABLE) & set(REFUSED)
+    assert set(ENTRY_TESTS) == set(TURN_TABLE)
+
+
+def in_phase(p: Phase) -> tuple[World, dict[str, Any]]:
+    if p is Phase.NOT_STARTED:
+        return world_with_rolls()
+    return started_at("b") if p is Phase.IN_TURN else round_over()
+
+
+@pytest.mark.parametrize("pair", REFUSED, ids=lambda e: f"{e[0].value}-{e[1].value}")
+def test_a_pair_missing_from_the_table_is_refused_and_changes_nothing(
+    pair: tuple[Phase, Move], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w, data = in_phase(pair[0])
+    monkeypatch.setattr(turns, "classify", lambda *_: pair[1])
+    with pytest.raises(InternalError) as refused:
+        apply(w, Hook(w.last_seq + 1, "gm", 0, "updateCombat", {**data, "round": 1}, current(1, "c")))
+    assert f"no move {pair[1].value!r} from {pair[0].value!r}" in refused.value.message
+    assert refused.value.code == "internal_error"
+
+
+def test_a_handler_that_lands_in_another_phase_than_the_table_says_is_refused(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w, data = started_at("a")
+    table = dict(TURN_TABLE)
+    table[(Phase.IN_TURN, Move.ADVANCE)] = (lambda ctx, rs, c, r, who: replace(c, round=0), Phase.IN_TURN)
+    monkeypatch.setattr(turns, "TURN_TABLE", table)
+    with pytest.raises(InternalError, match="in_turn -advance-> not_started"):
+        move(w, data, 1, "c")
+
+
+@pytest.mark.parametrize("p", list(Phase), ids=lambda p: p.value)
+def test_every_report_foundry_can_make_is_a_pair_of_the_table(p: Phase) -> None:
+    """Whatever round (>= 0, the schema) and pointer Foundry reports, in every phase, at
+    every position of the pointer: the move is one the table has."""
+    w, data = in_phase(p)
+    base = w.combats["c1"]
+    positions = [base, replace(base, passed=frozenset())] if p is not Phase.IN_TURN else [
+        replace(base, current=who, passed=frozenset(base.order[:i])) for i, who in enumerate(base.order)
+    ]
+    for c in positions:
+        for round_ in {0, 1, c.round - 1, c.round, c.round + 1, c.round + 5} - {-1}:
+            for who in (None, "unknown", *IDS):
+                assert (phase(c), classify(c, round_, who)) in TURN_TABLE, (c.current, round_, who)
