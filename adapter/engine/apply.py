@@ -26,7 +26,19 @@ from .adopt import adopt_combat
 from .context import Ctx
 from .dice import roll_total
 from .events import Clock, Joined, Left, Rolled, ScoreSet
-from .messages import DeleteCombat, Hook, Intent, Roll, RollReport, SetInitiative
+from .messages import (
+    CombatRound,
+    CombatStart,
+    CombatTurn,
+    CombatTurnChange,
+    DeleteCombat,
+    Hook,
+    Intent,
+    Roll,
+    RollReport,
+    SetInitiative,
+    UpdateCombat,
+)
 from .model import Combat, Combatant, Outcome, Session, World, evolve
 from .order import place_by_rules, place_sorted
 from .plan import plan_body
@@ -115,7 +127,23 @@ def apply_hook(ctx: Ctx, known: Combat | None, hook: Hook) -> Combat | None:
         combat = evolve(combat, order=place_by_rules(combat, cid, rs.sort_key))
     if hook.roll is not None:
         combat = apply_roll(ctx, rs, combat, hook.roll)
-    return follow(ctx, rs, combat, int(data.get("round") or 0), current)
+    return follow(ctx, rs, combat, int(data.get("round") or 0), pointer_moved(hook, combat, current))
+
+
+#: the hooks of a turn or round change: only these can take Foundry's pointer back
+TURN_HOOKS = (CombatStart, CombatRound, CombatTurn, CombatTurnChange, UpdateCombat)
+
+
+def pointer_moved(hook: Hook, combat: Combat, current: str | None) -> str | None:
+    """Foundry's pointer as a move to follow. Only a turn change goes back to a combatant
+    whose turn has passed this round (the GM's "previous turn"); any other hook that reports
+    such a pointer carries one nobody moved back: the one the module left where it was when
+    the plan named no current (the round is over), or Foundry's step back onto the one before
+    a last combatant deleted during its turn (``nextSurvivor || prevSurvivor``). Following it
+    would give that combatant its turn again."""
+    if isinstance(hook, TURN_HOOKS) or current not in combat.passed:
+        return current
+    return None
 
 
 def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:

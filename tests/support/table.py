@@ -148,11 +148,14 @@ class Fight:
 
     def remove(self, cid: str) -> None:
         """A combatant leaves; Foundry moves the turn off a deleted current combatant to the
-        next surviving one (research notes: ``Combatant._preDeleteOperation``, ``combatTurn``)."""
+        next surviving one, or, when it was the last, to the one before it (research notes:
+        ``Combatant._preDeleteOperation``, ``combatTurn``: ``nextSurvivor || prevSurvivor``).
+        A started combat's pointer never becomes ``None`` while anyone is left."""
         if self.pointer == cid:
             turns = self.turns()
-            after = turns[turns.index(cid) + 1:]
-            self.pointer = after[0] if after else None
+            at = turns.index(cid)
+            survivors = turns[at + 1:] + turns[:at][::-1]
+            self.pointer = survivors[0] if survivors else None
         self.roster[:] = [c for c in self.roster if c["_id"] != cid]
 
     def acts(self, cid: str) -> str | None:
