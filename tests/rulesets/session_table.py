@@ -71,7 +71,6 @@ class Table:
         self.readied_ids: list[str] = []
         self.refusals: Counter[str] = Counter()
         #: the plan's (round, current) after the last accepted message
-        self.last_current: tuple[int, str | None] = (0, None)
 
     def _handle(self, world: World, event: str, payload: Any) -> Result:
         return self.worlds.handle(WORLD, event, payload)
@@ -216,12 +215,6 @@ class Table:
         if not turn_press or plan["round"] != self.previewed_from:
             self.preview = plan["next_round"]
             self.previewed_from = plan["round"]
-        if (not turn_press and self.table.sent[-1]["event"] == "hook" and plan["round"] > 0
-                and self.last_current == (plan["round"], None) and plan["current"] is not None):
-            # a hook that is no turn started one: the engine's known stale-pointer bug
-            # (test_storyteller_rules.py STALE_POINTER_BUG, a strict xfail) opened the round again
-            self.repeats.update((plan["round"], cid) for cid in self.ids())
-        self.last_current = (plan["round"], plan["current"])
 
     def resequence(self, ack: dict[str, Any], *cids: str) -> dict[str, Any]:
         """An accepted message that may move these combatants at the next round start (and

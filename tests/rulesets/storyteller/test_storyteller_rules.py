@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from adapter.engine.holding import ANY_POINT, Hold, holding
 from adapter.errors import NotPermitted, RuleViolation, UnknownCombatant
 from adapter.replay import replay_lines
@@ -72,18 +70,6 @@ def test_ST_1_a_hold_when_nobody_else_is_left_ends_the_round() -> None:
     assert t.plan["round"] == 2 and t.current == MITCH
 
 
-#: a known engine bug, found by the one table (which leaves Foundry's pointer where the module
-#: leaves it): tests/rulesets/session_table.py excuses it while this test fails
-STALE_POINTER_BUG = (
-    "adapter/engine/turns.py classify: when a round begins with every combatant holding, the plan "
-    "names no current but Foundry's pointer stays on the first holder (plan.js firstActing, "
-    "planUpdate); the next hook that is not a turn (a combatant joining) carries that same "
-    "pointer, which classify takes for the GM moving back (_back): the holder becomes current and "
-    "every turn of the round is open again"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=STALE_POINTER_BUG)
 def test_ST_1_a_joining_combatant_does_not_make_a_holder_current() -> None:
     t = Table().setup((MITCH, 10, 5), (LARRY, 6, 3))
     t.intent("hold", MITCH)
