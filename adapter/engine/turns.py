@@ -34,7 +34,8 @@ passed, or the order is empty). What each move is:
   combatant of the order, or at nobody); before the start, round 0 (Foundry's
   ``previousRound`` from round 0, an ``updateCombatant`` before ``startCombat``...).
 - ``start``: a round above 0 on a combat not started (``startCombat``; a jump from round 0
-  to any round starts round 1, as the engine always did).
+  to round N, by a macro or the combat's configuration, starts at round N: Foundry's round
+  is kept, as at first contact, never written back to 1).
 - ``advance``: the same round, Foundry's pointer further down the order (``nextTurn``, or the
   GM clicking a later combatant): every turn in between ends and begins (``skipped=True``).
 - ``new_round``: a higher round (``nextRound``, ``nextTurn`` past the end, several rounds at
@@ -173,7 +174,7 @@ def _sort_before_start(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, curre
 
 def _start(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
     combat = emit(ctx, rs, combat, CombatStarted())
-    return start_round(ctx, rs, combat, 1)
+    return start_round(ctx, rs, combat, round_)
 
 
 def _advance(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:

@@ -77,6 +77,13 @@ def test_start_begins_the_first_turn_whoever_foundry_points_at() -> None:
     assert seen(w) == ("RoundStarted 1", "start a")
 
 
+def test_a_start_straight_into_a_later_round_keeps_foundrys_round() -> None:
+    w, data = world_with_rolls()
+    w, plan = move(w, data, 5, "a")
+    assert (plan["round"], plan["current"]) == (5, "a")
+    assert seen(w) == ("RoundStarted 5", "start a")
+
+
 def test_jumping_ahead_ends_and_begins_every_turn_in_between() -> None:
     w, data = world_with_rolls()
     w, _ = move(w, data, 1, "a")
