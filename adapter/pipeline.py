@@ -235,7 +235,9 @@ def decode(event: str, payload: Mapping[str, Any]) -> Hook | Intent:
     if event == "hook":
         return msgspec.convert(payload, HOOK_CLASSES[payload["hook"]], strict=False)
     if event == "intent":
-        fields = {k: v for k, v in payload.items() if k != "args" and k != "kind"}
+        # only the envelope's own names: a key the schema lets through at the top level
+        # (it allows extras) must not become an argument its args schema never checked
+        fields = {k: v for k, v in payload.items() if k in ENVELOPE and k != "kind"}
         fields.update(payload.get("args") or {})
         return msgspec.convert(fields, INTENT_CLASSES[payload["kind"]], strict=False)
     raise InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")

@@ -18,7 +18,7 @@ import pytest
 
 from adapter import pipeline, protocol
 from adapter.engine import World
-from adapter.engine.messages import HOOKS, INTENTS, Dash, Hook, InitiativeRoll, Intent
+from adapter.engine.messages import HOOKS, INTENTS, Act, Dash, Hold, Hook, InitiativeRoll, Intent
 from adapter.errors import InvalidMessage, SidecarError
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -76,6 +76,17 @@ def test_a_whole_number_written_as_a_float_decodes_as_the_integer_the_schema_acc
     assert accepted("intent", payload)
     message = pipeline.decode("intent", payload)
     assert isinstance(message, Dash) and message.amount == 2 and type(message.amount) is int
+
+
+def test_a_top_level_key_never_becomes_an_argument_the_args_schema_did_not_check() -> None:
+    envelope = {"seq": 1, "user": "u", "world_time": 0, "combat_id": "c", "combatant_id": "a"}
+    act = {**envelope, "kind": "act", "args": {"now": True}, "after": "b1", "before": "zz"}
+    hold = {**envelope, "kind": "hold", "args": {}, "target_aware": "true", "next_round": [1]}
+    assert accepted("intent", act) and accepted("intent", hold)  # the envelope allows extras
+    decoded_act = pipeline.decode("intent", act)
+    assert isinstance(decoded_act, Act) and (decoded_act.now, decoded_act.after, decoded_act.before) == (True, None, None)
+    decoded_hold = pipeline.decode("intent", hold)
+    assert isinstance(decoded_hold, Hold) and not decoded_hold.target_aware and not decoded_hold.next_round
 
 
 def spoiled(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
