@@ -138,19 +138,29 @@ export class PlanApplier {
   /**
    * Watch a step this client is sending with rows steering added (`preUpdateCombat`): its
    * deletions are noted like those of our own writes until {@link stepDone}.
-   * @param {string} combatId @param {Iterable<string>} rows
+   * @param {string} combatId @param {Iterable<string>} rows @param {number} round the step's new round
    */
-  watchStep(combatId, rows) {
-    this.inflight.add({ combatId, rows: new Set(rows), deleted: new Set(), step: true });
+  watchStep(combatId, rows, round) {
+    this.dropStaleSteps();
+    this.inflight.add({ combatId, rows: new Set(rows), deleted: new Set(), step: { round, at: Date.now() } });
   }
 
-  /** The step's `updateCombat` came back to this client: bury what it recreated. @param {string} combatId */
-  async stepDone(combatId) {
+  /**
+   * An `updateCombat` of this client came back: if it is the step (it carries the step's new
+   * round), bury what it recreated. Another write of ours (a plan) does not close the watch.
+   * @param {string} combatId @param {object} changed
+   */
+  async stepDone(combatId, changed) {
     for (const w of [...this.inflight]) {
-      if (!w.step || w.combatId !== combatId) continue;
+      if (!w.step || w.combatId !== combatId || changed?.round !== w.step.round) continue;
       this.inflight.delete(w);
       await this.buryGhosts(w);
     }
+  }
+
+  /** A step refused or cancelled never comes back: its watch ends after a minute. */
+  dropStaleSteps(now = Date.now()) {
+    for (const w of [...this.inflight]) if (w.step && now - w.step.at > 60000) this.inflight.delete(w);
   }
 
   /** Delete the combatants our update recreated after someone deleted them. */
@@ -203,10 +213,10 @@ export function registerSteering(env, applier = null) {
       const rows = new Map((changed.combatants ?? []).map((c) => [c._id, c]));
       for (const { _id, initiative } of target.initiatives) rows.set(_id, { ...rows.get(_id), _id, initiative });
       changed.combatants = [...rows.values()];
-      applier?.watchStep(combat.id, rows.keys());
+      applier?.watchStep(combat.id, rows.keys(), changed.round);
     }
   });
-  env.Hooks.on("updateCombat", (combat, _changed, _options, userId) => {
-    if (applier && userId === env.game.user?.id) applier.stepDone(combat.id);
+  env.Hooks.on("updateCombat", (combat, changed, _options, userId) => {
+    if (applier && userId === env.game.user?.id) applier.stepDone(combat.id, changed);
   });
 }

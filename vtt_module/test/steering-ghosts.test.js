@@ -49,3 +49,20 @@ for (const deleteMeanwhile of [true, false]) {
     assert.equal(master.combatants.length, deleteMeanwhile ? 3 : 4);
   });
 }
+
+test("only the step's own update (its new round) closes its watch; another write of ours does not, and a step that never returns is dropped", async () => {
+  const { PlanApplier } = await import("../scripts/applier.js");
+  const deleted = [];
+  const combatants = new Map([["a", {}], ["b", {}]]);
+  const combat = { id: "cmb", combatants, async deleteEmbeddedDocuments(_t, ids) { deleted.push(...ids); for (const id of ids) combatants.delete(id); } };
+  const applier = new PlanApplier({ game: { combats: new Map([["cmb", combat]]) } });
+  applier.watchStep("cmb", ["a", "b"], 2);
+  applier.deleted({ id: "b", parent: { id: "cmb" } });
+  await applier.stepDone("cmb", { turn: 1, combatants: [] }); // a plan write of ours lands first
+  assert.deepEqual(deleted, [], "not the step");
+  await applier.stepDone("cmb", { round: 2, turn: 0 }); // the step: it recreated b
+  assert.deepEqual(deleted, ["b"]);
+  applier.watchStep("cmb", ["a"], 3);
+  applier.dropStaleSteps(Date.now() + 61000);
+  assert.equal([...applier.inflight].filter((w) => w.step).length, 0, "a step that never came back is dropped");
+});
