@@ -7,6 +7,7 @@ own fields (``_stats``, ``flags``, ``system``, ``img``...) plus what the module 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from typing import Any
 
@@ -98,6 +99,22 @@ def combat(cid: str, combatants: list[dict[str, Any]], round_: int = 0, turn: in
 
 def current(round_: int = 0, combatant_id: str | None = None, turn: int | None = None) -> dict[str, Any]:
     return {"round": round_, "turn": turn, "combatantId": combatant_id, "tokenId": None}
+
+
+def hook_line(seq: int, user: str, world_time: float, name: str, combat_doc: dict[str, Any],
+              current_: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """One ``hook`` line of a recording (a copy of the combat as it stands)."""
+    return {"event": "hook", "data": {
+        "seq": seq, "user": user, "world_time": world_time, "hook": name,
+        "combat": copy.deepcopy(combat_doc), "current": current_, **extra}}
+
+
+def intent_line(seq: int, user: str, world_time: float, kind: str, combat_id: str,
+                combatant_id: str, args: dict[str, Any]) -> dict[str, Any]:
+    """One ``intent`` line of a recording."""
+    return {"event": "intent", "data": {
+        "seq": seq, "user": user, "world_time": world_time, "kind": kind,
+        "combat_id": combat_id, "combatant_id": combatant_id, "args": args}}
 
 
 def d20_roll(natural: int, modifier: int = 0, *, cls: str = "Roll") -> dict[str, Any]:

@@ -12,7 +12,6 @@ written here by hand from the rule text, so the goldens check the engine against
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from tests.foundry import combat, group, pool_roll
+from tests.foundry import combat, group, hook_line, intent_line, pool_roll
 from tests.foundry import combatant as foundry_combatant
 
 GM = "gmDicePool000001"
@@ -71,15 +70,11 @@ class Table:
         token = "tok" + self.pointer[3:] if self.pointer else None
         current = {"round": self.combat["round"], "turn": self.combat["turn"],
                    "combatantId": self.pointer, "tokenId": token}
-        self.lines.append({"event": "hook", "data": {
-            "seq": self.seq, "user": GM, "world_time": self.time, "hook": name,
-            "combat": copy.deepcopy(self.combat), "current": current, **extra}})
+        self.lines.append(hook_line(self.seq, GM, self.time, name, self.combat, current, **extra))
 
     def intent(self, kind: str, who: str, user: str, **args: Any) -> None:
         self.seq += 1
-        self.lines.append({"event": "intent", "data": {
-            "seq": self.seq, "user": user, "world_time": self.time, "kind": kind,
-            "combat_id": self.combat["_id"], "combatant_id": who, "args": args}})
+        self.lines.append(intent_line(self.seq, user, self.time, kind, self.combat["_id"], who, args))
 
     def join(self, person: dict[str, Any]) -> None:
         self.combat["combatants"].append(person)

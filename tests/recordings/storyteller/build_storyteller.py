@@ -12,7 +12,6 @@ forward a stale pointer; the GM clicks "next turn", which skips held turns).
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from tests.foundry import combat, d10_roll
+from tests.foundry import combat, d10_roll, hook_line, intent_line
 from tests.foundry import combatant as foundry_combatant
 
 GM = "gmStoryteller001"
@@ -63,15 +62,11 @@ class Table:
         self._sort()
         current = {"round": self.combat["round"], "turn": self.combat["turn"],
                    "combatantId": self.pointer, "tokenId": None}
-        self.lines.append({"event": "hook", "data": {
-            "seq": self.seq, "user": GM, "world_time": self.time, "hook": name,
-            "combat": copy.deepcopy(self.combat), "current": current, **extra}})
+        self.lines.append(hook_line(self.seq, GM, self.time, name, self.combat, current, **extra))
 
     def intent(self, kind: str, who: str, user: str, **args: Any) -> None:
         self.seq += 1
-        self.lines.append({"event": "intent", "data": {
-            "seq": self.seq, "user": user, "world_time": self.time, "kind": kind,
-            "combat_id": COMBAT, "combatant_id": who, "args": args}})
+        self.lines.append(intent_line(self.seq, user, self.time, kind, COMBAT, who, args))
 
     def roll(self, cid: str, die: int, mod: int) -> None:
         self.hook("initiativeRoll", roll={"combatant_id": cid, "roll": d10_roll(die, mod)})
