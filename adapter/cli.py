@@ -2,6 +2,10 @@
 
 ``main(argv)`` parses and exits; ``run(args, stdout, stderr) -> exit code`` does the work,
 so tests call ``run`` directly.
+
+Each command imports what it needs when it runs: ``serve`` loads neither the replay and bench
+machinery nor ``rich`` nor ``jsonschema`` (its start-up time is measured: docs/performance.md;
+tests/test_startup_imports.py keeps it so).
 """
 
 from __future__ import annotations
@@ -13,11 +17,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
-
-from . import protocol
-from .errors import InvalidMessage
-from .progress import tracked
-from .replay import Replay, compare, dumps, replay_lines
 
 
 def parser() -> argparse.ArgumentParser:
@@ -151,6 +150,9 @@ def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .progress import tracked
+    from .replay import Replay, compare, dumps, replay_lines
+
     try:
         handle: TextIO = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
     except OSError as error:
@@ -201,6 +203,8 @@ def _parsed_inputs(lines: Sequence[str]) -> dict[int, Any]:
 
 
 def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .progress import tracked
+    from .replay import dumps
     from .store import Store, StoreUnusable
 
     if not Path(args.db).exists():
@@ -245,6 +249,9 @@ def module(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from . import protocol
+    from .errors import InvalidMessage
+
     if not args.check:
         for name in protocol.load_schemas():
             stdout.write(f"{name}.schema.json\n")

@@ -7,12 +7,18 @@ refusal) reaches HTML only through these templates, so it is escaped wherever it
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 
 @cache
 def environment() -> Environment:
+    """Built on the first page rendered (Jinja2 is not imported at start-up)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     return Environment(
         loader=PackageLoader("adapter", "templates"),
         autoescape=True,
@@ -22,8 +28,10 @@ def environment() -> Environment:
     )
 
 
+TEMPLATES = Path(__file__).resolve().parent / "templates"  # the folder PackageLoader reads
+
+
 def source(name: str) -> str:
-    """A template file's text as it is (the status page's script and style)."""
-    env = environment()
-    assert env.loader is not None
-    return env.loader.get_source(env, name)[0]
+    """A template file's text as it is (the status page's script and style): read at start-up,
+    so without Jinja2."""
+    return (TEMPLATES / name).read_text(encoding="utf-8")

@@ -3,16 +3,17 @@
 Shown only on a terminal: when both the command's output and its error stream are
 terminals. With the output piped or redirected (``replay X > golden.jsonl``, CI logs) the
 command prints nothing more than before. The bar is transient: it disappears when done.
+``rich`` is imported only when a bar is drawn (``serve`` and piped runs never load it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 T = TypeVar("T")
 
@@ -22,6 +23,9 @@ def on_terminal(stdout: TextIO, stderr: TextIO) -> bool:
 
 
 def _bar(stderr: TextIO) -> Progress:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=Console(file=stderr), transient=True,

@@ -7,6 +7,13 @@ field). Before the schema, :func:`check_shape` refuses what JSON itself forbids 
 would make validation itself costly: NaN and infinities, and nesting deeper than the limit.
 An outbound message that fails its schema is a bug: :func:`check_outbound` raises
 ``AssertionError`` and the tests make sure none does.
+
+Start-up: importing this module loads no validator library. The typed check (msgspec) of a
+schema is built on its first message; the compiled check (fastjsonschema) and jsonschema's
+validator, with ``jsonschema`` and ``referencing`` themselves, only when a message is not
+accepted by the checks before them: in practice on the first refusal (see
+docs/performance.md, start-up). jsonschema still judges every message the fast checks do not
+accept, and gives every refusal its message and path.
 """
 
 from __future__ import annotations
@@ -17,18 +24,19 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 from ..errors import InvalidMessage
 from . import wirejson
 from .fast import Check, compile_checks, is_valid
 from .typed import compile_typed
+
+if TYPE_CHECKING:  # imported when first needed (a refusal, check_schemas): see the docstring
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
 
 PROTOCOL_VERSION = 1
 BASE_URI = "https://initiative-sidecar.invalid/schemas/v1/"
@@ -57,6 +65,9 @@ def load_schemas(folder: Path | None = None) -> dict[str, dict[str, Any]]:
 
 @lru_cache(maxsize=1)
 def registry() -> Registry:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
     resources = [
         (schema["$id"], Resource.from_contents(schema, default_specification=DRAFT202012))
         for schema in load_schemas().values()
@@ -66,6 +77,8 @@ def registry() -> Registry:
 
 @cache
 def validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     schema = registry().contents(BASE_URI + f"{name}.schema.json")
     return Draft202012Validator(schema, registry=registry())
 
@@ -98,6 +111,8 @@ def is_valid_fast(name: str, instance: Any) -> bool:
 
 def check_schemas() -> list[str]:
     """Problems with the schemas themselves (each against its metaschema, ``$id`` present)."""
+    from jsonschema import Draft202012Validator
+
     problems = []
     for name, schema in load_schemas().items():
         if schema.get("$id") != BASE_URI + f"{name}.schema.json":

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import ctypes.util
 import gc
 import ipaddress
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -95,10 +95,11 @@ def quiet_loop_errors(loop: asyncio.AbstractEventLoop, quiet: Quiet) -> None:
 
 def _malloc_trim() -> Callable[[], None]:
     """glibc's ``malloc_trim(0)``, which hands freed heap pages back to the OS (Python's
-    allocator frees a cut connection's buffers, but glibc keeps the pages); a no-op elsewhere."""
-    name = ctypes.util.find_library("c")
+    allocator frees a cut connection's buffers, but glibc keeps the pages); a no-op elsewhere.
+    Looked up among the symbols the process has loaded already (``CDLL(None)``, libc among
+    them): ``find_library`` would run ``ldconfig`` in a child process at every start."""
     try:
-        trim = ctypes.CDLL(name).malloc_trim if name else None
+        trim = ctypes.CDLL(None).malloc_trim if os.name == "posix" else None
     except (OSError, AttributeError):
         trim = None
     if trim is None:

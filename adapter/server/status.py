@@ -96,7 +96,6 @@ class StatusBoard:
         self.closing = False
         self.writers: Mapping[str, str] = {}
         self.states: Mapping[str, Any] = {}
-        self.env = environment()
 
     def attach(self, writers: Mapping[str, str], states: Mapping[str, Any]) -> None:
         self.writers, self.states = writers, states
@@ -171,10 +170,10 @@ class StatusBoard:
 
     def worlds_html(self, scope: Scope, lang: str) -> str:
         worlds = [self._world(w) for w in self.visible(scope)]
-        return self.env.get_template("status_worlds.html").render(worlds=worlds, t=TEXTS[lang])
+        return environment().get_template("status_worlds.html").render(worlds=worlds, t=TEXTS[lang])
 
     def page(self, name: str, lang: str, **data: Any) -> str:
-        return self.env.get_template(name).render(
+        return environment().get_template(name).render(
             t=TEXTS[lang], lang=lang, version=__version__, protocol=protocol.PROTOCOL_VERSION, **data
         )
 
