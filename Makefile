@@ -13,7 +13,7 @@ DB := ./initiative-sidecar.db
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,dev]"
+	$(PY) -m pip install --quiet -e ".[hosted,test,dev]"
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -11,6 +11,7 @@ such a private key: anyone who can read it can act as the GM's module in its wor
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import json
 import os
@@ -161,12 +162,25 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")
+    _hosted_package(config.store, "--store", "psycopg")
+    _hosted_package(config.redis, "--redis", "redis")
     if not config.token and config.store:  # a token made here would differ in each process
         raise ConfigError("--store (hosted mode) needs --token or INITIATIVE_SIDECAR_TOKEN, the same for "
                           "every process (see docs/hosting.md)")
     if not config.token:
         config = _with_stored_token(config, announce)
     return config
+
+
+HOSTED_EXTRA = "pip install 'initiative-sidecar[hosted]'"
+
+
+def _hosted_package(value: str, flag: str, package: str) -> None:
+    """Hosted mode's packages are an extra (a GM's sidecar never loads them): asked for
+    without them, say which install brings them, before anything starts."""
+    if value and importlib.util.find_spec(package) is None:
+        raise ConfigError(f"{flag} (hosted mode) needs the {package} package, which is not installed: "
+                          f"{HOSTED_EXTRA} (see docs/hosting.md)")
 
 
 def _networks(raw: str) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 from adapter import protocol
+from adapter.cli import parser
+from adapter.config import ConfigError, from_args
 from adapter.errors import InvalidMessage
 from adapter.service import Worlds
 from adapter.store import Store
@@ -115,4 +117,19 @@ def test_the_first_refusal_loads_jsonschema_and_refusals_read_as_before() -> Non
 
     assert (fresh["before"], fresh["after"]) == (False, True)
     assert fresh["refusals"] == here
+
+
+@pytest.mark.parametrize("flag, package", [("redis", "redis"), ("store", "psycopg")])
+def test_a_hosted_flag_without_the_hosted_extra_says_what_to_install(
+    flag: str, package: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, package, None)  # as in an install without [hosted]
+    url = "redis://127.0.0.1:6379/0" if flag == "redis" else "postgresql://sidecar@127.0.0.1/sidecar"
+    args = parser().parse_args(["serve", "--db", str(tmp_path / "s.db"), "--token", TOKEN, f"--{flag}", url])
+
+    with pytest.raises(ConfigError) as refused:  # serve says it and exits 2, before opening anything
+        from_args(args)
+
+    assert f"--{flag} (hosted mode) needs the {package} package" in str(refused.value)
+    assert "pip install 'initiative-sidecar[hosted]'" in str(refused.value)
 
