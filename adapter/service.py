@@ -7,6 +7,7 @@ No sockets here: the server calls :meth:`Worlds.handle` one message at a time pe
 
 from __future__ import annotations
 
+import gc
 import logging
 import sqlite3
 from collections.abc import Mapping
@@ -52,8 +53,15 @@ class Worlds:
             raise StoreCorrupt(damaged(Path(self.store.name), str(error))) from error
 
     def _load(self) -> None:
-        for world_id in self.store.worlds():
-            self.load_world(world_id)
+        """Each world restored is set aside from the garbage collector (``gc.freeze``, O(1)),
+        so the collections that restoring the next ones triggers do not walk it again (a fifth
+        of restoring 1,000 worlds); ``gc.unfreeze`` gives every object back at the end."""
+        try:
+            for world_id in self.store.worlds():
+                self.load_world(world_id)
+                gc.freeze()
+        finally:
+            gc.unfreeze()
 
     def load_world(self, world_id: str) -> None:
         """Rebuild one world from the store: its snapshot, then the log after it."""

@@ -10,6 +10,7 @@ process hides ``redis`` and ``psycopg`` as an install without ``[hosted]`` lacks
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -133,3 +134,31 @@ def test_a_hosted_flag_without_the_hosted_extra_says_what_to_install(
     assert f"--{flag} (hosted mode) needs the {package} package" in str(refused.value)
     assert "pip install 'initiative-sidecar[hosted]'" in str(refused.value)
 
+
+def test_restoring_worlds_sets_nothing_aside_from_the_collector_for_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "sidecar.db"
+    for n in (1, 2, 3):
+        stored_world(db, f"world000000000{n}")
+    store = Store(db)
+    worlds = Worlds(store)
+    frozen = gc.get_freeze_count()
+
+    worlds.load()  # each world is frozen as it is restored, and all given back at the end
+
+    assert sorted(worlds.states) == ["world0000000001", "world0000000002", "world0000000003"]
+    assert gc.get_freeze_count() == frozen
+    again = Worlds(store)
+    restore = again.load_world
+
+    def fail_on_the_third(world: str) -> None:
+        if world.endswith("3"):
+            raise RuntimeError("a world that cannot be restored")
+        restore(world)
+
+    monkeypatch.setattr(again, "load_world", fail_on_the_third)
+    with pytest.raises(RuntimeError):
+        again.load()
+    assert gc.get_freeze_count() == frozen
+    store.close()
