@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import zipfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -79,6 +78,8 @@ def manifest_bytes(data: dict[str, Any]) -> bytes:
 
 def build_zip(data: dict[str, Any], folder: Path | None = None) -> bytes:
     """The module's zip: its files at the root, ``module.json`` replaced by ``data``."""
+    import zipfile  # on the first download, not at start-up
+
     folder = folder or module_dir()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
