@@ -5,7 +5,7 @@ so tests call ``run`` directly.
 
 Each command imports what it needs when it runs: ``serve`` loads neither the replay and bench
 machinery nor ``rich`` nor ``jsonschema`` (its start-up time is measured: docs/performance.md;
-tests/test_startup_imports.py keeps it so).
+tests/test_startup.py keeps it so).
 """
 
 from __future__ import annotations
