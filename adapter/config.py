@@ -52,6 +52,8 @@ REMOTE_DANGER = (
 
 @dataclass(frozen=True)
 class Config:
+    """The settings of one serving sidecar, as :func:`from_args` reads them."""
+
     host: str = DEFAULT_HOST
     #: bind an address other than loopback (``--allow-remote``): off unless asked for
     allow_remote: bool = False
