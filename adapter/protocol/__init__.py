@@ -8,12 +8,13 @@ would make validation itself costly: NaN and infinities, and nesting deeper than
 An outbound message that fails its schema is a bug: :func:`check_outbound` raises
 ``AssertionError`` and the tests make sure none does.
 
-Start-up: importing this module loads no validator library. The typed check (msgspec) of a
-schema is built on its first message; the compiled check (fastjsonschema) and jsonschema's
-validator, with ``jsonschema`` and ``referencing`` themselves, only when a message is not
-accepted by the checks before them: in practice on the first refusal (see
-docs/performance.md, start-up). jsonschema still judges every message the fast checks do not
-accept, and gives every refusal its message and path.
+Start-up: importing this module does not load jsonschema. The typed check (msgspec) of a
+schema is built on its first message, the compiled check (fastjsonschema) on the first
+message the typed check does not accept (every ``settings`` at connect: it has no typed
+check), and jsonschema's validator, with ``jsonschema`` and ``referencing`` themselves, on
+the first message neither accepts: in practice the first refusal (docs/protocol.md).
+jsonschema still judges every message the fast checks do not accept, and gives every refusal
+its message and path.
 """
 
 from __future__ import annotations

@@ -15,9 +15,10 @@ message it refuses goes through jsonschema, which alone decides and gives the pr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from types import ModuleType
 from typing import Any
 from urllib.parse import urldefrag, urljoin
+
+import fastjsonschema
 
 DRAFT07 = "http://json-schema.org/draft-07/schema#"
 _ANNOTATIONS = frozenset({"$ref", "description", "title", "$comment"})
@@ -77,15 +78,8 @@ def compile_checks(
         except Unresolvable:
             checks[name] = None
             continue
-        checks[name] = _fastjsonschema().compile(draft07, use_default=False, use_formats=False)
+        checks[name] = fastjsonschema.compile(draft07, use_default=False, use_formats=False)
     return checks
-
-
-def _fastjsonschema() -> ModuleType:
-    """Imported with the first compiled check, not at start-up (no message has needed one yet)."""
-    import fastjsonschema
-
-    return fastjsonschema
 
 
 def is_valid(check: Check | None, instance: Any) -> bool:
@@ -94,6 +88,6 @@ def is_valid(check: Check | None, instance: Any) -> bool:
         return False
     try:
         check(instance)
-    except _fastjsonschema().JsonSchemaException:  # evaluated only when the check raises
+    except fastjsonschema.JsonSchemaException:
         return False
     return True
