@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from adapter.engine import preview
+from adapter.engine import preview, snapshot
 
 # Every next-round preview the engine reuses is checked against one computed afresh, in
-# every test (a stale preview fails the message with an AssertionError, hence the test).
+# every test (a stale preview fails the message with an AssertionError, hence the test);
+# so is every snapshot read as unchanged at a glance (read in full too).
 preview.CHECK = True
+snapshot.CHECK = True
 
 ROOT = Path(__file__).resolve().parent.parent
 
