@@ -52,6 +52,8 @@ MAX_COMBATANTS = 200
 
 @dataclass(frozen=True)
 class Result:
+    """What one message did: the world after it, its ack, what to broadcast and to store."""
+
     world: World
     ack: dict[str, Any]
     #: broadcasts, in order: ("plan", plan)... then ("prompt", prompt)...

@@ -17,16 +17,22 @@ from .messages import Roll
 
 @dataclass(frozen=True)
 class Clock:
+    """Foundry's world time as the hook reports it (seconds)."""
+
     world_time: float
 
 
 @dataclass(frozen=True)
 class Joined:
+    """A combatant joined the combat."""
+
     combatant_id: str
 
 
 @dataclass(frozen=True)
 class Left:
+    """A combatant left the combat (deleted)."""
+
     combatant_id: str
 
 
@@ -50,26 +56,34 @@ class ScoreSet:
 
 @dataclass(frozen=True)
 class CombatStarted:
-    pass
+    """The GM began the combat."""
 
 
 @dataclass(frozen=True)
 class RoundStarted:
+    """A round began."""
+
     round: int
 
 
 @dataclass(frozen=True)
 class RoundEnded:
+    """A round ended (every turn of it taken or passed)."""
+
     round: int
 
 
 @dataclass(frozen=True)
 class TurnStarted:
+    """A combatant's turn began."""
+
     combatant_id: str
 
 
 @dataclass(frozen=True)
 class TurnEnded:
+    """A combatant's turn ended."""
+
     combatant_id: str
     #: the turn passed without the combatant acting (the module skipped it)
     skipped: bool = False

@@ -146,6 +146,8 @@ class Session:
 
 @dataclass(frozen=True)
 class Notice:
+    """Something a rule did that the table should read (a dash, a readied action taken), with its data: sent in the ack's ``notices``."""
+
     kind: str
     text: str
     data: Mapping[str, Any] = field(default_factory=dict)

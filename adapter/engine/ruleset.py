@@ -126,6 +126,8 @@ class HoldRuleIds:
 
 @dataclass(frozen=True)
 class Ruleset:
+    """A ruleset: its rules by the event and intent classes they take, and its hooks into the plan."""
+
     id: str
     #: event class -> the rules it goes to, in this order
     on: On = field(default_factory=dict)

@@ -35,6 +35,8 @@ class DiceSettings:
 
 @dataclass(frozen=True)
 class Count:
+    """A pool's successes, its ones, and the net the rules rank by (less the ones where ones cancel)."""
+
     successes: int
     ones: int
     net: int
