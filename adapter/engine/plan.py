@@ -32,19 +32,25 @@ def plan_body(
     ``next_round`` is :func:`next_round_view` of the preview (:mod:`.preview`)."""
     order, views, values = _entries(rs, combat)
     current = combat.current
+    intents, started, combatants = rs.intent_kinds, combat.started, combat.combatants
+    # the menu is a function of the view: asked once per distinct view (most combatants
+    # share one, e.g. Foundry's own "acts fully" entry)
+    menus: dict[int, tuple[list[str], list[str]]] = {}
+    entries = []
+    for cid in order:
+        view = views[cid]
+        menu = menus.get(id(view))
+        if menu is None:
+            menu = menus[id(view)] = actions_now(intents, started, view)
+        combatant = combatants[cid]
+        entries.append(_extras(_entry(cid, view, values[cid], combatant.score), menu,
+                               formula(combatant) if formula is not None else None))
     return {
         "round": combat.round,
         "turn": order.index(current) if current in order else None,
         "current": current,
         "next_round": next_round,
-        "order": [
-            _extras(
-                _entry(cid, views[cid], values[cid], combat.combatants[cid].score),
-                actions_now(rs.intent_kinds, combat.started, views[cid]),
-                formula(combat.combatants[cid]) if formula is not None else None,
-            )
-            for cid in order
-        ],
+        "order": entries,
     }
 
 
@@ -91,9 +97,9 @@ def _extras(
 ) -> dict[str, Any]:
     mine, gms = actions
     if mine:
-        entry["actions"] = mine
+        entry["actions"] = list(mine)
     if gms:
-        entry["gm_actions"] = gms
+        entry["gm_actions"] = list(gms)
     if formula is not None:
         entry["formula"] = formula
     return entry

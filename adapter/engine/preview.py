@@ -58,6 +58,7 @@ computes it (about 16% of the samples, one message in eight) and the others reus
 from __future__ import annotations
 
 from dataclasses import fields
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from .context import Ctx
@@ -77,9 +78,12 @@ _STATE = tuple(
 )
 
 
+_STATE_OF = itemgetter(*_STATE)
+
+
 def _state(combat: Combat) -> tuple[Any, ...]:
-    attrs = combat.__dict__
-    return tuple([attrs[name] for name in _STATE])
+    state: tuple[Any, ...] = _STATE_OF(combat.__dict__)
+    return state
 
 
 class Cache(NamedTuple):

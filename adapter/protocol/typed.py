@@ -241,7 +241,7 @@ def _struct(schema: Mapping[str, Any], where: str) -> Any:
     groups = [[attr[n] for n in alt["required"]] for alt in schema.get("anyOf", [])]
     namespace = {"__post_init__": _post_init(truths, groups)} if truths or groups else {}
     return msgspec.defstruct(
-        "Typed", fields, kw_only=True, forbid_unknown_fields=schema.get("additionalProperties") is False,
+        "Typed", fields, kw_only=True, gc=False, forbid_unknown_fields=schema.get("additionalProperties") is False,
         namespace=namespace,
     )
 

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapter.engine.order import encode_initiatives, foundry_sort, place_after, place_before
+from adapter.engine.order import by_runs, encode_initiatives, foundry_sort, place_after, place_before
 
 
 def test_single_scores_are_shown_as_whole_numbers() -> None:
@@ -183,3 +183,22 @@ def test_any_order_with_hints_and_stored_values_reproduces_and_ties_only_where_f
     assert foundry_sort(values) == order
     for a, b in zip(order, order[1:]):
         assert values[a] != values[b] or (a in stored and b in stored and a < b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(ids, st.one_of(st.none(), scores_st, st.integers(-5, 30))), min_size=0,
+                max_size=12, unique_by=lambda t: t[0]),
+       st.booleans())
+def test_the_descending_shortcut_gives_what_the_runs_give(
+    entries: list[tuple[str, float | None]], sort_them: bool,
+) -> None:
+    """encode_initiatives' shortcut for scores already strictly descending (the common plan)
+    against the general computation, on orders sorted or not, with ties and unrolled ones."""
+    if sort_them:
+        entries = sorted(entries, key=lambda e: -(e[1] or 0))
+    # any order of the rolled ones, the unrolled last (as encode_initiatives requires)
+    order = [cid for cid, s in entries if s is not None] + [cid for cid, s in entries if s is None]
+    scores = dict(entries)
+    values = encode_initiatives(order, scores)
+    assert values == by_runs(order, scores)
+    assert [type(v) for v in values.values()] == [type(v) for v in by_runs(order, scores).values()]

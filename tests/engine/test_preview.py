@@ -9,6 +9,7 @@ random fights under every ruleset with the check on.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 import pytest
@@ -111,12 +112,19 @@ def test_a_change_the_preview_reads_computes_it_afresh(monkeypatch: pytest.Monke
     assert fight.plan["next_round"]["order"][0]["acts"] == "none"
 
 
+def leave_out_of_the_key(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """A broken cache key: the preview's state without one field of the combat."""
+    kept = tuple(n for n in preview._STATE if n != name)
+    monkeypatch.setattr(preview, "_STATE", kept)
+    monkeypatch.setattr(preview, "_STATE_OF", itemgetter(*kept))
+
+
 def test_the_check_catches_a_cache_that_ignores_what_the_preview_reads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The same defeat with a cache key that leaves the combatants out: the reused preview
     is stale, and the check (on in every test) says so."""
-    monkeypatch.setattr(preview, "_STATE", tuple(n for n in preview._STATE if n != "combatants"))
+    leave_out_of_the_key(monkeypatch, "combatants")
     fight = Fight("foundry-core")
     fight.next_turn()
     fight.next_turn()
@@ -129,7 +137,7 @@ def test_the_check_catches_a_cache_that_ignores_what_the_preview_reads(
 def test_the_check_catches_a_stale_preview_along_the_trail_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """One hook moves the turn on and defeats the combatant the next round starts with: with
     the combatants left out of the key, the trail's turn matches, and the check says so."""
-    monkeypatch.setattr(preview, "_STATE", tuple(n for n in preview._STATE if n != "combatants"))
+    leave_out_of_the_key(monkeypatch, "combatants")
     fight = Fight("foundry-core")
     fight.next_turn()
     fight.people[0]["is_defeated"] = True

@@ -10,8 +10,33 @@ from .reactions import reaction_state
 from .readied import readied_tags
 from .state import dash_round, fighter
 
+#: set by the test suite: every view given from :data:`_views` is compared with a fresh one
+CHECK = False
+
+#: the views last given, by combatant: (the combatant, the round, its view). A view is a
+#: function of the combatant (an immutable object, held here so its id stays its own) and
+#: the round alone, and is asked for every combatant on every message, most of them
+#: unchanged since the last; dropped whole when full
+_views: dict[int, tuple[Combatant, int, Entry]] = {}
+_KEPT_VIEWS = 512
+
 
 def describe(combat: Combat, c: Combatant) -> Entry:
+    kept = _views.get(id(c))
+    if kept is not None and kept[0] is c and kept[1] == combat.round:
+        if CHECK:
+            fresh = view_of(combat, c)
+            assert kept[2] == fresh, f"stale balanced-d20 view of {c.id}: {kept[2]} instead of {fresh}"
+        return kept[2]
+    view = view_of(combat, c)
+    if len(_views) >= _KEPT_VIEWS:
+        _views.clear()
+    _views[id(c)] = (c, combat.round, view)
+    return view
+
+
+def view_of(combat: Combat, c: Combatant) -> Entry:
+    """How the combatant looks in the plan: it reads the combatant and the round, nothing else."""
     f = fighter(c)
     available, reason = reaction_state(c)
     tags: list[str] = []

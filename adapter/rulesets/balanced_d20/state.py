@@ -1,7 +1,8 @@
 """The state `balanced-d20` keeps: per combatant (``Combatant.ext``) and per world (BI-3).
 
 Every class is a frozen dataclass listed in adapter/store/snapshots.py (snapshots). Nothing is
-ever mutated: ``dataclasses.replace`` builds the next value, and tuples stand in for lists.
+ever mutated: ``dataclasses.replace`` (``evolve`` for the engine's own classes) builds the next
+value, and tuples stand in for lists.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...engine.context import Ctx
-from ...engine.model import Combat, Combatant
+from ...engine.model import Combat, Combatant, evolve
 
 RULESET_ID = "balanced-d20"
 
@@ -126,11 +127,14 @@ def fighter(combatant: Combatant) -> Fighter:
 
 
 def update_fighter(combat: Combat, cid: str, **changes: Any) -> Combat:
-    """The combat with ``changes`` applied to one combatant's :class:`Fighter`."""
+    """The combat with ``changes`` applied to one combatant's :class:`Fighter`; the same
+    combat when every change is the value already there (the very object: a reaction given
+    back at each turn start that was never spent), as a rule that changes nothing returns."""
     c = combat.combatants[cid]
-    return replace(
-        combat, combatants={**combat.combatants, cid: replace(c, ext=replace(fighter(c), **changes))}
-    )
+    f = fighter(c)
+    if c.ext is f and all(getattr(f, name) is value for name, value in changes.items()):
+        return combat
+    return evolve(combat, combatants={**combat.combatants, cid: evolve(c, ext=replace(f, **changes))})
 
 
 def set_score(combat: Combat, cid: str, score: float | None) -> Combat:
