@@ -156,6 +156,7 @@ def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
                             deflate=plan.deflate, combatants=plan.memory_combatants, hold=True,
                             rolls=False)
         try:
+            connected = server.rss_mb()  # every socket and session, no combat yet
             got = held.go()
             peak, now = server.peak_rss_mb(), server.rss_mb()
         finally:
@@ -167,6 +168,6 @@ def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     mem = {"worlds": plan.memory_worlds, "combatants": plan.memory_combatants,
            "messages_per_world": MEMORY_MESSAGES, "errors": got.errors,
            "peak_rss_mb": round(peak, 1), "rss_connected_mb": round(now, 1),
-           "idle_rss_mb": round(idle, 1)}
+           "idle_rss_mb": round(idle, 1), "rss_before_messages_mb": round(connected, 1)}
     return mem, {"restore_worlds": plan.memory_worlds, "restore_s": round(restarted.startup_s, 3)}
 

@@ -71,7 +71,8 @@ def table(result: dict[str, Any]) -> str:
     mem = result.get("memory")
     if mem:
         lines.append(f"memory: peak RSS {mem['peak_rss_mb']:.1f} MB with {mem['worlds']} connected "
-                     f"worlds x {mem['combatants']} combatants (idle sidecar {mem['idle_rss_mb']:.1f} MB)")
+                     f"worlds x {mem['combatants']} combatants (idle sidecar {mem['idle_rss_mb']:.1f} MB, "
+                     f"{mem['rss_before_messages_mb']:.1f} MB connected before any message)")
     st = result.get("startup")
     if st:
         lines.append(f"start-up to accepting connections: sidecar {st['sidecar_s']:.3f} s, "

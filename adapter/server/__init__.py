@@ -261,6 +261,9 @@ def create_app(config: Config) -> web.Application:
         cors_allowed_origins=list(config.origins),
         max_http_buffer_size=config.buffer_bytes,
         transports=["websocket"],
+        # a connection's next frame is read once its message is answered: one message in
+        # hand per connection, not a task holding each decoded payload (docs/reliability.md)
+        async_handlers=False,
         json=wirejson,
         serializer=Packet,
         logger=False,

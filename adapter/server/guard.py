@@ -103,7 +103,8 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         super().__init__(*args, **kwargs)
         self.limits = limits or Limits()
         self.peers: dict[str, Peer] = {}
-        self.timers: dict[str, asyncio.Future[None]] = {}  # eio sid -> its authentication deadline
+        self.timers: dict[str, asyncio.TimerHandle] = {}  # eio sid -> its authentication deadline
+        self.aborting: set[asyncio.Future[None]] = set()  # sockets past their deadline, being cut
         self.release_at = 0.0
         self.releasing: asyncio.Future[None] | None = None
         self.quiet = Quiet(log)
@@ -129,29 +130,39 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
             self.peers.pop(idle[0], None)
         self.peers[eio_sid] = Peer(address, environ, Bucket(self.limits.rate, float(self.limits.burst)))
         await super()._handle_eio_connect(eio_sid, environ)
-        task = asyncio.ensure_future(self._deadline(eio_sid))
-        self.timers[eio_sid] = task
-        task.add_done_callback(lambda _: self.timers.pop(eio_sid, None))
+        self._deadline_in(self.limits.connect_timeout, eio_sid)
         return None
 
-    async def _deadline(self, eio_sid: str) -> None:
+    def _deadline_in(self, delay: float, eio_sid: str) -> None:
+        """The socket's authentication deadline: a timer, not a task sleeping per socket."""
+        self.timers[eio_sid] = asyncio.get_running_loop().call_later(delay, self._deadline, eio_sid)
+
+    def _deadline(self, eio_sid: str) -> None:
         """Close the socket unless the sidecar accepted it in time (a CONNECT being handled,
-        e.g. waiting out a throttle, is given the time it takes)."""
-        await asyncio.sleep(self.limits.connect_timeout)
-        while (peer := self.peers.get(eio_sid)) is not None and not peer.accepted:
-            if not peer.connecting:
-                self.quiet.log(logging.INFO, ("unauthenticated", peer.address),
-                               "closed a socket from %s: not authenticated within %g s",
-                               peer.address, self.limits.connect_timeout)
-                await self.abort(eio_sid)
-                return
-            await asyncio.sleep(0.5)
+        e.g. waiting out a throttle, is given the time it takes: looked at again every 0.5 s)."""
+        self.timers.pop(eio_sid, None)
+        peer = self.peers.get(eio_sid)
+        if peer is None or peer.accepted:
+            return
+        if peer.connecting:
+            self._deadline_in(0.5, eio_sid)
+            return
+        self.quiet.log(logging.INFO, ("unauthenticated", peer.address),
+                       "closed a socket from %s: not authenticated within %g s",
+                       peer.address, self.limits.connect_timeout)
+        task = asyncio.ensure_future(self.abort(eio_sid))
+        self.aborting.add(task)
+        task.add_done_callback(self.aborting.discard)
 
     def accepted(self, sid: str) -> None:
         """The sidecar accepted this connection (its socket.io ``sid``)."""
-        peer = self.peers.get(self.manager.eio_sid_from_sid(sid, "/"))
+        eio_sid = self.manager.eio_sid_from_sid(sid, "/")
+        peer = self.peers.get(eio_sid)
         if peer is not None:
             peer.accepted = True
+        timer = self.timers.pop(eio_sid, None)
+        if timer is not None:
+            timer.cancel()
 
     def take(self, sid: str) -> bool:
         """One message against the connection's rate limit."""
@@ -209,8 +220,10 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         """Close every socket: an Engine.IO CLOSE (the module reconnects, as after any lost
         connection), then whatever has not gone within ``grace`` seconds is aborted (a client
         that does not read cannot hold the shutdown)."""
-        for task in [*self.timers.values(), *([self.releasing] if self.releasing is not None else [])]:
-            task.cancel()
+        for timer in self.timers.values():
+            timer.cancel()
+        if self.releasing is not None:
+            self.releasing.cancel()
         for socket in list(self.eio.sockets.values()):
             try:
                 await socket.close(wait=False, abort=False, reason=self.eio.reason.SERVER_DISCONNECT)

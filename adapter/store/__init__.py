@@ -56,6 +56,10 @@ CHECKPOINT_EVERY = 300
 #: the snapshot thread falls behind
 FALLBACK_CHECKPOINT_PAGES = 10_000
 
+#: SQLite's page cache per connection, KiB (its default is 2,000): a message is appended once
+#: and read back only at start, so a larger cache holds pages nobody reads again
+PAGE_CACHE_KIB = 512
+
 #: SQLite result codes (primary) that mean "cannot write here", not "damaged"
 _UNWRITABLE_CODES = {3: "SQLITE_PERM", 8: "SQLITE_READONLY", 14: "SQLITE_CANTOPEN"}
 
@@ -152,6 +156,7 @@ class Store:
             # fires if that thread falls far behind
             self.db.execute(f"PRAGMA wal_autocheckpoint={FALLBACK_CHECKPOINT_PAGES}")
             self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
             verdict = self.db.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
                 raise sqlite3.DatabaseError(verdict)
@@ -159,6 +164,7 @@ class Store:
             # the snapshot thread's own connection for checkpoints, opened now: opened later,
             # after the file was deleted, it would create an empty database in its place
             self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._checkpointer.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
         except sqlite3.DatabaseError as error:
             code = getattr(error, "sqlite_errorcode", 0) & 0xFF
             if code in _UNWRITABLE_CODES:

@@ -37,10 +37,12 @@ import json
 import math
 import struct
 import threading
+import weakref
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import MISSING, fields, is_dataclass, replace
+from functools import partial
 from typing import Any
 
 import orjson
@@ -80,25 +82,47 @@ class SnapshotUnwritable(Exception):
 
 
 class Encoder:
-    """Encodes worlds, keeping each combat's frame while the world holds that same combat."""
+    """Encodes worlds, keeping each combat's frame while that same combat object lives.
+
+    A frame holds its combat by a weak reference: once the world has moved past a combat
+    (the next message builds a new one) and nothing else holds it, the combat is freed and
+    its frame dropped with it, instead of both staying until the world's next snapshot
+    (a writer that left and came back kept its old combat, plan and preview alive)."""
 
     def __init__(self) -> None:
-        self._frames: dict[tuple[str, str], tuple[Combat, bytes]] = {}
+        self._frames: dict[str, dict[str, tuple[weakref.ref[Combat], bytes]]] = {}
         self._lock = threading.Lock()
 
     def encode(self, world: World) -> bytes:
         """The snapshot bytes of a world."""
         with self._lock, _heap_frozen():
             parts = [MAGIC, _frame(_out(replace(world, combats={})))]
+            kept = self._frames.get(world.world, {})
+            frames: dict[str, tuple[weakref.ref[Combat], bytes]] = {}
             for key, combat in world.combats.items():
-                cached = self._frames.get((world.world, key))
-                if cached is None or cached[0] is not combat:
-                    cached = (combat, _frame([key, _out(combat)]))
-                    self._frames[(world.world, key)] = cached
+                cached = kept.get(key)
+                if cached is None or cached[0]() is not combat:
+                    cached = (weakref.ref(combat, partial(self._drop, world.world, key)), _frame([key, _out(combat)]))
+                frames[key] = cached
                 parts.append(cached[1])
-            for gone in [k for k in self._frames if k[0] == world.world and k[1] not in world.combats]:
-                del self._frames[gone]
+            if frames:
+                self._frames[world.world] = frames
+            else:
+                self._frames.pop(world.world, None)
             return b"".join(parts)
+
+    def cached(self) -> int:
+        """How many frames are kept."""
+        return sum(len(frames) for frames in list(self._frames.values()))
+
+    def _drop(self, world_id: str, key: str, ref: weakref.ref[Combat]) -> None:
+        """A cached combat was freed (on whichever thread let it go): its frame goes too. No
+        lock: single dict operations; a race only costs a later snapshot one re-encoding."""
+        frames = self._frames.get(world_id)
+        if frames is not None and frames.get(key, (None, b""))[0] is ref:
+            frames.pop(key, None)
+            if not frames:
+                self._frames.pop(world_id, None)
 
 
 @contextmanager

@@ -61,7 +61,7 @@ def test_a_tiny_run_gives_well_formed_figures(tmp_path: Path, monkeypatch: pytes
     assert result["replay"]["problems"] == 0
     mem = result["memory"]
     assert mem["worlds"] == 3 and mem["errors"] == 0
-    assert mem["peak_rss_mb"] >= mem["idle_rss_mb"] > 0
+    assert mem["peak_rss_mb"] >= mem["rss_before_messages_mb"] >= mem["idle_rss_mb"] > 0
     assert result["startup"]["sidecar_s"] > 0 and result["startup"]["restore_s"] > 0
     table = stdout.getvalue()
     assert "1x6" in table and "sidecar" in table and "replay" in table

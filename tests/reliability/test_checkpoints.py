@@ -44,3 +44,15 @@ def test_the_commits_leave_checkpoints_to_the_snapshot_thread(tmp_path: Path) ->
     again = Store(tmp_path / "x.db")
     assert [entry.seq for entry in again.history("w")] == list(range(1, count + 1))
     again.close()
+
+
+def test_both_connections_keep_a_small_page_cache(tmp_path: Path) -> None:
+    """SQLite's page cache is per connection (2,000 KiB by default); the store's two keep
+    PAGE_CACHE_KIB each (docs/reliability.md, Memory)."""
+    store = Store(tmp_path / "x.db", serving=True)
+    try:
+        for connection in (store.db, store._checkpointer):
+            assert connection.execute("PRAGMA cache_size").fetchone()[0] == -store_module.PAGE_CACHE_KIB
+        assert store_module.PAGE_CACHE_KIB < 2000
+    finally:
+        store.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import gc
 import importlib
 import logging
 import math
@@ -18,6 +19,7 @@ import re
 import sqlite3
 import struct
 import sys
+import weakref
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -268,3 +270,27 @@ def test_a_value_without_a_tag_is_not_written_and_the_message_stays_acked(
     assert any("not written" in r.getMessage() and "PosixPath" in r.getMessage() for r in caplog.records)
     assert store.snapshot("w") is None
     store.close()
+
+
+def test_the_frame_cache_keeps_no_combat_the_world_has_moved_past(every_ruleset: dict[str, Reference]) -> None:
+    """A combat's frame is reused while the world holds that combat; once nothing else holds
+    it, the cache lets it go (it used to keep it, its plan and its preview until the world's
+    next snapshot) and drops its frame."""
+    worlds = every_ruleset["foundry-core"].worlds
+    pair = next((a, b) for a, b in zip(worlds, worlds[1:])
+                if a.combats and a.combats.keys() == b.combats.keys() and a.combats != b.combats)
+    earlier, later = (snapshots.decode(snapshots.encode(w)) for w in pair)  # copies nobody else holds
+    encoder = snapshots.Encoder()
+    assert encoder.encode(earlier) == snapshots.encode(earlier)
+    assert encoder.cached() == len(earlier.combats)
+    gone = [weakref.ref(c) for c in earlier.combats.values()]
+    del earlier
+    gc.collect()
+    assert all(ref() is None for ref in gone)
+    assert encoder.cached() == 0
+    blob = encoder.encode(later)
+    assert blob == snapshots.encode(later)
+    frames = [frame for _, frame in encoder._frames[later.world].values()]
+    assert encoder.encode(later) == blob  # the same combats: their frames, not encoded again
+    again = [frame for _, frame in encoder._frames[later.world].values()]
+    assert all(a is b for a, b in zip(frames, again, strict=True))

@@ -16,7 +16,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from adapter.server import SIO_KEY
+from adapter.server import SIDECAR_KEY, SIO_KEY
 from adapter.server.guard import GuardedServer
 from adapter.server.pacing import Quiet, address_key, quiet_loop_errors
 from tests.server.rawclient import RawClient
@@ -185,5 +185,33 @@ async def test_malformed_frames_count_against_the_rate_and_are_logged_once_a_sec
         lines = [r.getMessage() for r in caplog.records if "could not be read" in r.getMessage()]
         assert 1 <= len(lines) <= 2, lines
         await gm_answers(sidecar, 1)
+    finally:
+        await raw.close()
+
+
+# ---------------------------------------------------------------- messages in hand per connection
+
+
+async def test_a_connection_has_one_message_in_hand_its_next_frames_wait_unread(sidecar: Running) -> None:
+    """A connection's frames are read one at a time: while its message waits for its world,
+    the frames behind it stay unread (in the socket, not decoded into a task each), and once
+    it is answered they are handled in order."""
+    server = await reconfigure(sidecar, rate=1e6, burst=1_000_000)
+    assert sidecar.runner is not None
+    world = sidecar.runner.app[SIDECAR_KEY].lock("world0000000001")
+    raw = await RawClient.open(sidecar.url)
+    try:
+        assert "sid" in await raw.connect(auth())
+        loop = asyncio.get_running_loop()
+        before = len(asyncio.all_tasks(loop))
+        async with world:  # the world is busy: the first message waits for it
+            ids = [await raw.emit("hook", hook(seq, combatants=20)) for seq in range(1, 51)]
+            for _ in range(20):
+                await asyncio.sleep(0.01)
+            waiting = len(asyncio.all_tasks(loop)) - before
+            assert not server.eio.sockets[next(iter(server.peers))].queue.qsize()  # nothing answered yet
+        assert waiting <= 1, f"{waiting} tasks for one connection's 50 waiting messages"
+        acks = [await raw.ack(i) for i in ids]
+        assert [a["seq"] for a in acks] == list(range(1, 51)) and all(a["ok"] for a in acks)
     finally:
         await raw.close()
