@@ -41,7 +41,7 @@ from .messages import (
 )
 from .model import Combat, Combatant, Outcome, Session, World, evolve
 from .order import place_by_rules, place_sorted
-from .plan import plan_body
+from .plan import plan_body, plan_from_text, plan_text
 from .preview import next_round
 from .ruleset import Ruleset
 from .snapshot import read_snapshot
@@ -67,10 +67,10 @@ def apply(world: World, message: Hook | Intent | Session, rulesets: Mapping[str,
         combats.pop(message.combat["_id"], None)
         ctx.close_prompts(message.combat["_id"])
     elif combat is not None:
-        combat, changed = replan(ctx, combat)
+        combat, body = replan(ctx, combat)
         combats[combat.id] = combat
-        if changed:
-            plans = (plan_of(combat),)
+        if body is not None:
+            plans = ({"combat_id": combat.id, "revision": combat.revision, **body},)
     new_world = evolve(
         world, last_seq=message.seq, combats=combats, prompts=ctx.prompts_after(), ext=ctx.ext
     )
@@ -88,21 +88,26 @@ def open_session(world: World, session: Session) -> World:
 
 
 def plan_of(combat: Combat) -> dict[str, Any]:
-    return {"combat_id": combat.id, "revision": combat.revision, **combat.last_plan}
+    """The combat's last plan as sent (``combat.last_plan`` must be set)."""
+    assert combat.last_plan is not None
+    return {"combat_id": combat.id, "revision": combat.revision, **plan_from_text(combat.last_plan)}
 
 
-def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, bool]:
+def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, dict[str, Any] | None]:
+    """The combat with its plan brought up to date, and the new plan's body (None when the
+    plan is the one last sent: no new revision, nothing to send)."""
     rs = ctx.ruleset
     cache, upcoming = next_round(ctx, rs, combat) if combat.order else (None, None)
     formula = rs.formula
     body = plan_body(
         rs, combat, upcoming, (lambda c: formula(ctx, combat, c)) if formula is not None else None
     )
-    if body == combat.last_plan:
+    text = plan_text(body)
+    if text == combat.last_plan:
         if cache is combat.preview_cache:
-            return combat, False
-        return evolve(combat, preview_cache=cache), False
-    return evolve(combat, last_plan=body, revision=combat.revision + 1, preview_cache=cache), True
+            return combat, None
+        return evolve(combat, preview_cache=cache), None
+    return evolve(combat, last_plan=text, revision=combat.revision + 1, preview_cache=cache), body
 
 
 # ---------------------------------------------------------------- hooks

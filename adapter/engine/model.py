@@ -82,7 +82,11 @@ class Combat:
     #: The ruleset's own per-combat state, or None.
     ext: Any = None
     revision: int = 0
-    last_plan: JSON = None
+    #: the last plan's body as JSON text (:func:`adapter.engine.plan.plan_text`), or None: a
+    #: world keeps some 4 KB of text for a 20-combatant plan instead of a ~9 KB tree of dicts
+    #: and lists; :func:`adapter.engine.apply.plan_of` reads it back (a resent message, the
+    #: status page), and an unchanged plan is seen by comparing the texts
+    last_plan: str | None = None
     #: not a field (never compared, never in a snapshot): the next-round preview's cache,
     #: which adapter.engine.preview sets on the combat a message leaves
     preview_cache: ClassVar[Any] = None

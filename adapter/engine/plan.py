@@ -14,6 +14,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from .actions import actions_now
 from .adopt import adopted_values
 from .model import Combat, Combatant
@@ -52,6 +54,18 @@ def plan_body(
         "next_round": next_round,
         "order": entries,
     }
+
+
+def plan_text(body: dict[str, Any]) -> str:
+    """A plan body as the JSON text kept in ``Combat.last_plan`` (orjson: a plan holds only
+    JSON values, its numbers finite)."""
+    return orjson.dumps(body).decode()
+
+
+def plan_from_text(text: str) -> dict[str, Any]:
+    """The plan body :func:`plan_text` wrote."""
+    body: dict[str, Any] = orjson.loads(text)
+    return body
 
 
 def next_round_view(rs: Ruleset, upcoming: Combat) -> dict[str, Any]:

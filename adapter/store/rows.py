@@ -15,8 +15,9 @@ from . import snapshots
 log = logging.getLogger("initiative_sidecar.store")
 
 #: bump when the engine's state classes change shape: older snapshots are then ignored.
-#: "1" was the pickle format, which is no longer read (a pickle can run code).
-ENGINE_VERSION = "2"
+#: "1" was the pickle format, which is no longer read (a pickle can run code); "2" kept a
+#: combat's last plan as a tree of dicts, "3" as its JSON text.
+ENGINE_VERSION = "3"
 
 
 @dataclass(frozen=True)

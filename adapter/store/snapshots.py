@@ -221,6 +221,8 @@ def _decode(blob: bytes) -> World:
         combat = _in(tree[1], 0)
         if not isinstance(combat, Combat):
             raise SnapshotUnreadable(f"a combat frame holds a {type(combat).__name__}")
+        if not isinstance(combat.last_plan, (str, type(None))):  # read back by plan_of
+            raise SnapshotUnreadable(f"a combat's last plan is a {type(combat.last_plan).__name__}")
         combats[tree[0]] = combat
     return replace(world, combats=combats)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapter.engine import World
+from adapter.engine.apply import plan_of
 from adapter.pipeline import Result, open_session, process
 
 GM = "gmUser0000000001"
@@ -35,8 +36,9 @@ class Contact:
         return self.send("hook", {"hook": hook, "combat": combat, "current": pointer, **extra})
 
     def plan(self, combat_id: str) -> dict[str, Any]:
-        c = self.world.combats[combat_id]
-        return {"revision": c.revision, **c.last_plan}
+        plan = plan_of(self.world.combats[combat_id])
+        del plan["combat_id"]
+        return plan
 
 
 def entries(plan: dict[str, Any]) -> dict[str, dict[str, Any]]:

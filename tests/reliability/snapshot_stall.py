@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from adapter.engine.model import Combat, Combatant, World
+from adapter.engine.plan import plan_text
 from adapter.rulesets.balanced_d20.state import Fighter, Reroll
 from adapter.store import Store, snapshots
 from adapter.store.rows import ENGINE_VERSION
@@ -51,9 +52,9 @@ def big_world(combats: int, per_combat: int) -> World:
                         f"actor{k:011d}", f"token{k:011d}", stats),
             )
         roster = tuple(people)
-        plan = {"combat_id": cid, "revision": 3, "round": 2, "current": roster[0],
-                "order": [{"combatant_id": p, "initiative": 30.0 - i / 100, "acts": "full", "tags": [],
-                           "detail": {}, "rules": []} for i, p in enumerate(roster)]}
+        plan = plan_text({"round": 2, "current": roster[0],
+                          "order": [{"combatant_id": p, "initiative": 30.0 - i / 100, "acts": "full", "tags": [],
+                                     "detail": {}, "rules": []} for i, p in enumerate(roster)]})
         fights[cid] = Combat(id=cid, ruleset="balanced-d20", combatants=people, roster=roster, round=2,
                              order=roster, passed=frozenset(roster[:10]), current=roster[10], revision=3,
                              last_plan=plan)

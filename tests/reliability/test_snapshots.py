@@ -240,10 +240,13 @@ WORLD = {"$": "World", "world": "w"}
     (snapshots.MAGIC + _frame(b'{"$":"World","world":"w","settings":{"x":' + b"[" * 300 + b"]" * 300 + b"}}"),
      "nested deeper"),
     (snapshots.MAGIC + _frame(b"[" * 100_000 + b"]" * 100_000), "not JSON"),
+    (_blob(WORLD, ["c", {"$": "Combat", "id": "c", "ruleset": "x", "last_plan": {"round": 1}}]),
+     "last plan is a dict"),
 ], ids=["old-pickle", "empty", "cut-short", "not-zlib", "not-json", "a-class-not-in-the-table", "a-dotted-name",
         "a-field-the-class-lacks", "a-field-missing", "not-a-world", "combats-in-the-head",
         "a-prompt-for-a-combat", "a-world-for-a-combat", "a-frame-not-a-pair", "an-unknown-tag", "an-unhashable-key",
-        "a-tuple-of-a-string", "an-int-not-in-hex", "nested-300-deep", "nested-100000-deep"])
+        "a-tuple-of-a-string", "an-int-not-in-hex", "nested-300-deep", "nested-100000-deep",
+        "a-plan-not-kept-as-text"])
 def test_the_decoder_refuses_what_it_cannot_read_and_says_what(blob: bytes, says: str) -> None:
     with watching() as seen, pytest.raises(snapshots.SnapshotUnreadable, match=re.escape(says)):
         snapshots.decode(blob)
