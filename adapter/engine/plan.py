@@ -10,6 +10,7 @@ Foundry's own sort reproduces ``order`` on every client.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -57,14 +58,20 @@ def plan_body(
 
 
 def plan_text(body: dict[str, Any]) -> str:
-    """A plan body as the JSON text kept in ``Combat.last_plan`` (orjson: a plan holds only
-    JSON values, its numbers finite)."""
-    return orjson.dumps(body).decode()
+    """A plan body as the JSON text kept in ``Combat.last_plan``: orjson's, or the standard
+    library's where orjson refuses (an integer beyond 64 bits, e.g. a stat a player typed:
+    the schema bounds no stat, and dice-pool shows its pool's stats in the plan)."""
+    try:
+        return orjson.dumps(body).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
 def plan_from_text(text: str) -> dict[str, Any]:
-    """The plan body :func:`plan_text` wrote."""
-    body: dict[str, Any] = orjson.loads(text)
+    """The plan body :func:`plan_text` wrote, value for value. Read by the standard library:
+    orjson would read an integer beyond 64 bits as a float; this runs only for a resent
+    message and the status page."""
+    body: dict[str, Any] = json.loads(text)
     return body
 
 

@@ -19,12 +19,19 @@ class Contact:
             "world": "contactWorld0001", "ruleset": ruleset, "settings": settings or {},
             "gm_users": [GM]})
         self.seq = 0
+        self.last: tuple[str, dict[str, Any]] | None = None
 
     def send(self, event: str, payload: dict[str, Any]) -> Result:
         self.seq += 1
-        result = process(self.world, event, {"seq": self.seq, "user": GM, "world_time": 0, **payload})
+        self.last = (event, {"seq": self.seq, "user": GM, "world_time": 0, **payload})
+        result = process(self.world, *self.last)
         self.world = result.world
         return result
+
+    def send_again(self) -> Result:
+        """The last message resent with its seq (as the module's outbox does after a lost ack)."""
+        assert self.last is not None
+        return process(self.world, *self.last)
 
     def meet(self, combat: dict[str, Any], current: str | None, hook: str = "updateCombat",
              **extra: Any) -> Result:
