@@ -164,8 +164,8 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")
-    _hosted_package(config.store, "--store", "psycopg")
-    _hosted_package(config.redis, "--redis", "redis")
+    _hosted_package(config.store, "--store", ("psycopg",))
+    _hosted_package(config.redis, "--redis", _redis_packages(config.redis))
     if not config.token and config.store:  # a token made here would differ in each process
         raise ConfigError("--store (hosted mode) needs --token or INITIATIVE_SIDECAR_TOKEN, the same for "
                           "every process (see docs/hosting.md)")
@@ -177,12 +177,23 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
 HOSTED_EXTRA = "pip install 'initiative-sidecar[hosted]'"
 
 
-def _hosted_package(value: str, flag: str, package: str) -> None:
+def _hosted_package(value: str, flag: str, packages: tuple[str, ...]) -> None:
     """Hosted mode's packages are an extra (a GM's sidecar never loads them): asked for
-    without them, say which install brings them, before anything starts."""
-    if value and importlib.util.find_spec(package) is None:
-        raise ConfigError(f"{flag} (hosted mode) needs the {package} package, which is not installed: "
+    without them (any one of ``packages`` will do), say which install brings them, before
+    anything starts."""
+    if value and all(importlib.util.find_spec(p) is None for p in packages):
+        needs = " or ".join(packages)
+        raise ConfigError(f"{flag} (hosted mode) needs the {needs} package, which is not installed: "
                           f"{HOSTED_EXTRA} (see docs/hosting.md)")
+
+
+def _redis_packages(url: str) -> tuple[str, ...]:
+    """The client packages python-socketio's AsyncRedisManager can use for ``url``: valkey
+    for ``valkey://``/``valkeys://``, either for a ``unix://`` socket, else redis."""
+    scheme = url.split("://", 1)[0].split("+", 1)[0].lower()
+    if scheme in ("valkey", "valkeys"):
+        return ("valkey",)
+    return ("redis", "valkey") if scheme == "unix" else ("redis",)
 
 
 def _networks(raw: str) -> tuple[str, ...]:

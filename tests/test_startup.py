@@ -11,9 +11,11 @@ process hides ``redis`` and ``psycopg`` as an install without ``[hosted]`` lacks
 from __future__ import annotations
 
 import gc
+import importlib.machinery
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +120,24 @@ def test_the_first_refusal_loads_jsonschema_and_refusals_read_as_before() -> Non
 
     assert (fresh["before"], fresh["after"]) == (False, True)
     assert fresh["refusals"] == here
+
+
+def test_redis_rooms_over_valkey_need_only_the_valkey_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """python-socketio's AsyncRedisManager takes valkey:// with the valkey package alone."""
+    monkeypatch.setitem(sys.modules, "redis", None)
+    hidden = ["serve", "--db", str(tmp_path / "s.db"), "--token", TOKEN, "--redis"]
+    monkeypatch.setitem(sys.modules, "valkey", None)
+    with pytest.raises(ConfigError, match="needs the valkey package"):
+        from_args(parser().parse_args([*hidden, "valkey://127.0.0.1:6379/0"]))
+    with pytest.raises(ConfigError, match="needs the redis or valkey package"):
+        from_args(parser().parse_args([*hidden, "unix:///run/redis.sock"]))
+    valkey = types.ModuleType("valkey")
+    valkey.__spec__ = importlib.machinery.ModuleSpec("valkey", None)
+    monkeypatch.setitem(sys.modules, "valkey", valkey)  # installed: either URL is taken
+    assert from_args(parser().parse_args([*hidden, "valkey://127.0.0.1:6379/0"])).redis.startswith("valkey://")
+    assert from_args(parser().parse_args([*hidden, "unix:///run/redis.sock"])).redis.startswith("unix://")
+    with pytest.raises(ConfigError, match="needs the redis package"):
+        from_args(parser().parse_args([*hidden, "redis://127.0.0.1:6379/0"]))
 
 
 @pytest.mark.parametrize("flag, package", [("redis", "redis"), ("store", "psycopg")])
