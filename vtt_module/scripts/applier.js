@@ -142,7 +142,7 @@ export class PlanApplier {
    */
   watchStep(combatId, rows, round) {
     this.dropStaleSteps();
-    this.inflight.add({ combatId, rows: new Set(rows), deleted: new Set(), step: { round, at: Date.now() } });
+    this.inflight.add({ combatId, rows: new Set(rows), deleted: new Set(), step: { round, at: performance.now() } });
   }
 
   /**
@@ -158,8 +158,11 @@ export class PlanApplier {
     }
   }
 
-  /** A step refused or cancelled never comes back: its watch ends after a minute. */
-  dropStaleSteps(now = Date.now()) {
+  /**
+   * A step refused or cancelled never comes back: its watch ends after a minute (on the
+   * monotonic clock, which a wall clock set back or forward does not move).
+   */
+  dropStaleSteps(now = performance.now()) {
     for (const w of [...this.inflight]) if (w.step && now - w.step.at > 60000) this.inflight.delete(w);
   }
 

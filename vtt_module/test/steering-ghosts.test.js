@@ -63,6 +63,6 @@ test("only the step's own update (its new round) closes its watch; another write
   await applier.stepDone("cmb", { round: 2, turn: 0 }); // the step: it recreated b
   assert.deepEqual(deleted, ["b"]);
   applier.watchStep("cmb", ["a"], 3);
-  applier.dropStaleSteps(Date.now() + 61000);
+  applier.dropStaleSteps(performance.now() + 61000);
   assert.equal([...applier.inflight].filter((w) => w.step).length, 0, "a step that never came back is dropped");
 });

@@ -37,8 +37,8 @@ export class SidecarProcess {
     this.proc.stderr.on("data", (d) => { this.output += d; });
     const exited = new Promise((resolve) => this.proc.once("exit", resolve));
     this.exited = exited;
-    const deadline = Date.now() + 20000;
-    while (Date.now() < deadline) {
+    const deadline = performance.now() + 20000; // monotonic: the wall clock may step
+    while (performance.now() < deadline) {
       try {
         const r = await fetch(`${this.url}/health`);
         if (r.ok) return this;

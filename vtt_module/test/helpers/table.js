@@ -81,10 +81,13 @@ export function newWorld(opts = {}) {
   });
 }
 
-/** Wait until `check()` is truthy (polling the event loop). */
+/**
+ * Wait until `check()` is truthy (polling the event loop). The deadline is on the monotonic
+ * clock: a wall clock that steps (a fresh CI machine syncing its time) must not end the wait.
+ */
 export async function until(check, { timeout = 8000, what = "condition" } = {}) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + timeout;
+  while (performance.now() < deadline) {
     const v = await check();
     if (v) return v;
     await new Promise((r) => setTimeout(r, 10));

@@ -1,0 +1,57 @@
+// A wall clock that steps (a fresh machine syncing its time, a laptop waking, a GM setting the
+// clock) must not end a wait, drop a watch or refill a player's pace: every duration the module
+// and its test helpers measure is on the monotonic clock (`performance.now()`).
+// Found by CI: a settle() of the end-to-end suite "timed out" 384 ms into a test on a fresh
+// machine, its Date.now() deadline passed by a clock step.
+import { test, mock } from "node:test";
+import assert from "node:assert/strict";
+import { until } from "./helpers/table.js";
+import { PlanApplier } from "../scripts/applier.js";
+import { Relay, PLAYER_PACE } from "../scripts/relay.js";
+
+const HOUR = 3_600_000;
+
+/** Step the wall clock by `ms` for the rest of the test. */
+function stepWallClock(t, ms) {
+  const real = Date.now.bind(Date);
+  t.mock.method(Date, "now", () => real() + ms);
+}
+
+test("until() keeps waiting when the wall clock jumps an hour ahead mid-wait", async (t) => {
+  let polls = 0;
+  const value = await until(() => {
+    polls += 1;
+    if (polls === 2) stepWallClock(t, HOUR);
+    return polls >= 6 ? "done" : null;
+  }, { timeout: 5000, what: "six polls" });
+  assert.equal(value, "done");
+  assert.equal(polls, 6);
+});
+
+test("until() still times out on the monotonic clock", async () => {
+  const started = performance.now();
+  await assert.rejects(until(() => false, { timeout: 50, what: "nothing" }), /timed out waiting for nothing/);
+  assert.ok(performance.now() - started >= 50, "it waited its timeout");
+});
+
+test("a step's watch is not dropped because the wall clock jumped an hour", async (t) => {
+  const applier = new PlanApplier({ game: { combats: new Map() } });
+  applier.watchStep("cmb", ["a"], 2);
+  stepWallClock(t, HOUR);
+  applier.dropStaleSteps();
+  assert.equal([...applier.inflight].filter((w) => w.step).length, 1, "the watch is still there");
+});
+
+test("a player's pace is neither refilled by a clock set forward nor frozen by one set back", async (t) => {
+  const users = [{ id: "gm", isGM: true }, { id: "p1", isGM: false }];
+  const env = { game: { user: users[0], users: Object.assign(users, { get: (id) => users.find((u) => u.id === id) }) } };
+  const relay = new Relay(env, { sidecar: () => null, onPrompt() {} });
+  for (let i = 0; i < PLAYER_PACE.burst; i++) assert.equal(relay.paced("p1"), true, `burst message ${i}`);
+  assert.equal(relay.paced("p1"), false, "the burst is spent");
+  stepWallClock(t, HOUR);
+  assert.equal(relay.paced("p1"), false, "an hour on the wall clock is not an hour of pace");
+  mock.restoreAll();
+  stepWallClock(t, -HOUR);
+  relay.buckets.get("p1").at -= 1000; // one real second later
+  assert.equal(relay.paced("p1"), true, "a clock set back does not hold the player for an hour");
+});
