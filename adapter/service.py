@@ -11,6 +11,7 @@ import gc
 import logging
 import sqlite3
 from collections.abc import Mapping
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,9 @@ class Worlds:
         self.check_outbound = check_outbound
         self.states: dict[str, World] = {}
         self._since_snapshot: dict[str, int] = {}
+        #: worlds whose last snapshot attempt failed: still owed one at the next checkpoint
+        #: (added and discarded from the store's snapshot thread; set operations are atomic)
+        self._unsaved: set[str] = set()
         #: worlds whose lease this process holds (a shared store: one process per world)
         self.owned: set[str] = set()
 
@@ -103,6 +107,7 @@ class Worlds:
             self.owned.discard(world_id)
             self.states.pop(world_id, None)
             self._since_snapshot.pop(world_id, None)
+            self._unsaved.discard(world_id)
             self.store.release_lease(world_id)
 
     def connect(self, auth: Mapping[str, Any]) -> World:
@@ -146,10 +151,10 @@ class Worlds:
     def checkpoint(self, world_id: str | None = None) -> None:
         """Snapshot the worlds (or one) with messages since their last snapshot: done when a
         writer leaves and at shutdown (the store's close waits for it), so the next start
-        restores them without replaying."""
+        restores them without replaying. A world whose last snapshot failed is owed one."""
         for wid in [world_id] if world_id is not None else list(self.states):
-            if self._since_snapshot.get(wid, 0) and wid in self.states:
-                self.store.save_snapshot_soon(self.states[wid])
+            if (self._since_snapshot.get(wid, 0) or wid in self._unsaved) and wid in self.states:
+                self._save_soon(self.states[wid])
                 self._since_snapshot[wid] = 0
 
     def _snapshot(self, world: World) -> None:
@@ -158,6 +163,19 @@ class Worlds:
         cache, so failing to write one is logged there and the message stays acked."""
         count = self._since_snapshot.get(world.world, 0) + 1
         if count >= self.snapshot_every:
-            self.store.save_snapshot_soon(world)
+            self._save_soon(world)
             count = 0
         self._since_snapshot[world.world] = count
+
+    def _save_soon(self, world: World) -> None:
+        """Snapshot in the store's thread; if it fails, the world stays owed a snapshot (the
+        counter was reset when it was asked for), so a writer leaving or the shutdown still
+        writes one and the next start does not replay everything since the last good one."""
+        wid = world.world
+        self._unsaved.discard(wid)
+
+        def settled(future: Future[bool]) -> None:
+            if future.cancelled() or future.exception() is not None or not future.result():
+                self._unsaved.add(wid)
+
+        self.store.save_snapshot_soon(world).add_done_callback(settled)

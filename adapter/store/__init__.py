@@ -296,16 +296,19 @@ class Store:
         """Write the world's snapshot now (encoded on the caller's thread)."""
         self._write_snapshot(state.world, state.last_seq, self._encoder.encode(state))
 
-    def save_snapshot_soon(self, state: World) -> Future[None]:
+    def save_snapshot_soon(self, state: World) -> Future[bool]:
         """Encode and write the snapshot in the snapshot thread; the state is immutable, so the
-        caller moves on at once. A failure is logged there (a snapshot is only a cache)."""
+        caller moves on at once. A failure is logged there (a snapshot is only a cache) and
+        the future's result is False."""
         return self._writer.submit(self._snapshot_in_thread, state)
 
-    def _snapshot_in_thread(self, state: World) -> None:
+    def _snapshot_in_thread(self, state: World) -> bool:
         try:
             self.save_snapshot(state)
         except (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable) as error:
             log.error("world %s: the snapshot at seq %d was not written: %s", state.world, state.last_seq, error)
+            return False
+        return True
 
     def _write_snapshot(self, world: str, seq: int, blob: bytes) -> None:
         self.check()

@@ -33,8 +33,9 @@ class WorldStore(Protocol):
 
     def save_snapshot(self, state: World) -> None: ...
 
-    def save_snapshot_soon(self, state: World) -> Future[None]:
-        """Encode and write the snapshot in a worker thread; a failure is logged there."""
+    def save_snapshot_soon(self, state: World) -> Future[bool]:
+        """Encode and write the snapshot in a worker thread; a failure is logged there and
+        the result is False (True once written)."""
 
     def worlds(self) -> list[str]: ...
 

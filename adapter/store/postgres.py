@@ -207,14 +207,16 @@ class PostgresStore:
             (state.world, state.last_seq, ENGINE_VERSION, self._encoder.encode(state), ENGINE_VERSION),
         )
 
-    def save_snapshot_soon(self, state: World) -> Future[None]:
+    def save_snapshot_soon(self, state: World) -> Future[bool]:
         return self._writer.submit(self._snapshot_in_thread, state)
 
-    def _snapshot_in_thread(self, state: World) -> None:
+    def _snapshot_in_thread(self, state: World) -> bool:
         try:
             self.save_snapshot(state)
         except (psycopg.Error, snapshots.SnapshotUnwritable) as error:
             log.error("world %s: the snapshot at seq %d was not written: %s", state.world, state.last_seq, error)
+            return False
+        return True
 
     # ---------------------------------------------------------------- reading
 

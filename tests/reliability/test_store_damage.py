@@ -9,6 +9,7 @@ is ignored and the world is rebuilt from its message log.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import pickle
 import sqlite3
@@ -188,6 +189,40 @@ def test_any_snapshot_interval_restores_the_same_world(tmp_path: Path, story: Re
     worlds = reopen(db, snapshot_every=every)
     assert state_of(worlds.states[story.world]) == story.final
 
+
+@pytest.mark.parametrize("fails", [True, False])
+def test_a_world_whose_periodic_snapshot_failed_is_still_snapshotted_when_its_writer_leaves(
+    tmp_path: Path, story: Reference, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, fails: bool,
+) -> None:
+    """The periodic snapshot at the last message fails (a full disk for a moment): the world is
+    still owed one, so the checkpoint when its writer leaves writes it; the counter alone said
+    nothing was owed, and the next start replayed the whole log. Control: when the periodic
+    snapshot is written, the checkpoint writes nothing more."""
+    written: list[int] = []
+    real = Store._write_snapshot
+
+    def first_fails(self: Store, world: str, seq: int, blob: bytes) -> None:
+        written.append(seq)
+        if fails and len(written) == 1:
+            raise sqlite3.OperationalError("database or disk is full")
+        real(self, world, seq, blob)
+
+    monkeypatch.setattr(Store, "_write_snapshot", first_fails)
+    db = tmp_path / "owed.db"
+    total = len(story.messages)
+    with caplog.at_level(logging.ERROR):
+        worlds = fill(db, story, snapshot_every=total)  # one periodic snapshot, at the last message
+        store = worlds.store
+        assert isinstance(store, Store)
+        store._writer.submit(lambda: None).result()  # that attempt has settled
+        worlds.checkpoint(story.world)  # the writer leaves
+        store.close()
+    assert written == ([total, total] if fails else [total])
+    assert any("not written" in r.getMessage() for r in caplog.records) is fails
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT seq FROM snapshots").fetchall() == [(total,)]
+    con.close()
+    assert worlds._unsaved == set()
 
 def test_the_snapshot_interval_is_a_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     args = parser().parse_args(["serve", "--db", str(tmp_path / "x.db"), "--token", "t", "--snapshot-every", "17"])
