@@ -121,8 +121,13 @@ def process(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     check_outbound: bool = True,
+    from_wire: bool = False,
 ) -> Result:
-    """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts."""
+    """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
+    ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
+    read, whose non-finite numbers are :class:`~.protocol.wirejson.NonFinite`: the shape check
+    then reads the depth from the encoded text instead of walking (see
+    :func:`.protocol.check_shape`). A payload built in Python keeps the walk."""
     seq = read_seq(payload)
     if seq is None:
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
@@ -137,7 +142,7 @@ def process(
         size = size_of(payload, text)
         if size > max_bytes:
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
-        protocol.validate(event, payload, encoded=text)
+        protocol.validate(event, payload, encoded=text, from_wire=from_wire)
         check_limits(world, event, payload)
         outcome = apply_message(world, decode(event, payload))
         prompts = [p.to_wire() for p in outcome.prompts]

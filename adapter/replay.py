@@ -22,6 +22,7 @@ from .engine import World
 from .errors import InvalidMessage
 from .limits import DEFAULT_MAX_BYTES
 from .pipeline import open_session, process, read_seq
+from .protocol import wirejson
 from .protocol.wirejson import Encoded
 
 
@@ -72,7 +73,7 @@ class Replay:
             )
             self.world = replace(self.world, last_seq=seq - 1)
         self.resumed = False
-        result = process(self.world, event, data, max_bytes=self.max_bytes)
+        result = process(self.world, event, data, max_bytes=self.max_bytes, from_wire=True)
         self.world = result.world
         yield {"in": number, "type": "ack", "data": result.ack}
         for name, payload in result.emits:
@@ -81,11 +82,12 @@ class Replay:
 
 def _loads(line: str) -> Any:
     """One input line: orjson, or the standard library where orjson refuses (NaN, huge
-    numbers, lone surrogates): what the standard library alone would read."""
+    numbers, lone surrogates): what the standard library alone would read, a non-finite
+    number as a :class:`~.protocol.wirejson.NonFinite` (as the server reads it)."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
-        return json.loads(line)
+        return json.loads(line, **wirejson.NONFINITE_AWARE)
 
 
 def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator[dict[str, Any]]:

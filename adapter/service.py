@@ -125,11 +125,13 @@ class Worlds:
     def state(self, world_id: str) -> World | None:
         return self.states.get(world_id)
 
-    def handle(self, world_id: str, event: str, payload: Any) -> Result:
-        """Process one message of a connected world; stored before this returns."""
+    def handle(self, world_id: str, event: str, payload: Any, *, from_wire: bool = False) -> Result:
+        """Process one message of a connected world; stored before this returns.
+        ``from_wire``: read by :func:`.protocol.wirejson.loads` (see :func:`.pipeline.process`)."""
         state = self.states[world_id]
         result = process(
-            state, event, payload, max_bytes=self.max_bytes, check_outbound=self.check_outbound
+            state, event, payload, max_bytes=self.max_bytes, check_outbound=self.check_outbound,
+            from_wire=from_wire,
         )
         if result.record:
             # committed before the state moves on: if this raises, nothing happened

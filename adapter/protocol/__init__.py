@@ -144,11 +144,21 @@ def _refs(node: Any) -> Iterator[str]:
 # ---------------------------------------------------------------- inbound
 
 
-def check_shape(instance: Any, max_depth: int = MAX_DEPTH, encoded: bytes | None = None) -> None:
+def check_shape(
+    instance: Any, max_depth: int = MAX_DEPTH, encoded: bytes | None = None, from_wire: bool = False,
+) -> None:
     """Refuse what no message may hold, naming where: NaN/Infinity (JSON has none), values
     JSON has no type for (bytes of a binary attachment, an integer too long to read), text
     with a lone UTF-16 surrogate (it cannot be stored or sent as UTF-8), and nesting deeper
-    than ``max_depth``. ``encoded``: orjson's text of ``instance`` if the caller has it."""
+    than ``max_depth``. ``encoded``: orjson's text of ``instance`` if the caller has it.
+
+    ``from_wire``: ``instance`` is what :func:`.wirejson.loads` (or replay) read, so a number
+    JSON cannot hold is a :class:`.wirejson.NonFinite`, never a plain float. orjson refuses
+    that type, integers beyond 64 bits, lone surrogates and anything that is not JSON, so its
+    ``encoded`` text proves all of those absent, and only the depth is left: read from the
+    text (:func:`_shallow`), without walking the message."""
+    if from_wire and encoded is not None and _shallow(encoded, max_depth):
+        return
     if _plain(instance, max_depth) and (encoded is not None or _encodable(instance)):
         return
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(instance, ())]
@@ -243,6 +253,36 @@ def _encodable(instance: Any) -> bool:
     return True
 
 
+#: the bytes of orjson's text that nesting is read from: brackets, and what delimits strings
+_DROP = bytes(c for c in range(256) if c not in b'[]{}"\\')
+_BRACKETS = bytes.maketrans(b"[]{}", b"()()")
+_STRING = re.compile(rb'"[^"]*"')
+
+
+def _shallow(text: bytes, max_depth: int) -> bool:
+    """True if no array or object in orjson's ``text`` lies more than ``max_depth`` deep;
+    False means "walk the message" (deeper, or a ``\\`` that may escape a quote).
+
+    orjson writes no spaces and escapes ``"`` and ``\\`` inside strings, and UTF-8 puts no
+    ASCII byte inside a multi-byte character. So with every byte but brackets and quotes
+    dropped, and each string (now its quotes around any brackets it held) cut out, what is
+    left is the nesting alone, and each pass that deletes every ``()`` peels one level. The
+    count includes empty containers, which hold nothing at that depth: this may send a
+    message to the walk that the walk accepts, never the other way round."""
+    nesting = text.translate(_BRACKETS, _DROP)
+    if b"\\" in nesting:
+        return False
+    if b'"' in nesting:
+        nesting = nesting.replace(b'""', b"")  # strings with no bracket (two strings side by side merge: harmless)
+        if b'"' in nesting:
+            nesting = _STRING.sub(b"", nesting)
+    for _ in range(max_depth):
+        if not nesting:
+            return True
+        nesting = nesting.replace(b"()", b"")
+    return not nesting
+
+
 def _plain(value: Any, depth: int) -> bool:
     """The fast path of :func:`check_shape`: True if nothing in ``value`` is wrong (no paths
     are built; when this says False, the slow walk finds and names the problem). One loop
@@ -270,14 +310,15 @@ def _plain(value: Any, depth: int) -> bool:
     return True
 
 
-def validate(name: str, instance: Any, encoded: bytes | None = None) -> None:
+def validate(name: str, instance: Any, encoded: bytes | None = None, from_wire: bool = False) -> None:
     """Raise :class:`InvalidMessage` with the deepest failing path, or return.
 
     The typed and compiled checks accept the valid messages quickly; anything they do not
     accept is judged by jsonschema, which gives the precise error (or accepts it after all).
-    ``encoded``: orjson's text of ``instance``, if the caller has it (not encoded again).
+    ``encoded``: orjson's text of ``instance``, if the caller has it (not encoded again);
+    ``from_wire``: ``instance`` as :func:`.wirejson.loads` read it (see :func:`check_shape`).
     """
-    check_shape(instance, encoded=encoded)
+    check_shape(instance, encoded=encoded, from_wire=from_wire)
     if is_valid_fast(name, instance):
         return
     v = validator(name)

@@ -13,6 +13,11 @@ Reading never fails on a value it cannot hold: an integer of more than
 :class:`Unreadable` that :func:`adapter.protocol.check_shape` refuses with its path, so the
 message gets its ``invalid_message`` ack instead of a traceback. JSON nested too deep for
 either parser is a ``ValueError`` (a malformed frame).
+
+What :func:`loads` reads holds no ``float`` that is not finite: a ``NaN``, an ``Infinity`` or a
+number too large for a double (``1e400``) is read as a :class:`NonFinite`, a float of its own
+type that orjson will not write. So a message read here that orjson then encodes holds only
+JSON's own values (:func:`adapter.protocol.check_shape` is left with the depth to check).
 """
 
 from __future__ import annotations
@@ -86,12 +91,35 @@ def _parse_int(digits: str) -> int | Unreadable:
     return int(digits)
 
 
+class NonFinite(float):
+    """A number read from the wire that JSON has no value for (``NaN``, ``Infinity``,
+    ``-Infinity``, or a number beyond a double's range): still the float it reads as
+    (``math.isnan`` and the refusal's text see no difference), but a type of its own, which
+    orjson refuses to write, so a message holding one never passes for plain JSON."""
+
+    __slots__ = ()
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    return value if value - value == 0.0 else NonFinite(value)
+
+
+def _parse_constant(name: str) -> NonFinite:
+    return NonFinite(name)  # NaN, Infinity, -Infinity: float() reads all three
+
+
+#: what the standard library's reader needs to read non-finite numbers as :class:`NonFinite`
+#: (orjson refuses them, so it never reads one)
+NONFINITE_AWARE: dict[str, Any] = {"parse_float": _parse_float, "parse_constant": _parse_constant}
+
+
 def loads(text: str | bytes, **kwargs: Any) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         try:
-            return json.loads(text, parse_int=_parse_int, **kwargs)
+            return json.loads(text, parse_int=_parse_int, **NONFINITE_AWARE, **kwargs)
         except RecursionError:
             raise ValueError("JSON nested too deep to read") from None
 

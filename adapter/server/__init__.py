@@ -186,7 +186,8 @@ class Sidecar:
         self.in_hand += 1
         try:
             async with self.lock(conn.world):
-                result = self.worlds.handle(conn.world, event, payload)
+                # read by python-socketio with wirejson (json=wirejson below)
+                result = self.worlds.handle(conn.world, event, payload, from_wire=True)
         finally:
             self.in_hand -= 1
         if result.error is not None:
