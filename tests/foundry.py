@@ -8,7 +8,9 @@ own fields (``_stats``, ``flags``, ``system``, ``img``...) plus what the module 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 STATS = {
@@ -217,6 +219,71 @@ class Session:
         return data
 
     def jsonl(self) -> str:
-        import json
+        return jsonl(self.lines)
 
-        return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
+
+def jsonl(lines: Iterable[dict[str, Any]]) -> str:
+    """Recording lines as JSON Lines text (characters as they are, not escaped)."""
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+
+class PointerTable:
+    """The module at a table, for the recording builders that move Foundry's pointer by hand
+    (dice-pool, storyteller): the combat, the pointer, and the lines the module sends. The
+    turn is where the pointer sits in Foundry's sort (initiative high to low, the unrolled
+    last, ties by id); ``tokens``: the hook's ``current`` names the pointer's token too;
+    ``folder``: where :meth:`save` writes."""
+
+    def __init__(self, session: dict[str, Any], gm: str, *, tokens: bool, folder: Path) -> None:
+        self.folder = folder
+        self.seq = 0
+        self.time = 0
+        self.gm = gm
+        self.tokens = tokens
+        self.combat: dict[str, Any] = {}
+        self.pointer: str | None = None
+        self.turns: list[str] = []  # Foundry's sorted turns, as its clients compute them
+        self.lines: list[dict[str, Any]] = [{"event": "session", "data": session}]
+
+    def _sort(self) -> None:
+        def key(c: dict[str, Any]) -> tuple[bool, float, str]:
+            value = c["initiative"]
+            return (value is None, -(value or 0), c["_id"])
+
+        self.turns = [c["_id"] for c in sorted(self.combat["combatants"], key=key)]
+        self.combat["turn"] = self.turns.index(self.pointer) if self.pointer in self.turns else None
+
+    def hook(self, name: str, **extra: Any) -> None:
+        self.seq += 1
+        self._sort()
+        token = "tok" + self.pointer[3:] if self.tokens and self.pointer else None
+        current_ = {"round": self.combat["round"], "turn": self.combat["turn"],
+                    "combatantId": self.pointer, "tokenId": token}
+        self.lines.append(hook_line(self.seq, self.gm, self.time, name, self.combat, current_, **extra))
+
+    def intent(self, kind: str, who: str, user: str, **args: Any) -> None:
+        self.seq += 1
+        self.lines.append(intent_line(self.seq, user, self.time, kind, self.combat["_id"], who, args))
+
+    def write_initiative(self, cid: str, value: float) -> None:
+        """The module writes the plan's number; Foundry forwards the combatant update."""
+        for c in self.combat["combatants"]:
+            if c["_id"] == cid:
+                c["initiative"] = value
+        self.hook("updateCombatant", changed={"_id": cid, "initiative": value})
+
+    def start(self, first: str) -> None:
+        self.combat["round"] = 1
+        self.pointer = first
+        self.hook("combatStart", options={"direction": 1})
+
+    def next_round(self, first: str) -> None:
+        """Nobody left to act this round: Foundry's nextRound; the pointer goes to ``first``."""
+        self.combat["round"] += 1
+        self.time += 6
+        self.pointer = first
+        self.hook("combatRound", options={"direction": 1, "worldTime": {"delta": 6}})
+
+    def save(self, name: str) -> None:
+        """The recording as ``<folder>/<name>.jsonl``, UTF-8 whatever the locale."""
+        (self.folder / f"{name}.jsonl").write_text(jsonl(self.lines), encoding="utf-8")

@@ -13,7 +13,6 @@ the sidecar makes (prompts, readied actions), and steers "next turn" as the modu
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from tests.foundry import combatant as foundry_combatant
-from tests.foundry import dnd5e_d20
+from tests.foundry import dnd5e_d20, jsonl
 from tests.support.table import Table as OneTable
 
 GM = "gmBalanced000001"
@@ -64,8 +63,7 @@ class Table(OneTable):
         return next(n for n in self.ack["notices"] if n["kind"] == kind)
 
     def save(self, name: str) -> None:
-        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.sent)
-        (HERE / f"{name}.jsonl").write_text(text)
+        (HERE / f"{name}.jsonl").write_text(jsonl(self.sent), encoding="utf-8")
 
 
 # ---------------------------------------------------------------- the examples
@@ -288,7 +286,8 @@ def bi_e6() -> None:
     t.save("BI-E6-rogue-preemptive-lever")
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """Every recording of this ruleset, written beside this script."""
     bi_e1()
     bi_2_offer_withdrawn()
     bi_2_group_reroll()
@@ -298,3 +297,7 @@ if __name__ == "__main__":
     bi_e4()
     bi_e5()
     bi_e6()
+
+
+if __name__ == "__main__":
+    main()

@@ -12,7 +12,6 @@ written here by hand from the rule text, so the goldens check the engine against
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from tests.foundry import combat, group, hook_line, intent_line, pool_roll
+from tests.foundry import PointerTable, combat, group, pool_roll
 from tests.foundry import combatant as foundry_combatant
 
 GM = "gmDicePool000001"
@@ -37,44 +36,20 @@ def combatant(cid: str, name: str, owner: str | None, reaction: int, wits: int, 
                              stats={"reaction": reaction, "wits": wits, "size": size}, system=SYSTEM)
 
 
-class Table:
+class Table(PointerTable):
     """The module at a table: Foundry's combats, the pointer, and the lines it sends."""
 
     def __init__(self) -> None:
-        self.seq = 0
-        self.time = 0
-        self.combat: dict[str, Any] = {}
-        self.pointer: str | None = None
-        self.lines: list[dict[str, Any]] = [{"event": "session", "data": {
+        super().__init__({
             "world": WORLD, "ruleset": "dice-pool", "settings": SETTINGS, "gm_users": [GM],
             "protocol": 1, "module_version": "0.1.0", "foundry_version": "13.350",
-            "system": "worldbuilding"}}]
+            "system": "worldbuilding"}, GM, tokens=True, folder=HERE)
 
     def new_combat(self, cid: str, people: list[dict[str, Any]],
                    groups: list[dict[str, Any]] | None = None) -> None:
         self.combat = combat(cid, people, groups=groups or [], scene=SCENE, system=SYSTEM)
         self.pointer = None
         self.hook("createCombat")
-
-    def _turn(self) -> int | None:
-        def key(c: dict[str, Any]) -> tuple[bool, float, str]:
-            value = c["initiative"]
-            return (value is None, -(value or 0), c["_id"])
-
-        turns = [c["_id"] for c in sorted(self.combat["combatants"], key=key)]
-        return turns.index(self.pointer) if self.pointer in turns else None
-
-    def hook(self, name: str, **extra: Any) -> None:
-        self.seq += 1
-        self.combat["turn"] = self._turn()
-        token = "tok" + self.pointer[3:] if self.pointer else None
-        current = {"round": self.combat["round"], "turn": self.combat["turn"],
-                   "combatantId": self.pointer, "tokenId": token}
-        self.lines.append(hook_line(self.seq, GM, self.time, name, self.combat, current, **extra))
-
-    def intent(self, kind: str, who: str, user: str, **args: Any) -> None:
-        self.seq += 1
-        self.lines.append(intent_line(self.seq, user, self.time, kind, self.combat["_id"], who, args))
 
     def join(self, person: dict[str, Any]) -> None:
         self.combat["combatants"].append(person)
@@ -86,34 +61,11 @@ class Table:
     def roll_group(self, gid: str, dice: list[int]) -> None:
         self.hook("initiativeRoll", roll={"group_id": gid, "roll": pool_roll(dice)})
 
-    def write_initiative(self, cid: str, value: float) -> None:
-        """The module writes the plan's number; Foundry forwards the combatant update."""
-        for c in self.combat["combatants"]:
-            if c["_id"] == cid:
-                c["initiative"] = value
-        self.hook("updateCombatant", changed={"_id": cid, "initiative": value})
-
-    def start(self, first: str) -> None:
-        self.combat["round"] = 1
-        self.pointer = first
-        self.hook("combatStart", options={"direction": 1})
-
     def next_turn(self, cid: str) -> None:
         """The GM clicks "next turn"; the module's skip lands the pointer on ``cid``."""
         self.pointer = cid
-        self.hook("combatTurn", changed={"turn": self._turn()}, options={"direction": 1})
-
-    def next_round(self, first: str) -> None:
-        """Nobody left to act this round: Foundry's nextRound; the pointer goes to ``first``."""
-        self.combat["round"] += 1
-        self.time += 6
-        self.pointer = first
-        self.hook("combatRound", options={"direction": 1, "worldTime": {"delta": 6}})
-
-    def save(self, name: str) -> None:
-        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
-        (HERE / f"{name}.jsonl").write_text(text, encoding="utf-8")
-
+        self._sort()
+        self.hook("combatTurn", changed={"turn": self.combat["turn"]}, options={"direction": 1})
 
 JOHN, FLY = "cmb1John00000001", "cmb9Fly000000001"  # John's id sorts first: base decides
 P_JOHN = "plrJohn000000001"
@@ -229,7 +181,12 @@ def dp_6() -> None:
     t.save("DP-6-pack-joiners-and-hold")
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """Every recording of this ruleset, written beside this script."""
     dp_e1()
     dp_e2()
     dp_6()
+
+
+if __name__ == "__main__":
+    main()

@@ -77,7 +77,7 @@ def main() -> None:
     s.hook("createCombatant", copy.deepcopy(combat), cur, options={"combatTurn": 2, "turnEvents": False})
     nat, mod = ROLLS[joined["_id"]]
     s.hook("initiativeRoll", copy.deepcopy(combat), cur, roll={"combatant_id": joined["_id"], "roll": d20_roll(nat, mod)})
-    (HERE / "FC-sample-v13.jsonl").write_text(s.jsonl())
+    (HERE / "FC-sample-v13.jsonl").write_text(s.jsonl(), encoding="utf-8")
 
 
 if __name__ == "__main__":

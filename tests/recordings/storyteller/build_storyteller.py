@@ -12,7 +12,6 @@ forward a stale pointer; the GM clicks "next turn", which skips held turns).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from tests.foundry import combat, d10_roll, hook_line, intent_line
+from tests.foundry import PointerTable, combat, d10_roll
 from tests.foundry import combatant as foundry_combatant
 
 GM = "gmStoryteller001"
@@ -34,70 +33,24 @@ def combatant(cid: str, name: str, owner: str, mod: int) -> dict[str, Any]:
                              scene=SCENE, stats={"initiative_mod": mod, "speed": 9}, system=SYSTEM)
 
 
-class Table:
+class Table(PointerTable):
     """The module at a table: Foundry's combat, its pointer, and the lines it sends."""
 
     def __init__(self, world: str, people: list[dict[str, Any]]) -> None:
-        self.seq = 0
-        self.time = 0
-        self.combat = combat(COMBAT, people, scene=SCENE, system=SYSTEM)
-        self.pointer: str | None = None
-        self.turns: list[str] = []  # Foundry's sorted turns, as its clients compute them
-        self.lines: list[dict[str, Any]] = [{"event": "session", "data": {
+        super().__init__({
             "world": world, "ruleset": "storyteller", "settings": {}, "gm_users": [GM],
             "protocol": 1, "module_version": "0.1.0", "foundry_version": "13.350",
-            "system": "worldofdarkness"}}]
+            "system": "worldofdarkness"}, GM, tokens=False, folder=HERE)
+        self.combat = combat(COMBAT, people, scene=SCENE, system=SYSTEM)
         self.hook("createCombat")
-
-    def _sort(self) -> None:
-        def key(c: dict[str, Any]) -> tuple[bool, float, str]:
-            value = c["initiative"]
-            return (value is None, -(value or 0), c["_id"])
-
-        self.turns = [c["_id"] for c in sorted(self.combat["combatants"], key=key)]
-        self.combat["turn"] = self.turns.index(self.pointer) if self.pointer in self.turns else None
-
-    def hook(self, name: str, **extra: Any) -> None:
-        self.seq += 1
-        self._sort()
-        current = {"round": self.combat["round"], "turn": self.combat["turn"],
-                   "combatantId": self.pointer, "tokenId": None}
-        self.lines.append(hook_line(self.seq, GM, self.time, name, self.combat, current, **extra))
-
-    def intent(self, kind: str, who: str, user: str, **args: Any) -> None:
-        self.seq += 1
-        self.lines.append(intent_line(self.seq, user, self.time, kind, COMBAT, who, args))
 
     def roll(self, cid: str, die: int, mod: int) -> None:
         self.hook("initiativeRoll", roll={"combatant_id": cid, "roll": d10_roll(die, mod)})
-
-    def write_initiative(self, cid: str, value: float) -> None:
-        """The module writes the plan's number; Foundry forwards the combatant update."""
-        for c in self.combat["combatants"]:
-            if c["_id"] == cid:
-                c["initiative"] = value
-        self.hook("updateCombatant", changed={"_id": cid, "initiative": value})
 
     def move_pointer(self, cid: str | None, hook: str = "updateCombat") -> None:
         self.pointer = cid
         self._sort()
         self.hook(hook, changed={"turn": self.combat["turn"]}, options={"direction": 1})
-
-    def start(self, first: str) -> None:
-        self.combat["round"] = 1
-        self.pointer = first
-        self.hook("combatStart", options={"direction": 1})
-
-    def next_round(self, first: str) -> None:
-        self.combat["round"] += 1
-        self.time += 6
-        self.pointer = first
-        self.hook("combatRound", options={"direction": 1, "worldTime": {"delta": 6}})
-
-    def save(self, name: str) -> None:
-        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
-        (HERE / f"{name}.jsonl").write_text(text)
-
 
 MITCH, LARRY = "cmbMitch00000001", "cmbLarry00000002"
 SANDERS, WASHINGTON = "cmbSanders000001", "cmbWashington001"
@@ -232,9 +185,14 @@ def st_3_shared_moment() -> None:
     t.save("ST-3-shared-interrupt-moment")
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """Every recording of this ruleset, written beside this script."""
     st_e1()
     st_e2()
     st_e3()
     st_4_holder_carries_over()
     st_3_shared_moment()
+
+
+if __name__ == "__main__":
+    main()
