@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import logging
 import sqlite3
+import threading
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import replace
@@ -41,9 +42,13 @@ class Worlds:
         self.check_outbound = check_outbound
         self.states: dict[str, World] = {}
         self._since_snapshot: dict[str, int] = {}
-        #: worlds whose last snapshot attempt failed: still owed one at the next checkpoint
-        #: (added and discarded from the store's snapshot thread; set operations are atomic)
+        #: worlds owed a snapshot: the latest one asked for is not written yet (in flight or
+        #: failed), so the next checkpoint asks again; and, per world, that latest request's
+        #: number. Both change on the loop (asking) and in the store's snapshot thread (a
+        #: request settled), under one lock.
         self._unsaved: set[str] = set()
+        self._asked: dict[str, int] = {}
+        self._owed_lock = threading.Lock()
         #: worlds whose lease this process holds (a shared store: one process per world)
         self.owned: set[str] = set()
 
@@ -107,7 +112,9 @@ class Worlds:
             self.owned.discard(world_id)
             self.states.pop(world_id, None)
             self._since_snapshot.pop(world_id, None)
-            self._unsaved.discard(world_id)
+            with self._owed_lock:  # the world is no longer this process's to snapshot
+                self._unsaved.discard(world_id)
+                self._asked.pop(world_id, None)
             self.store.release_lease(world_id)
 
     def connect(self, auth: Mapping[str, Any]) -> World:
@@ -153,7 +160,9 @@ class Worlds:
     def checkpoint(self, world_id: str | None = None) -> None:
         """Snapshot the worlds (or one) with messages since their last snapshot: done when a
         writer leaves and at shutdown (the store's close waits for it), so the next start
-        restores them without replaying. A world whose last snapshot failed is owed one."""
+        restores them without replaying. A world whose latest snapshot failed, or is still
+        being written, is owed one and asked for again (an extra write of the same seq at
+        worst: the store keeps the newest)."""
         for wid in [world_id] if world_id is not None else list(self.states):
             if (self._since_snapshot.get(wid, 0) or wid in self._unsaved) and wid in self.states:
                 self._save_soon(self.states[wid])
@@ -170,14 +179,20 @@ class Worlds:
         self._since_snapshot[world.world] = count
 
     def _save_soon(self, world: World) -> None:
-        """Snapshot in the store's thread; if it fails, the world stays owed a snapshot (the
-        counter was reset when it was asked for), so a writer leaving or the shutdown still
-        writes one and the next start does not replay everything since the last good one."""
+        """Snapshot in the store's thread. The world is owed a snapshot from this request
+        until the latest request for it is written: a failure (or a checkpoint while it is
+        still being written) leaves it owed, so a writer leaving or the shutdown asks again
+        and the next start does not replay everything since the last good snapshot (the
+        message counter was reset when this one was asked for)."""
         wid = world.world
-        self._unsaved.discard(wid)
+        with self._owed_lock:
+            number = self._asked[wid] = self._asked.get(wid, 0) + 1
+            self._unsaved.add(wid)
 
         def settled(future: Future[bool]) -> None:
-            if future.cancelled() or future.exception() is not None or not future.result():
-                self._unsaved.add(wid)
+            written = not future.cancelled() and future.exception() is None and future.result()
+            with self._owed_lock:
+                if written and self._asked.get(wid) == number:
+                    self._unsaved.discard(wid)
 
         self.store.save_snapshot_soon(world).add_done_callback(settled)

@@ -13,6 +13,7 @@ import logging
 import os
 import pickle
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -223,6 +224,38 @@ def test_a_world_whose_periodic_snapshot_failed_is_still_snapshotted_when_its_wr
     assert con.execute("SELECT seq FROM snapshots").fetchall() == [(total,)]
     con.close()
     assert worlds._unsaved == set()
+
+
+def test_a_checkpoint_while_the_periodic_snapshot_is_still_being_written_asks_again(
+    tmp_path: Path, story: Reference, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The writer leaves while the periodic snapshot is still being written, and that write
+    then fails: the checkpoint counted the world as owed (its latest snapshot not written
+    yet) and asked again, so the world still gets its snapshot."""
+    held, written = threading.Event(), []
+    real = Store._write_snapshot
+
+    def first_held_then_fails(self: Store, world: str, seq: int, blob: bytes) -> None:
+        written.append(seq)
+        if len(written) == 1:
+            assert held.wait(10), "the test never let the first write go"
+            raise sqlite3.OperationalError("database or disk is full")
+        real(self, world, seq, blob)
+
+    monkeypatch.setattr(Store, "_write_snapshot", first_held_then_fails)
+    db = tmp_path / "racing.db"
+    total = len(story.messages)
+    with caplog.at_level(logging.ERROR):
+        worlds = fill(db, story, snapshot_every=total)  # the periodic snapshot, now held
+        worlds.checkpoint(story.world)  # the writer leaves meanwhile
+        held.set()
+        worlds.store.close()  # waits for both
+    assert written == [total, total]
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT seq FROM snapshots").fetchall() == [(total,)]
+    con.close()
+    assert worlds._unsaved == set()
+
 
 def test_the_snapshot_interval_is_a_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     args = parser().parse_args(["serve", "--db", str(tmp_path / "x.db"), "--token", "t", "--snapshot-every", "17"])
