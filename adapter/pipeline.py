@@ -77,9 +77,16 @@ def encode(payload: Any) -> bytes | None:
 
 def size_of(payload: Any, text: bytes | None = None) -> int:
     """Bytes of the message as JSON: exact from orjson's ``text``; for what orjson will not
-    write, counted without recursion."""
+    write, counted without recursion. A non-finite number read from the wire
+    (:class:`~.protocol.wirejson.NonFinite`) counts as orjson counted a NaN float, as
+    ``null``, so such a message past the limit is still refused ``too_large`` first."""
     if text is None:
         text = encode(payload)
+    if text is None:
+        try:
+            text = orjson.dumps(payload, default=_nonfinite_as_null)
+        except (TypeError, orjson.JSONEncodeError):
+            pass
     if text is not None:
         return len(text)
     size = 0
@@ -97,6 +104,12 @@ def size_of(payload: Any, text: bytes | None = None) -> int:
         else:
             size += len(repr(item)) if isinstance(item, (int, float)) and not isinstance(item, bool) else 5
     return size
+
+
+def _nonfinite_as_null(value: Any) -> None:
+    if type(value) is wirejson.NonFinite:
+        return None
+    raise TypeError(type(value).__name__)
 
 
 #: the largest seq (JavaScript's largest exact integer, the schema's maximum)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from adapter.benchkit.payloads import GM, hooks
 from adapter.errors import InvalidMessage
+from adapter.limits import DEFAULT_MAX_BYTES
 from adapter.pipeline import open_session, process
 from adapter.protocol import MAX_DEPTH, _shallow, check_shape, wirejson
 from adapter.replay import Replay
@@ -116,3 +117,16 @@ def test_replay_reads_a_nan_line_as_the_server_does() -> None:
     (ack,) = list(replay.feed(2, line))
     assert ack["data"] == {"ok": False, "seq": 1, "error": {
         "code": "invalid_message", "message": "nan is not a JSON number", "path": "/world_time"}}
+
+
+def test_a_nan_message_past_the_size_limit_is_refused_too_large_as_before() -> None:
+    """orjson wrote a NaN float as ``null``, so the size of such a message was exact and a
+    message past the limit was refused ``too_large`` before its NaN was looked at; a
+    NonFinite (which orjson refuses) is counted the same way, whichever reader read it."""
+    pad = "\u00e9" * (DEFAULT_MAX_BYTES // 2)  # two bytes each: past the limit in bytes only
+    text = '{"seq":1,"user":"g","world_time":0,"hook":"updateCombat","pad":"' + pad + '","x":NaN}'
+    from_wire = process(_session(), "hook", wirejson.loads(text), from_wire=True)
+    built = process(_session(), "hook", json.loads(text))
+    assert from_wire.ack == built.ack
+    assert from_wire.ack["error"]["code"] == "too_large"
+    assert f"the message has {len(text.encode()) + 1} bytes" in from_wire.ack["error"]["message"]  # NaN -> null: one byte more
