@@ -199,16 +199,7 @@ def test_a_world_whose_periodic_snapshot_failed_is_still_snapshotted_when_its_wr
     still owed one, so the checkpoint when its writer leaves writes it; the counter alone said
     nothing was owed, and the next start replayed the whole log. Control: when the periodic
     snapshot is written, the checkpoint writes nothing more."""
-    written: list[int] = []
-    real = Store._write_snapshot
-
-    def first_fails(self: Store, world: str, seq: int, blob: bytes) -> None:
-        written.append(seq)
-        if fails and len(written) == 1:
-            raise sqlite3.OperationalError("database or disk is full")
-        real(self, world, seq, blob)
-
-    monkeypatch.setattr(Store, "_write_snapshot", first_fails)
+    written = first_snapshot_write(monkeypatch, fails=fails)
     db = tmp_path / "owed.db"
     total = len(story.messages)
     with caplog.at_level(logging.ERROR):
@@ -220,9 +211,7 @@ def test_a_world_whose_periodic_snapshot_failed_is_still_snapshotted_when_its_wr
         store.close()
     assert written == ([total, total] if fails else [total])
     assert any("not written" in r.getMessage() for r in caplog.records) is fails
-    con = sqlite3.connect(db)
-    assert con.execute("SELECT seq FROM snapshots").fetchall() == [(total,)]
-    con.close()
+    assert snapshot_seqs(db) == [total]
     assert worlds._unsaved == set()
 
 
@@ -232,17 +221,8 @@ def test_a_checkpoint_while_the_periodic_snapshot_is_still_being_written_asks_ag
     """The writer leaves while the periodic snapshot is still being written, and that write
     then fails: the checkpoint counted the world as owed (its latest snapshot not written
     yet) and asked again, so the world still gets its snapshot."""
-    held, written = threading.Event(), []
-    real = Store._write_snapshot
-
-    def first_held_then_fails(self: Store, world: str, seq: int, blob: bytes) -> None:
-        written.append(seq)
-        if len(written) == 1:
-            assert held.wait(10), "the test never let the first write go"
-            raise sqlite3.OperationalError("database or disk is full")
-        real(self, world, seq, blob)
-
-    monkeypatch.setattr(Store, "_write_snapshot", first_held_then_fails)
+    held = threading.Event()
+    written = first_snapshot_write(monkeypatch, fails=True, held=held)
     db = tmp_path / "racing.db"
     total = len(story.messages)
     with caplog.at_level(logging.ERROR):
@@ -251,10 +231,35 @@ def test_a_checkpoint_while_the_periodic_snapshot_is_still_being_written_asks_ag
         held.set()
         worlds.store.close()  # waits for both
     assert written == [total, total]
-    con = sqlite3.connect(db)
-    assert con.execute("SELECT seq FROM snapshots").fetchall() == [(total,)]
-    con.close()
+    assert snapshot_seqs(db) == [total]
     assert worlds._unsaved == set()
+
+
+def first_snapshot_write(monkeypatch: pytest.MonkeyPatch, *, fails: bool, held: threading.Event | None = None) -> list[int]:
+    """Every snapshot write from now on is noted (its seq, in the list returned); the first
+    one waits for ``held`` if given, then fails if ``fails`` (a full disk for a moment)."""
+    written: list[int] = []
+    real = Store._write_snapshot
+
+    def write(self: Store, world: str, seq: int, blob: bytes) -> None:
+        written.append(seq)
+        if len(written) == 1:
+            if held is not None:
+                assert held.wait(10), "the test never let the first write go"
+            if fails:
+                raise sqlite3.OperationalError("database or disk is full")
+        real(self, world, seq, blob)
+
+    monkeypatch.setattr(Store, "_write_snapshot", write)
+    return written
+
+
+def snapshot_seqs(db: Path) -> list[int]:
+    con = sqlite3.connect(db)
+    try:
+        return [seq for (seq,) in con.execute("SELECT seq FROM snapshots")]
+    finally:
+        con.close()
 
 
 def test_the_snapshot_interval_is_a_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
