@@ -61,6 +61,9 @@ def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         plan = Plan(**{**plan.__dict__, "client_processes": processes})
     if getattr(args, "no_deflate", False):
         plan = Plan(**{**plan.__dict__, "deflate": False})
+    rounds = getattr(args, "rounds", None)
+    if rounds:
+        plan = Plan(**{**plan.__dict__, "rounds": rounds})
     began = time.perf_counter()
     total = plan.rounds * 2 * len(plan.scenarios) + 2  # the scenarios, the replay, the memory
     with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, steps(total, "bench", stdout, stderr) as say:
@@ -131,7 +134,11 @@ def scenarios(plan: Plan, tmp: Path, say: Any) -> tuple[dict[str, Any], dict[str
                      "sidecar": side, "ratio": {
                          "msgs_per_s": figures.ratio(side["msgs_per_s"], echo["msgs_per_s"]),
                          "p50": figures.ratio(side["p50_ms"], echo["p50_ms"]),
-                         "p99": figures.ratio(side["p99_ms"], echo["p99_ms"])}}
+                         "p99": figures.ratio(side["p99_ms"], echo["p99_ms"]),
+                         # each round's sidecar against the echo run just before it: the
+                         # pair closest in time, so the least touched by a drifting host
+                         "msgs_per_s_rounds": [figures.ratio(s, e) for s, e in zip(
+                             side["msgs_per_s_rounds"], echo["msgs_per_s_rounds"], strict=True)]}}
     return out, startups, deflate
 
 

@@ -81,6 +81,9 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", dest="json_out", help="also write the results as JSON to this file")
     bench.add_argument("--client-processes", dest="client_processes", type=int,
                        help="client processes for the multi-client scenarios (default 2)")
+    bench.add_argument("--rounds", type=_rounds,
+                       help="rounds of echo-then-sidecar per scenario (default 3, 1 with --quick): more "
+                       "rounds for a decision on a noisy machine")
     bench.add_argument("--no-deflate", dest="no_deflate", action="store_true",
                        help="clients do not offer permessage-deflate (a browser does)")
     bench.add_argument("--hosted", action="store_true",
@@ -115,6 +118,16 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return run_bench(args, stdout, stderr)
     stderr.write(f"unknown command {command}\n")
     return 2
+
+
+def _rounds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{value} rounds: from 1 to 100")
+    return value
 
 
 # ---------------------------------------------------------------- serve

@@ -62,6 +62,9 @@ def table(result: dict[str, Any]) -> str:
             if kind == "sidecar":
                 note = (f"  throughput {sc['ratio']['msgs_per_s']}, p50 {sc['ratio']['p50']}, "
                         f"p99 {sc['ratio']['p99']}")
+                per_round = sc["ratio"].get("msgs_per_s_rounds") or []
+                if len(per_round) > 1:
+                    note += " (rounds " + " ".join(f"{r:.2f}" if r is not None else "-" for r in per_round) + ")"
             lines.append(f"{name if kind == 'echo' else '':<12} {kind:<8} {s['msgs_per_s']:>9.0f} "
                          f"{s['p50_ms']:>9.3f} {s['p99_ms']:>9.3f}{note}")
     rp = result.get("replay")

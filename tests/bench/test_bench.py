@@ -54,7 +54,9 @@ def test_a_tiny_run_gives_well_formed_figures(tmp_path: Path, monkeypatch: pytes
             assert s["messages"] == clients * messages
             assert s["errors"] == 0
             assert s["msgs_per_s"] > 0 and 0 < s["p50_ms"] <= s["p99_ms"]
-        assert all(v is not None and v > 0 for v in sc["ratio"].values())
+        per_round = sc["ratio"]["msgs_per_s_rounds"]
+        assert len(per_round) == TINY.rounds and all(v is not None and v > 0 for v in per_round)
+        assert all(sc["ratio"][k] is not None and sc["ratio"][k] > 0 for k in ("msgs_per_s", "p50", "p99"))
     # what a browser negotiates: the bare server accepts deflate, the sidecar declines it
     assert result["deflate"] == {"echo": 15, "sidecar": 0}
     assert result["replay"]["messages"] == 30 and result["replay"]["msgs_per_s"] > 0
@@ -65,3 +67,34 @@ def test_a_tiny_run_gives_well_formed_figures(tmp_path: Path, monkeypatch: pytes
     assert result["startup"]["sidecar_s"] > 0 and result["startup"]["restore_s"] > 0
     table = stdout.getvalue()
     assert "1x6" in table and "sidecar" in table and "replay" in table
+
+
+def test_more_rounds_give_each_round_s_ratio_beside_the_median(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import adapter.bench as bench
+    from adapter.cli import parser
+
+    one_scenario = Plan(**{**TINY.__dict__, "scenarios": (("1x6", 1, 6),)})
+    monkeypatch.setattr(bench.Plan, "quick", classmethod(lambda cls: one_scenario))
+    monkeypatch.setattr(bench, "replay_throughput", lambda plan, tmp: {"messages": 0, "msgs_per_s": 0.0, "problems": 0})
+    monkeypatch.setattr(bench, "memory", lambda plan, tmp: ({}, {}))
+    out = tmp_path / "bench.json"
+    args = parser().parse_args(["bench", "--quick", "--rounds", "2", "--json", str(out)])
+    stdout = io.StringIO()
+    assert run_bench(args, stdout, io.StringIO()) == 0
+    result = json.loads(out.read_text())
+    assert result["rounds"] == 2
+    sc = result["scenarios"]["1x6"]
+    echo, side = sc["echo"]["msgs_per_s_rounds"], sc["sidecar"]["msgs_per_s_rounds"]
+    assert len(echo) == len(side) == 2 and sc["sidecar"]["messages"] == 2 * 6
+    assert sc["ratio"]["msgs_per_s_rounds"] == [figures.ratio(s, e) for s, e in zip(side, echo)]
+    assert "(rounds " in stdout.getvalue()
+
+
+@pytest.mark.parametrize("rounds", ["0", "101", "two"])
+def test_a_round_count_out_of_range_is_refused_by_the_command_line(rounds: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from adapter.cli import parser
+
+    with pytest.raises(SystemExit) as exit_:
+        parser().parse_args(["bench", "--rounds", rounds])
+    assert exit_.value.code == 2
+    assert "--rounds" in capsys.readouterr().err
