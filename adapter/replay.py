@@ -41,7 +41,7 @@ class Replay:
         if not line.strip():
             return
         try:
-            item = _loads(line)
+            item = wirejson.loads(line)  # read as the server reads a frame
         except ValueError as error:
             self.problems.append(f"line {number}: not JSON ({error}); skipped")
             return
@@ -78,16 +78,6 @@ class Replay:
         yield {"in": number, "type": "ack", "data": result.ack}
         for name, payload in result.emits:
             yield {"in": number, "type": "emit", "event": name, "data": payload}
-
-
-def _loads(line: str) -> Any:
-    """One input line: orjson, or the standard library where orjson refuses (NaN, huge
-    numbers, lone surrogates): what the standard library alone would read, a non-finite
-    number as a :class:`~.protocol.wirejson.NonFinite` (as the server reads it)."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return json.loads(line, **wirejson.NONFINITE_AWARE)
 
 
 def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator[dict[str, Any]]:

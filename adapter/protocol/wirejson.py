@@ -109,17 +109,14 @@ def _parse_constant(name: str) -> NonFinite:
     return NonFinite(name)  # NaN, Infinity, -Infinity: float() reads all three
 
 
-#: what the standard library's reader needs to read non-finite numbers as :class:`NonFinite`
-#: (orjson refuses them, so it never reads one)
-NONFINITE_AWARE: dict[str, Any] = {"parse_float": _parse_float, "parse_constant": _parse_constant}
-
-
 def loads(text: str | bytes, **kwargs: Any) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         try:
-            return json.loads(text, parse_int=_parse_int, **NONFINITE_AWARE, **kwargs)
+            # orjson refuses non-finite numbers, so only this reader ever reads one
+            return json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
+                              parse_constant=_parse_constant, **kwargs)
         except RecursionError:
             raise ValueError("JSON nested too deep to read") from None
 

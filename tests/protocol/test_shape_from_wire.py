@@ -130,3 +130,19 @@ def test_a_nan_message_past_the_size_limit_is_refused_too_large_as_before() -> N
     assert from_wire.ack == built.ack
     assert from_wire.ack["error"]["code"] == "too_large"
     assert f"the message has {len(text.encode()) + 1} bytes" in from_wire.ack["error"]["message"]  # NaN -> null: one byte more
+
+
+def test_replay_reads_a_line_as_the_server_reads_a_frame() -> None:
+    """An integer too long for Python to read is refused with its path, as the server refuses
+    it (replay used to skip the line as "not JSON", so every later seq differed), and JSON
+    nested too deep for any reader is a problem reported, not a crash."""
+    hook = list(hooks(1))[0]
+    line = orjson.dumps({"event": "hook", "data": hook}).decode().replace('"world_time":', '"world_time":' + "9" * 5000 + ',"was":', 1)
+    replay = Replay()
+    list(replay.feed(1, json.dumps({"event": "session", "data": SESSION})))
+    (ack,) = list(replay.feed(2, line))
+    assert ack["data"] == {"ok": False, "seq": 1, "error": {
+        "code": "invalid_message", "message": "an integer of 5000 digits is not a value a message may hold",
+        "path": "/world_time"}}
+    assert list(replay.feed(3, "[" * 100_000 + "]" * 100_000)) == []
+    assert replay.problems[-1].startswith("line 3: not JSON")
