@@ -18,7 +18,7 @@ from adapter.server import SIDECAR_KEY
 from adapter.server.throttle import Throttle
 from tests.reliability.harness import auth_for, open_link
 from tests.reliability.table import build
-from tests.support.sidecar import GM, TOKEN, Running, auth, connect, refused
+from tests.support.sidecar import GM, TOKEN, Running, auth, connect, refused, until
 
 
 def hook(seq: int, **extra: Any) -> dict[str, Any]:
@@ -56,11 +56,7 @@ async def test_a_message_past_the_size_limit_is_refused_too_large_and_one_past_t
     assert (await client.send("hook", hook(2, options={"pad": "x" * (limit - 1000)})))["ok"] is True
     with pytest.raises(Exception):  # noqa: B017 - socket.io drops the connection, no ack
         await client.send("hook", hook(3, options={"pad": "x" * (sidecar.config.buffer_bytes + 10)}), timeout=1)
-    for _ in range(100):
-        if not client.sio.connected:
-            break
-        await asyncio.sleep(0.02)
-    assert not client.sio.connected
+    assert await until(lambda: not client.sio.connected)
     assert (await other.send("hook", hook(1)))["ok"] is True  # the others are still answered
     again = await connect(sidecar.url, auth())
     assert (await again.welcome)["last_seq"] == 2  # the oversized frame used up nothing

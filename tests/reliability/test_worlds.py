@@ -20,7 +20,7 @@ from adapter.cli import parser
 from adapter.config import ConfigError, from_args
 from tests.foundry import combat, combatant, current, d20_roll
 from tests.reliability.table import read_state
-from tests.support.sidecar import GM, TOKEN, Client, Running, auth, connect, refused
+from tests.support.sidecar import GM, TOKEN, Client, Running, auth, connect, refused, until
 
 B_COMBAT = "combatOfWorldB01"
 B_HERO = "heroOfWorldB0001"
@@ -120,11 +120,8 @@ async def test_a_new_connection_supersedes_only_its_own_worlds_writer(sidecar: R
     except socketio.exceptions.SocketIOError:  # or it is already gone
         late = None
     assert late is None or late["ok"] is False, late
-    for _ in range(100):
-        if not a1.sio.connected:
-            break
-        await asyncio.sleep(0.02)
-    assert not a1.sio.connected and ("superseded", {
+    assert await until(lambda: not a1.sio.connected)
+    assert ("superseded", {
         "world": "worldA", "message": "another connection took over this world"}) in a1.events
     assert b.sio.connected and not any(name == "superseded" for name, _ in b.events)
     nxt = await a2.send("hook", hook(2, "updateCombat", fight))

@@ -9,7 +9,7 @@ import pytest
 
 from adapter import protocol
 from tests.foundry import combat, combatant, current, d20_roll
-from tests.support.sidecar import GM, Running, auth, connect, refused
+from tests.support.sidecar import GM, Running, auth, connect, refused, until
 
 COMBAT_ID = "cmbt000000000001"
 
@@ -126,10 +126,7 @@ async def test_second_connection_for_a_world_supersedes_the_first(sidecar: Runni
     second = await connect(sidecar.url, auth())
     welcome = await second.welcome
     assert welcome["last_seq"] == 1
-    for _ in range(100):
-        if not first.sio.connected:
-            break
-        await asyncio.sleep(0.02)
+    assert await until(lambda: not first.sio.connected)
     notice = {"world": "world0000000001", "message": "another connection took over this world"}
     assert ("superseded", notice) in first.events
     assert not first.sio.connected
@@ -164,6 +161,7 @@ async def test_intent_for_an_unknown_combat_is_refused(sidecar: Running) -> None
 
 
 async def test_a_leaving_writer_leaves_a_snapshot_so_a_restart_replays_nothing(sidecar: Running) -> None:
+    from adapter.engine import World
     from adapter.store import Store
 
     client = await connect(sidecar.url, auth())
@@ -171,11 +169,13 @@ async def test_a_leaving_writer_leaves_a_snapshot_so_a_restart_replays_nothing(s
     await client.send("hook", hook(1))
     await client.send("hook", roll(2, "aaaa000000000001", 12))
     await client.close()
-    for _ in range(100):
+    def stored() -> World | None:
         store = Store(sidecar.config.db)
-        snap = store.snapshot("world0000000001")
-        store.close()
-        if snap is not None:
-            break
-        await asyncio.sleep(0.02)
+        try:
+            return store.snapshot("world0000000001")
+        finally:
+            store.close()
+
+    assert await until(lambda: stored() is not None)
+    snap = stored()
     assert snap is not None and snap.last_seq == 2

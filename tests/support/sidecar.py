@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,20 @@ from adapter.server import create_app
 
 TOKEN = "test-token-0123456789"
 GM = "gmUser0000000001"
+
+
+async def until(check: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Whether ``check()`` came true within ``timeout`` seconds, polled every 20 ms: for what
+    the server does a moment after the client (hearing of a close, writing a snapshot). The
+    timeout is generous because a loaded CI machine can stall a process for seconds; a
+    passing check returns at once, so it costs nothing when the machine is quiet."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not check():
+        if loop.time() > end:
+            return False
+        await asyncio.sleep(0.02)
+    return True
 
 
 def free_port() -> int:
