@@ -2,9 +2,10 @@
 
 The initiative number the module writes is ``net successes + base / 100``: the whole part
 is the net successes (DP-2's first key; ``floor``, so −0.95 is −1 success with base 5), the
-two decimals are the base pool (DP-2's tie-break). When a base is outside 0..99, or the
-fraction would not keep the order (a group kept together, a holder placed by hand), the
-engine spaces the fractions evenly instead; the whole part stays the net successes.
+two decimals are the base pool (DP-2's tie-break). When a base is outside 0..99 the number
+is the net successes alone (``adapter.engine.order._own_value``); when the fraction would
+not keep the order (a group kept together, a holder placed by hand), the engine spaces the
+fractions evenly instead; the whole part stays the net successes.
 """
 
 from __future__ import annotations
