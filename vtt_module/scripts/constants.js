@@ -43,8 +43,11 @@ export const OPTION_WHITELIST = Object.freeze([
 /** Ack error codes after which the message must be sent again (its seq was not used up). */
 export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable", "served_elsewhere"]);
 
-/** Connect refusals that retrying will not fix until a setting changes. */
-export const FATAL_CONNECT_CODES = Object.freeze(["auth_failed", "unknown_ruleset", "protocol_mismatch", "invalid_message"]);
+/**
+ * Connect refusals that retrying will not fix until a setting changes (`invalid_auth`: the
+ * auth fails its schema, e.g. a pasted "token" past 512 characters; its message names the path).
+ */
+export const FATAL_CONNECT_CODES = Object.freeze(["auth_failed", "unknown_ruleset", "protocol_mismatch", "invalid_message", "invalid_auth"]);
 
 /** Messages on the module socket (`module.initiative-sidecar`). */
 export const SOCKET_TYPES = Object.freeze({

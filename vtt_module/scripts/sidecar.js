@@ -123,7 +123,8 @@ export class Sidecar {
     } else if (status === "refused") {
       if (prev !== "refused") {
         const mismatch = detail?.code === "protocol_mismatch";
-        n("error", mismatch ? "INITIATIVE_SIDECAR.warning.protocol_mismatch" : "INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?", message: detail?.message ?? "" });
+        const message = withoutToken(detail?.message, this.client?.auth?.token);
+        n("error", mismatch ? "INITIATIVE_SIDECAR.warning.protocol_mismatch" : "INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?", message });
         log.error(`the sidecar refused the connection: ${detail?.code}`);
       }
       this.warned = true;
@@ -226,4 +227,15 @@ export class Sidecar {
     this.waiters.delete(message.data.seq);
     waiter?.(ack);
   }
+}
+
+/**
+ * A connect refusal's message as the GM may see it: the sidecar's schema message quotes the
+ * value it refused, which for `invalid_auth` at `/token` is the (mis-pasted) token itself.
+ * @param {unknown} message @param {string} [token] @returns {string}
+ */
+export function withoutToken(message, token) {
+  let text = String(message ?? "");
+  if (token && token.length >= 8) text = text.split(token).join("…"); // a shorter one would cut words
+  return text.replace(/^(\/token: ).*'( [^']*)$/s, "$1…$2");
 }
