@@ -104,12 +104,17 @@ export function wireModule(env) {
     env.Hooks.on("userConnected", () => startOrStop());
     // A role changed: the active GM may be someone else now, and the sidecar's list of GMs
     // (who may approve) is out of date until the connection is made again with a new one.
-    env.Hooks.on("updateUser", (_user, changed) => {
-      if (!changed || !("role" in changed)) return;
+    const gmsChanged = () => {
       const before = state.sidecar;
       startOrStop();
       if (before && state.sidecar === before) before.restart();
-    });
+    };
+    env.Hooks.on("updateUser", (_user, changed) => { if (changed && "role" in changed) gmsChanged(); });
+    // A GM user created or deleted mid-session (an assistant GM added for the evening): the
+    // same. Both hooks get (user, options, userId) on every client, after the collection
+    // changed [T13 `client/hooks.d.mts` CreateDocument/DeleteDocument; D14 hookEvents].
+    env.Hooks.on("createUser", (user) => { if (user?.isGM) gmsChanged(); });
+    env.Hooks.on("deleteUser", (user) => { if (user?.isGM) gmsChanged(); });
     const mod = env.game.modules?.get?.(MODULE_ID);
     if (mod) mod.api = api;
     startOrStop();

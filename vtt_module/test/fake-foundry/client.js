@@ -47,7 +47,7 @@ export function makeClient(world, userId, storage) {
   const userDoc = (u) => ({
     id: u._id, _id: u._id, name: u.name,
     get role() { return u.role; },
-    get active() { return world.user(u._id).active; },
+    get active() { return world.user(u._id)?.active ?? false; },
     get isGM() { return u.role >= 3; },
     get isSelf() { return u._id === userId; },
     get isActiveGM() { return users.activeGM?.id === u._id && u._id === userId; },
@@ -55,6 +55,8 @@ export function makeClient(world, userId, storage) {
     async query(name, data, { timeout } = {}) { return world.query(client, u._id, name, data, { timeout }); }
   });
   const users = new Collection(world.users.map((u) => [u._id, userDoc(u)]));
+  client.addUser = (u) => users.set(u._id, userDoc(u));
+  client.removeUser = (id) => users.delete(id);
   Object.defineProperty(users, "activeGM", {
     get() {
       const gms = users.filter((u) => u.isGM && u.active).sort((a, b) => (b.role - a.role) || (a.id < b.id ? -1 : 1));

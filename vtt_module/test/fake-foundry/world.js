@@ -102,6 +102,34 @@ export class World {
     }
   }
 
+  /**
+   * A GM creates a User mid-session: it joins every client's `game.users`, then `createUser`
+   * fires on every client with the document, the operation and the creating GM's id; deleting
+   * one removes it, then `deleteUser` fires likewise. Both post-hooks fire "for all connected
+   * clients after the creation [deletion] has been processed" [T13 `client/hooks.d.mts`
+   * `CreateDocument`, `DeleteDocument`; D13 hookEvents.deleteDocument; D14 hookEvents: the same
+   * generic document hooks]. A new user is not logged in (`active: false`).
+   */
+  createUser(data, { by = this.users.find((u) => u.role >= ROLES.GAMEMASTER)?._id } = {}) {
+    const u = { _id: randomID(), active: false, role: ROLES.PLAYER, ...data };
+    this.users.push(u);
+    for (const c of this.clients) {
+      c.addUser(u);
+      c.Hooks.callAll("createUser", c.game.users.get(u._id), { action: "create", modifiedTime: 2, render: true, renderSheet: false }, by);
+    }
+    return u;
+  }
+
+  /** A GM deletes a User: gone from every client's `game.users`, then `deleteUser` (see createUser). */
+  deleteUser(userId, { by = this.users.find((u) => u.role >= ROLES.GAMEMASTER && u._id !== userId)?._id } = {}) {
+    this.users = this.users.filter((u) => u._id !== userId);
+    for (const c of this.clients) {
+      const doc = c.game.users.get(userId);
+      c.removeUser(userId);
+      c.Hooks.callAll("deleteUser", doc, { action: "delete", modifiedTime: 3, render: true }, by);
+    }
+  }
+
   user(id) { return this.users.find((u) => u._id === id); }
   isGM(id) { return (this.user(id)?.role ?? 0) >= ROLES.ASSISTANT; }
   owns(userId, actorId) { return this.isGM(userId) || (this.actors.get(actorId)?.ownership?.[userId] ?? 0) >= 3; }
