@@ -79,6 +79,8 @@ export function promptAnswer(prompt, answer) {
  * sidecar directly on the active GM, or over the module socket from anyone else).
  * @param {object} env @param {object} prompt
  * @param {{request:(intent:object) => Promise<object>, roll:(r:object) => Promise<object>}} send
+ * @returns {Promise<object|null>} what sending the answer returned, or null when nothing was
+ *   sent (the dialog closed without an answer, or failed): the prompt may be shown again
  */
 export async function showPrompt(env, prompt, send) {
   const t = (k, d) => (d ? env.game.i18n.format(k, d) : env.game.i18n.localize(k));

@@ -27,18 +27,27 @@ export function wireModule(env) {
   const state = { sidecar: null, relay: null, applier: null, actions: null, ready: null, pending: null, prompts: new Set() };
   const sidecar = () => state.sidecar;
 
-  const routePrompt = (prompt) => {
+  // A prompt is shown once per page while its dialog is open or answered. A dialog closed
+  // without an answer (X, Escape) sends nothing: its id is forgotten, so the prompt is shown
+  // again when the sidecar repeats it (a duplicate ack carries its combat's pending prompts).
+  const showOnce = (prompt) => {
     if (state.prompts.has(prompt.prompt_id)) return;
     state.prompts.add(prompt.prompt_id);
+    Promise.resolve(showPrompt(env, prompt, state.relay))
+      .then((sent) => { if (sent === null || sent === undefined) state.prompts.delete(prompt.prompt_id); });
+  };
+  const routePrompt = (prompt) => {
     const { game } = env;
     if (isActiveGM(env)) {
       const active = game.users.filter((u) => u.active).map((u) => u.id);
       const to = promptRecipients(prompt, active, game.user.id);
       const others = to.filter((id) => id !== game.user.id);
+      // every arrival is passed on: the player's page filters what it shows, and one that
+      // closed the dialog or was reloaded meanwhile shows it again
       if (others.length) state.relay.forwardPrompt(prompt, others);
-      if (to.includes(game.user.id)) showPrompt(env, prompt, state.relay);
+      if (to.includes(game.user.id)) showOnce(prompt);
     } else {
-      showPrompt(env, prompt, state.relay);
+      showOnce(prompt);
     }
   };
 

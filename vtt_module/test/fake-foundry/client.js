@@ -82,7 +82,6 @@ export function makeClient(world, userId, storage) {
   const combats = new Collection();
   client.addCombat = (source) => combats.set(source._id, new Combat(source));
   client.removeCombat = (id) => combats.delete(id);
-  for (const source of world.combats.values()) client.addCombat(deepClone(source));
   /** Token documents; `baseActor` is the world actor (unlinked tokens share it) — what dnd5e's sort compares. */
   const tokens = new Map();
   client.tokenDoc = (id) => {
@@ -199,6 +198,9 @@ export function makeClient(world, userId, storage) {
     get userTargets() { return []; }
   };
   client.game.user.targets = new Set();
+  // a page loaded mid-session (a reload) starts with the world's combats, sorted by the system's
+  // comparator, which reads game.i18n: so only once `game` exists
+  for (const source of world.combats.values()) client.addCombat(deepClone(source));
 
   // ---------------------------------------------------------------- chat
   /**
