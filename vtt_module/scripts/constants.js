@@ -40,8 +40,11 @@ export const OPTION_WHITELIST = Object.freeze([
   "action", "direction", "worldTime", "turnEvents", "combatTurn", "diff", "recursive", "modifiedTime"
 ]);
 
-/** Ack error codes after which the message must be sent again (its seq was not used up). */
-export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable", "served_elsewhere"]);
+/**
+ * Ack error codes after which the message must be sent again (its seq was not used up;
+ * `superseded`: not stored, another connection writes the world now).
+ */
+export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable", "served_elsewhere", "superseded"]);
 
 /**
  * Connect refusals that retrying will not fix until a setting changes (`invalid_auth`: the
@@ -54,7 +57,9 @@ export const SOCKET_TYPES = Object.freeze({
   INTENT: "intent",       // player → active GM: declare an intent
   ROLL: "roll",           // player → active GM: a reroll the player rolled
   PROMPT: "prompt",       // active GM → users: show a sidecar prompt
-  RESULT: "result"        // active GM → player: what the sidecar answered to their intent
+  RESULT: "result",       // active GM → player: what the sidecar answered to their intent
+  WRITER_ASK: "writer.ask",   // a superseded page → its user's pages: does one hold the connection?
+  WRITER_HERE: "writer.here"  // the page that holds it → the asking page
 });
 
 /** Default stat paths per game system (editable in the settings). */

@@ -97,6 +97,8 @@ export class Relay {
       case SOCKET_TYPES.INTENT:
       case SOCKET_TYPES.ROLL: {
         if (!isActiveGM(this.env)) return;
+        // another page of this GM holds the sidecar connection and answers (sidecar.js superseded)
+        if (this.sidecar()?.status === "superseded") { this.sidecar().askWriter(); return; }
         const result = this.paced(senderId)
           ? await this.handle(data, senderId)
           : { ok: false, error: { code: "rate_limited", message: "too many declarations at once; wait a moment and try again" } };

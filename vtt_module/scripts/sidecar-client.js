@@ -61,11 +61,7 @@ export class SidecarClient {
     });
     socket.on("plan", (plan) => this.events.onPlan(plan));
     socket.on("prompt", (prompt) => this.events.onPrompt(prompt));
-    socket.on("superseded", (data) => {
-      this.ready = false;
-      this.events.onStatus("superseded", data);
-      this.close();
-    });
+    socket.on("superseded", (data) => this.superseded(data));
     socket.on("disconnect", (reason) => {
       this.ready = false;
       log.info(`disconnected from the sidecar (${reason})`);
@@ -86,6 +82,14 @@ export class SidecarClient {
     return this;
   }
 
+  /** Another connection took the world over: close (the owner decides when to come back). */
+  superseded(data) {
+    if (this.closed) return;
+    this.ready = false;
+    this.events.onStatus("superseded", data);
+    this.close();
+  }
+
   /** Retry a refused or dropped connection later, with backoff. @param {number} [floor] */
   retryLater(floor = 0) {
     if (this.closed || this.retryTimer) return;
@@ -97,7 +101,7 @@ export class SidecarClient {
     }, delay);
   }
 
-  /** Close for good (settings changed, another client took over, or shutdown). */
+  /** Close this connection for good (settings changed, another page took over, or shutdown). */
   close() {
     this.closed = true;
     this.ready = false;
@@ -133,6 +137,11 @@ export class SidecarClient {
         const verdict = this.outbox.settle(message.data.seq, ack);
         try { this.events.onAck(message, ack); } catch (e) { log.error("handling an ack failed", e); }
         if (verdict === "resend") {
+          if (ack.error?.code === "superseded") {
+            // not stored: another connection writes the world now (its `superseded` event follows)
+            this.superseded({ world: this.auth.world, message: ack.error.message });
+            break;
+          }
           if (ack.error?.code === "out_of_order" || ack.error?.code === "served_elsewhere") {
             // The sidecar misses earlier messages, or (hosted) another process serves the world
             // now: reconnect so the welcome of whoever serves it says where to resume.

@@ -8,6 +8,7 @@ import { MODULE_ID, RESEND_CODES } from "./constants.js";
 import { Outbox } from "./outbox.js";
 import { Recorder } from "./recorder.js";
 import { SidecarClient } from "./sidecar-client.js";
+import { WriterProbe } from "./writer-probe.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField, rollingGroup } from "./payloads.js";
 import { getSetting, setSetting, SETTINGS, rulesetSettings } from "./settings.js";
 import { gmIds, isActiveGM, snapshotOf, currentOfCombat, translator, worldTime } from "./foundry-data.js";
@@ -49,6 +50,13 @@ export class Sidecar {
     this.warned = false;
     /** result listeners by seq (e.g. a player's intent waiting for its answer) */
     this.waiters = new Map();
+    /** while superseded: messages held until it is known whether the page holding the connection sent them */
+    this.held = [];
+    this.probe = new WriterProbe(env, {
+      holding: () => this.client !== null && this.status !== "superseded",
+      onHeard: () => this.othersSent(),
+      onGone: () => this.takeBack()
+    });
   }
 
   /** The connect auth from the settings and the world. */
@@ -68,6 +76,7 @@ export class Sidecar {
 
   /** Connect (active GM only; without a token it only says so). */
   start() {
+    this.probe.stop();
     if (!isActiveGM(this.env)) return false;
     const auth = this.auth();
     if (!auth.token) {
@@ -95,7 +104,48 @@ export class Sidecar {
   restart() { this.stop(); this.start(); }
 
   /** Close the connection. */
-  stop() { this.client?.close(); this.client = null; this.status = "idle"; }
+  stop() {
+    this.probe.stop();
+    this.client?.close();
+    this.client = null;
+    this.status = "idle";
+    for (const h of this.held.splice(0)) h.resolve(supersededAck());
+  }
+
+  /**
+   * Superseded: another page of this GM holds the connection. Hooks reach that page too, so
+   * what this page would send is held, and dropped once that page answers an ask made after it
+   * (it sent the same); a hook asks at once. Nobody answers: that page is gone, take it back.
+   */
+  superseded() {
+    this.client?.close();
+    this.client = null;
+    this.probe.start();
+  }
+
+  /** The page holding the connection answered: it sent what this page held before the ask. */
+  othersSent() {
+    const covered = this.held.filter((h) => h.asked);
+    this.held = this.held.filter((h) => !h.asked);
+    for (const h of covered) h.resolve(supersededAck());
+    if (this.held.length) this.askWriter();
+  }
+
+  /** No page of this GM holds the connection any more: connect, then send what was held. */
+  takeBack() {
+    const held = this.held.splice(0);
+    log.info(`no other page of this GM holds the sidecar connection now; connecting again (${held.length} held messages)`);
+    this.status = "idle";
+    this.start();
+    for (const h of held) this.enqueue(h.event, h.data).then(h.resolve);
+  }
+
+  /** Ask whether another page holds the connection; what is held now is covered by the answer. */
+  askWriter() {
+    if (this.probe.asking) return;
+    for (const h of this.held) h.asked = true;
+    this.probe.ask();
+  }
 
   /** Tell the GM about the connection, once per kind of trouble. */
   setStatus(status, detail, url) {
@@ -130,6 +180,8 @@ export class Sidecar {
       this.warned = true;
     } else if (status === "superseded") {
       n("warn", "INITIATIVE_SIDECAR.notify.superseded");
+      log.warn("another connection took over this world; waiting until no other page of this GM holds it");
+      this.superseded();
     }
   }
 
@@ -206,6 +258,12 @@ export class Sidecar {
 
   /** @returns {Promise<object>} resolves with the ack */
   enqueue(event, data) {
+    if (this.status === "superseded") {
+      return new Promise((resolve) => {
+        this.held.push({ event, data, resolve, asked: false });
+        this.askWriter();
+      });
+    }
     const message = this.outbox.enqueue(event, data);
     const done = new Promise((resolve) => this.waiters.set(message.data.seq, resolve));
     this.client?.pump();
@@ -227,6 +285,11 @@ export class Sidecar {
     this.waiters.delete(message.data.seq);
     waiter?.(ack);
   }
+}
+
+/** The answer to a message another page of this GM sent instead (it never got a seq here). */
+function supersededAck() {
+  return { ok: false, seq: null, error: { code: "superseded", message: "another page of this GM holds the sidecar connection" } };
 }
 
 /**

@@ -3,7 +3,7 @@
  * @module wire
  */
 
-import { MODULE_ID } from "./constants.js";
+import { MODULE_ID, SOCKET_NAME } from "./constants.js";
 import { registerSettings, SETTINGS, getSetting, hideGMOnlySettings } from "./settings.js";
 import { Sidecar } from "./sidecar.js";
 import { registerForwarder } from "./forwarder.js";
@@ -110,6 +110,8 @@ export function wireModule(env) {
   env.Hooks.once("setup", () => { state.pending = wrapInitiativeRoll(env); });
   env.Hooks.once("ready", () => {
     state.relay.listen();
+    // another page of this GM asks whether this one holds the sidecar connection (writer-probe.js)
+    env.game.socket.on(SOCKET_NAME, (data, senderId) => state.sidecar?.probe.receive(data, senderId));
     env.Hooks.on("userConnected", () => startOrStop());
     // A role changed: the active GM may be someone else now, and the sidecar's list of GMs
     // (who may approve) is out of date until the connection is made again with a new one.
