@@ -47,6 +47,12 @@ export const OPTION_WHITELIST = Object.freeze([
 export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable", "served_elsewhere", "superseded"]);
 
 /**
+ * Answers to a request that never reached the sidecar (the module's own, not the sidecar's):
+ * a prompt answered so is left to be shown again when the sidecar repeats it.
+ */
+export const UNDELIVERED_CODES = Object.freeze(["no_sidecar", "no_gm", "timeout", "rate_limited", "no_ack", "superseded"]);
+
+/**
  * Connect refusals that retrying will not fix until a setting changes (`invalid_auth`: the
  * auth fails its schema, e.g. a pasted "token" past 512 characters; its message names the path).
  */

@@ -3,7 +3,7 @@
  * @module wire
  */
 
-import { MODULE_ID, SOCKET_NAME } from "./constants.js";
+import { MODULE_ID, SOCKET_NAME, UNDELIVERED_CODES } from "./constants.js";
 import { registerSettings, SETTINGS, getSetting, hideGMOnlySettings } from "./settings.js";
 import { Sidecar } from "./sidecar.js";
 import { registerForwarder } from "./forwarder.js";
@@ -28,13 +28,15 @@ export function wireModule(env) {
   const sidecar = () => state.sidecar;
 
   // A prompt is shown once per page while its dialog is open or answered. A dialog closed
-  // without an answer (X, Escape) sends nothing: its id is forgotten, so the prompt is shown
-  // again when the sidecar repeats it (a duplicate ack carries its combat's pending prompts).
+  // without an answer (X, Escape) sends nothing, and an answer may never reach the sidecar
+  // (away, no GM): then its id is forgotten, so the prompt is shown again when the sidecar
+  // repeats it (a duplicate ack carries its combat's pending prompts).
   const showOnce = (prompt) => {
     if (state.prompts.has(prompt.prompt_id)) return;
     state.prompts.add(prompt.prompt_id);
-    Promise.resolve(showPrompt(env, prompt, state.relay))
-      .then((sent) => { if (sent === null || sent === undefined) state.prompts.delete(prompt.prompt_id); });
+    Promise.resolve(showPrompt(env, prompt, state.relay)).then((sent) => {
+      if (!sent || (!sent.ok && UNDELIVERED_CODES.includes(sent.error?.code))) state.prompts.delete(prompt.prompt_id);
+    });
   };
   const routePrompt = (prompt) => {
     const { game } = env;

@@ -73,3 +73,16 @@ test("a player who reloads during a reroll offer is shown it again when the side
   await until(() => table.sent.some((m) => m.data.kind === "reroll.decide" && m.data.user === ALICE), { what: "the reloaded Alice's answer" });
   assert.equal(alice.dialogs.length, 1);
 });
+
+test("an answer that never reached the sidecar (it was away) leaves the prompt to be shown again", async () => {
+  const { newWorld, bootTable } = await import("./helpers/table.js");
+  const world = newWorld({ id: "away-world" });
+  const table = bootTable(world, { users: [GM, ALICE] }); // no token: the GM's link never connects
+  const gm = table.clients[GM], alice = table.clients[ALICE];
+  alice.respond = () => true;
+  const prompt = { prompt_id: "prompt-9.1", kind: "reroll", combat_id: "cmb0000000000001", combatant_id: "cbt0000000000001", to: [ALICE], rule: "BI-2", data: { natural: 3, int: 4, total: 5, formula: "1d20 + 2" } };
+  gm.module.state.sidecar.handlers.onPrompt(prompt);
+  await until(() => alice.notifications.some((n) => /not connected/.test(n.message)), { what: "Alice told the sidecar is away" });
+  gm.module.state.sidecar.handlers.onPrompt(prompt); // the sidecar repeats it once it is back
+  await until(() => alice.dialogs.length === 2, { what: "the offer shown again" });
+});
