@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import logging
 import sqlite3
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
@@ -103,9 +104,9 @@ class Worlds:
                 # refused when it came: it stays refused (whatever this engine would say)
                 state = replace(state, last_seq=entry.seq)
             elif state is not None:
-                state = process(
-                    state, entry.kind, entry.data, max_bytes=self.max_bytes, check_outbound=False
-                ).world
+                # accepted when it came: no size limit now (--max-bytes may have been lowered
+                # since), or the world rebuilt would not be the one that was served
+                state = process(state, entry.kind, entry.data, max_bytes=sys.maxsize, check_outbound=False).world
                 replayed += 1
         if state is not None:
             self.states[world_id] = state

@@ -117,3 +117,28 @@ async def test_a_connection_whose_session_cannot_be_stored_is_refused_and_the_wo
     state = worlds.state("w")
     assert state is not None and state.gm_users == frozenset({GM, "gmUser0000000002"})
     await again.close()
+
+
+def test_a_message_accepted_under_a_larger_size_limit_is_replayed_under_a_smaller_one(tmp_path: Path) -> None:
+    """The log holds what was accepted: restarting with a lower --max-bytes must rebuild the
+    world that was served, not refuse, at replay, a message that was acked."""
+    store = Store(tmp_path / "w.db")
+    worlds = Worlds(store, max_bytes=1_000_000, snapshot_every=10_000)
+    joined = combat("combatStoreFails", [combatant("c000000000000001", "Ann"), combatant("c000000000000002", "Bo")])
+    big = {**hook(2), "combat": joined, "options": {"pad": "x" * 50_000}}  # Bo joins
+    try:
+        worlds.connect(auth(world="w"))
+        assert worlds.handle("w", "hook", hook(1, "createCombat")).ack["ok"]
+        assert worlds.handle("w", "hook", big).ack["ok"]
+        served = worlds.state("w")
+    finally:
+        store.close()
+    store = Store(tmp_path / "w.db")
+    try:
+        again = Worlds(store, max_bytes=10_000)
+        again.load()
+        state = again.state("w")
+        assert state is not None and state == served
+        assert "c000000000000002" in state.combats["combatStoreFails"].combatants
+    finally:
+        store.close()
