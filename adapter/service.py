@@ -10,9 +10,11 @@ from __future__ import annotations
 import gc
 import logging
 import sqlite3
+import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,25 @@ from .store import StoreCorrupt, damaged
 from .store.contract import WorldStore
 
 log = logging.getLogger("initiative_sidecar.service")
+
+
+@contextmanager
+def storing(world_id: str, what: str) -> Iterator[None]:
+    """A store call whose failure must be a refusal the module resends, never an exception
+    that leaves a message without its ack or a connection without its answer: whatever the
+    store raises (the disk full, a file that cannot be read, a store bug) becomes
+    :class:`StoreUnavailable`, and nothing was stored."""
+    try:
+        yield
+    except StoreUnavailable:
+        raise
+    except sqlite3.Error as error:  # e.g. the disk is full
+        log.error("world %s: %s could not be stored: %s", world_id, what, error)
+        raise StoreUnavailable(f"the database could not store {what} ({error}); resend it later") from error
+    except Exception as error:
+        log.exception("world %s: %s could not be stored", world_id, what)
+        raise StoreUnavailable(
+            f"the database could not store {what} ({type(error).__name__}); resend it later") from error
 
 
 class Worlds:
@@ -83,9 +104,9 @@ class Worlds:
                 # refused when it came: it stays refused (whatever this engine would say)
                 state = replace(state, last_seq=entry.seq)
             elif state is not None:
-                state = process(
-                    state, entry.kind, entry.data, max_bytes=self.max_bytes, check_outbound=False
-                ).world
+                # accepted when it came: no size limit now (--max-bytes may have been lowered
+                # since), or the world rebuilt would not be the one that was served
+                state = process(state, entry.kind, entry.data, max_bytes=sys.maxsize, check_outbound=False).world
                 replayed += 1
         if state is not None:
             self.states[world_id] = state
@@ -96,36 +117,48 @@ class Worlds:
     def claim(self, world_id: str) -> None:
         """Take the world's lease for this process, or raise :class:`ServedElsewhere` (another
         process holds it) or :class:`StoreUnavailable`. A shared store's world is (re)loaded
-        when its lease is taken: its last owner may have been another process."""
+        when its lease is taken: its last owner may have been another process. That includes a
+        lease taken again after the store's session ended (PostgreSQL restarted): another
+        process may have served the world meanwhile. A world that cannot be loaded gives its
+        lease back."""
+        held = self.store.holds_lease(world_id)
         if not self.store.take_lease(world_id):
             raise ServedElsewhere(f"world {world_id} is served by another sidecar process; retry")
-        if world_id not in self.owned and self.store.shared:
+        if self.store.shared and (world_id not in self.owned or not held):
+            self.owned.discard(world_id)
             self.states.pop(world_id, None)
-            self.load_world(world_id)
+            try:
+                self.load_world(world_id)
+            except BaseException:
+                self.store.release_lease(world_id)
+                raise
         self.owned.add(world_id)
 
     def release(self, world_id: str) -> None:
         """The world's writer left: a shared store's world is snapshotted, dropped from memory
-        and its lease released, so any process can take it next."""
-        if self.store.shared and world_id in self.owned:
+        and its lease released, so any process can take it next. A world no longer owned here
+        (its lease found lost at a write) is not snapshotted, but its lease, if this session
+        still holds it, is released all the same."""
+        if not self.store.shared:
+            return
+        if world_id in self.owned:
             self.checkpoint(world_id)
-            self.owned.discard(world_id)
-            self.states.pop(world_id, None)
-            self._since_snapshot.pop(world_id, None)
-            with self._owed_lock:  # the world is no longer this process's to snapshot
-                self._unsaved.discard(world_id)
-                self._asked.pop(world_id, None)
-            self.store.release_lease(world_id)
+        self.owned.discard(world_id)
+        self.states.pop(world_id, None)
+        self._since_snapshot.pop(world_id, None)
+        with self._owed_lock:  # the world is no longer this process's to snapshot
+            self._unsaved.discard(world_id)
+            self._asked.pop(world_id, None)
+        self.store.release_lease(world_id)
 
     def connect(self, auth: Mapping[str, Any]) -> World:
         """A connection for a world: record its session (auth minus token) and apply it."""
         data = {k: v for k, v in auth.items() if k != "token"}
         world_id = str(data["world"])
         state = open_session(self.states.get(world_id), data)
-        try:
+        # the session is applied only once stored: a replay of the log must rebuild this state
+        with storing(world_id, "this connection's session"):
             self.store.add_session(world_id, state.last_seq, data)
-        except StoreUnavailable:
-            pass  # admitted all the same: each message is then refused store_unavailable, not lost
         self.states[world_id] = state
         return state
 
@@ -143,15 +176,12 @@ class Worlds:
         if result.record:
             # committed before the state moves on: if this raises, nothing happened
             try:
-                self.store.append(world_id, result.world.last_seq, event, result.stored, result.error)
+                with storing(world_id, f"seq {result.world.last_seq}"):
+                    self.store.append(world_id, result.world.last_seq, event, result.stored, result.error)
             except StoreUnavailable as gone:  # refused, not stored: the seq stays free
                 if isinstance(gone, ServedElsewhere):
                     self.owned.discard(world_id)  # stale here: reloaded at the next claim
                 return Result(world=state, ack=refusal(result.world.last_seq, gone))
-            except sqlite3.Error as error:  # e.g. the disk is full: an ack all the same
-                log.error("world %s: seq %d could not be stored: %s", world_id, result.world.last_seq, error)
-                failed = StoreUnavailable(f"the database could not store this message ({error}); resend it later")
-                return Result(world=state, ack=refusal(result.world.last_seq, failed))
         self.states[world_id] = result.world
         if result.record:
             self._snapshot(result.world)

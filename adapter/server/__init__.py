@@ -23,7 +23,14 @@ from aiohttp import web
 
 from .. import protocol
 from ..config import Config
-from ..errors import ConnectRefused, InvalidMessage, RateLimited, StoreUnavailable, Superseded
+from ..errors import (
+    ConnectRefused,
+    InvalidMessage,
+    RateLimited,
+    ServedElsewhere,
+    StoreUnavailable,
+    Superseded,
+)
 from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..rulesets import RULESETS
@@ -77,13 +84,13 @@ class Sidecar:
             raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
         world_id = str(auth["world"])
         async with self.lock(world_id):
+            previous = self.writers.get(world_id)
             try:
                 self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
-            except StoreUnavailable as refused:  # served_elsewhere, or the store is down
-                log.info("connection for world %s refused: %s", world_id, refused.code)
-                raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
-            previous = self.writers.get(world_id)
-            state = self.worlds.connect(auth)
+                state = self.worlds.connect(auth)  # its session, stored before it applies
+            except Exception as error:  # answered, whatever the store did: never left hanging
+                why = self.store_refusal(world_id, previous, error)
+                raise socketio.exceptions.ConnectionRefusedError(why.message, why.to_wire()) from None
             self.writers[world_id] = sid
             self.connections[sid] = Connection(world_id, remote)
         self.sio.accepted(sid)
@@ -96,6 +103,23 @@ class Sidecar:
         if previous is not None and previous != sid:
             self.spawn(self.supersede(previous, world_id))
         self.spawn(self.sio.emit("welcome", welcome(state) | version_warnings(auth), to=sid))
+
+    def store_refusal(self, world_id: str, previous: str | None, error: Exception) -> StoreUnavailable:
+        """Why a connection is refused when the store failed it (served_elsewhere, or the store
+        down or failing: the module retries). A lease taken for it is given back when the world
+        has no other writer, so it does not stay held by a process nobody writes to."""
+        refused = error if isinstance(error, StoreUnavailable) else StoreUnavailable(
+            f"the sidecar could not load or record world {world_id} ({type(error).__name__}); retry later")
+        if isinstance(error, StoreUnavailable):
+            log.info("connection for world %s refused: %s", world_id, refused.code)
+        else:
+            log.error("connection for world %s refused: the store failed", world_id, exc_info=error)
+        if previous is None and not isinstance(error, ServedElsewhere):
+            try:
+                self.worlds.release(world_id)
+            except Exception:  # the lease ends with the store's session anyway
+                log.warning("world %s: giving back its lease failed", world_id, exc_info=True)
+        return refused
 
     async def check_auth(self, remote: str, auth: Any) -> dict[str, Any]:
         """The connect auth, or :class:`ConnectRefused` with its reason code. While the token

@@ -142,6 +142,7 @@ class Store:
         self.files = FileIdentity(self.path)
         self._checking = threading.Lock()
         self.gone: str | None = None  # why the store refuses to write (once set, for good)
+        self._unchecked = False  # the files could not be looked at last time (said once)
         self._stop = threading.Event()
         if serving:
             threading.Thread(target=self._watch, args=(watch_every,), name="store-watch", daemon=True).start()
@@ -186,7 +187,18 @@ class Store:
         """Refuse (:class:`StoreUnavailable`) once the database or its -wal is gone: a commit
         into a deleted file is lost at the next start, so it must not be acked."""
         with self._checking:  # the watcher thread and the event loop: say it once
-            if self.gone is None and (what := self.files.changed()):
+            try:
+                what = self.files.changed() if self.gone is None else None
+            except OSError as error:  # e.g. permission denied, a stale NFS handle: for now
+                if not self._unchecked:
+                    log.warning("the database files cannot be checked (%s): messages are refused "
+                                "until they can", error)
+                self._unchecked = True
+                raise StoreUnavailable(
+                    f"the sidecar cannot check its database files ({error}); the message was not "
+                    "stored. Resend it later.") from error
+            self._unchecked = False
+            if what:
                 self.gone = what
                 self._say_gone(what)
         if self.gone is not None:
@@ -221,7 +233,8 @@ class Store:
             try:
                 self.check()
             except StoreUnavailable:
-                return  # said once, in the log; writes are refused from now on
+                if self.gone is not None:
+                    return  # said once, in the log; writes are refused from now on
 
     def problem(self) -> str | None:
         """None if the store can be written now, else why not (for /healthz)."""
@@ -243,6 +256,9 @@ class Store:
 
     def take_lease(self, world: str) -> bool:
         return True  # the database's lock file already makes this process its only writer
+
+    def holds_lease(self, world: str) -> bool:
+        return True
 
     def release_lease(self, world: str) -> None:
         pass

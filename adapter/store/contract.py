@@ -46,6 +46,10 @@ class WorldStore(Protocol):
     def take_lease(self, world: str) -> bool:
         """Become the world's only writer across processes; False if another process is."""
 
+    def holds_lease(self, world: str) -> bool:
+        """Whether this process holds the world's lease now (False once the session that
+        held it ended: another process may have served the world since)."""
+
     def release_lease(self, world: str) -> None: ...
 
     def problem(self) -> str | None:

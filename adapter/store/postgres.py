@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 from ..engine.model import World
 from ..errors import ServedElsewhere, StoreUnavailable
@@ -73,8 +73,28 @@ def is_postgres(url: str) -> bool:
 
 
 def redacted(url: str) -> str:
-    """The URL without its password: what logs and errors may show."""
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+    """The URL without its password, what logs and errors may show: read as libpq reads it
+    (a password in the user part, an empty user, or ``?password=`` alike), then written
+    again without it. A URL libpq cannot read shows its scheme only: where the password
+    ends in it is not known."""
+    try:
+        parts = {key: str(value) for key, value in conninfo_to_dict(url).items()}
+    except psycopg.Error:
+        return url.split("://", 1)[0] + "://(a URL that could not be read)"
+    user, host, port = parts.pop("user", ""), parts.pop("host", ""), parts.pop("port", "")
+    secret = parts.pop("password", None) is not None
+    dbname = parts.pop("dbname", "")
+    who = f"{user}:***@" if secret else f"{user}@" if user else ""
+    query = "&".join(f"{key}={value}" for key, value in parts.items())
+    return f"postgresql://{who}{host}{':' + port if port else ''}/{dbname}{'?' + query if query else ''}"
+
+
+def _password(url: str) -> str | None:
+    try:
+        password = conninfo_to_dict(url).get("password")
+        return str(password) if password else None
+    except psycopg.Error:
+        return None
 
 
 #: the longest a statement may run, and wait for a lock, before it fails (milliseconds)
@@ -110,9 +130,19 @@ class PostgresStore:
 
     def _connect(self) -> psycopg.Connection[Any]:
         try:
+            conninfo_to_dict(self.url)
+        except psycopg.Error:  # its own message may quote the password: not repeated
+            raise StoreUnusable(
+                f"cannot read the PostgreSQL store URL {self.name}: not a valid connection URL "
+                "(a password holding %, @, / or : must be percent-encoded)") from None
+        try:
             return self._open()
         except psycopg.Error as error:
-            raise StoreUnusable(f"cannot open the PostgreSQL store {self.name}: {error}") from error
+            said = str(error)
+            password = _password(self.url)
+            if password:  # libpq does not quote it today; make sure it never does here
+                said = said.replace(password, "***")
+            raise StoreUnusable(f"cannot open the PostgreSQL store {self.name}: {said}") from error
 
     def _open(self) -> psycopg.Connection[Any]:
         # Store calls run on the event loop: a lock wait or a stalled server must end in an
@@ -162,6 +192,18 @@ class PostgresStore:
         self._leases.add(world)
         return True
 
+    def holds_lease(self, world: str) -> bool:
+        """Asked when a writer connects. The session is asked first (one round trip): a
+        session that ended while idle (PostgreSQL restarted) took its locks with it, and
+        psycopg learns of that only at the next statement."""
+        if world not in self._leases:
+            return False
+        try:
+            self.db.execute("SELECT 1")
+        except psycopg.Error:
+            return False  # the session is gone: the next call opens another, without leases
+        return True
+
     def release_lease(self, world: str) -> None:
         if world in self._leases:
             self._leases.discard(world)
@@ -194,7 +236,7 @@ class PostgresStore:
             raise ServedElsewhere(
                 f"world {world!r}: seq {seq} was stored by another sidecar process, which serves "
                 "this world now; the message was not stored. Reconnect and resend it.") from error
-        except psycopg.OperationalError as error:
+        except psycopg.Error as error:  # down, read-only, no privilege...: refused, resent
             raise _unavailable(error) from error
 
     def save_snapshot(self, state: World) -> None:
@@ -250,10 +292,13 @@ def _unavailable(error: Exception) -> StoreUnavailable:
 
 @contextmanager
 def unavailable() -> Iterator[None]:
-    """PostgreSQL cannot be reached (down, restarting): :class:`StoreUnavailable`, refused."""
+    """PostgreSQL cannot be reached (down, restarting) or refuses the statement (a read-only
+    standby after a failover, a privilege taken away, a value it cannot hold):
+    :class:`StoreUnavailable`, a refusal the module resends. Never an exception that would
+    leave a message without its ack."""
     try:
         yield
-    except psycopg.OperationalError as error:
+    except psycopg.Error as error:
         raise _unavailable(error) from error
 
 

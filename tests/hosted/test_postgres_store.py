@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -13,9 +14,12 @@ import pytest
 from adapter.cli import parser
 from adapter.config import ConfigError, from_args
 from adapter.errors import ServedElsewhere, StoreUnavailable
+from adapter.service import Worlds
 from adapter.store.guard import StoreUnusable
 from adapter.store.postgres import SCHEMA_VERSION, PostgresStore, redacted
+from tests.foundry import combat, combatant, current
 from tests.hosted import services
+from tests.support.sidecar import GM, auth
 
 
 def test_the_schema_is_created_at_start_and_a_second_start_changes_nothing(pg_url: str) -> None:
@@ -154,3 +158,64 @@ def test_a_write_that_waits_on_a_lock_fails_instead_of_blocking_the_loop(pg_url:
         assert [e.seq for e in store.history("w")] == [1]
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql://sidecar:S3cr%t-pw@127.0.0.1:{port}/none",  # not valid percent-encoding
+    "postgresql://sidecar@127.0.0.1:{port}/none?password=S3cr-pw",
+    "postgresql://:S3cr-pw@127.0.0.1:{port}/none",  # no user, a password
+], ids=["bad-percent", "query", "empty-user"])
+def test_the_password_is_not_shown_however_the_url_gives_it(url: str) -> None:
+    url = url.format(port=services.free_port())
+    with pytest.raises(StoreUnusable) as refused:
+        PostgresStore(url, connect_timeout=1)
+    assert "S3cr" not in str(refused.value) and "S3cr" not in redacted(url), str(refused.value)
+    assert redacted(url) in str(refused.value)
+
+
+def test_a_statement_postgresql_refuses_is_a_refusal_to_resend_not_an_exception(pg_url: str) -> None:
+    """A standby after a failover (read-only), a privilege taken away, a value PostgreSQL
+    cannot hold: each is StoreUnavailable, so the message gets a store_unavailable ack."""
+    store = PostgresStore(pg_url)
+    try:
+        assert store.take_lease("w")
+        store.db.execute("SET default_transaction_read_only = on")  # as on a hot standby
+        with pytest.raises(StoreUnavailable, match="read-only"):
+            store.append("w", 1, "hook", {"n": 1})
+        store.db.execute("SET default_transaction_read_only = off")
+        store.append("w", 1, "hook", {"n": 1})  # nothing was stored: the seq is still free
+        with pytest.raises(StoreUnavailable):  # PostgreSQL text cannot hold a NUL
+            store.take_lease("w\x00rld")
+        assert [e.data for e in store.history("w")] == [{"n": 1}]
+    finally:
+        store.close()
+
+
+def test_a_writer_back_after_its_session_ended_is_given_the_world_as_stored(pg_url: str) -> None:
+    """Process A's session ends while its writer is idle (PostgreSQL restarted); process B
+    serves the world meanwhile and lets it go. When the writer comes back to A, A must load
+    the world again, not welcome it at the seq it last saw."""
+    a, b = Worlds(PostgresStore(pg_url)), Worlds(PostgresStore(pg_url))
+    fight = combat("combatBackAfterEnd", [combatant("c000000000000001", "Ann")])
+    try:
+        a.claim("w")
+        a.connect(auth(world="w"))
+        assert a.handle("w", "hook", hook(1, "createCombat", fight)).ack["ok"]
+        with psycopg.connect(pg_url, autocommit=True) as admin:  # A's session ends
+            admin.execute("SELECT pg_terminate_backend(%s, 5000)", (a.store.db.info.backend_pid,))  # type: ignore[attr-defined]
+        b.claim("w")
+        b.connect(auth(world="w"))
+        for seq in (2, 3):
+            assert b.handle("w", "hook", hook(seq, "updateCombat", fight)).ack["ok"]
+        b.release("w")
+        a.claim("w")
+        state = a.state("w")
+        assert state is not None and state.last_seq == 3
+        assert a.handle("w", "hook", hook(4, "updateCombat", fight)).ack["ok"]
+    finally:
+        a.store.close()
+        b.store.close()
+
+
+def hook(seq: int, name: str, fight: dict[str, Any]) -> dict[str, Any]:
+    return {"seq": seq, "user": GM, "world_time": 0, "hook": name, "combat": fight, "current": current()}

@@ -15,7 +15,7 @@ import pytest
 
 from adapter import protocol
 from adapter.cli import main
-from adapter.server.module_files import DEV_FILES, module_dir, module_files
+from adapter.server.module_files import DEV_FILES, ZIP_NAME, module_dir, module_files
 from adapter.version import __version__
 from tests.server.serving import ROOT, Served, serve
 
@@ -105,3 +105,19 @@ def test_module_command_writes_the_release_manifest_and_zip(tmp_path: Path,
     assert sorted(archive.namelist()) == module_files()
     assert json.loads(archive.read("module.json")) == manifest
     check_as_foundry_reads(manifest, set(archive.namelist()))
+
+
+def test_a_zip_per_host_compresses_the_module_once_so_hosts_cannot_stall_the_loop() -> None:
+    """/module/ answers anyone (Foundry's server fetches it by whatever name it knows): a
+    request naming yet another Host must not make the event loop deflate the module again."""
+    from adapter.server import module_files as mf
+
+    mf._files_zip.cache_clear()
+    mf._cached_zip.cache_clear()
+    bases = [f"http://host{i}.example:8765/module" for i in range(12)]
+    zips = [mf._cached_zip(base) for base in bases]
+    assert mf._files_zip.cache_info().misses == 1 and mf._cached_zip.cache_info().misses == 12
+    for base, body in zip(bases, zips, strict=True):
+        archive = zipfile.ZipFile(io.BytesIO(body))
+        assert archive.testzip() is None and sorted(archive.namelist()) == module_files()
+        assert json.loads(archive.read("module.json"))["download"] == f"{base}/{ZIP_NAME}"

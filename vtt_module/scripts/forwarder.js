@@ -1,6 +1,6 @@
 /**
  * The single forwarder: on the active GM's client, turn Foundry's after-change hooks into
- * `hook` messages (and a manual initiative edit into `initiative.set`). The module's own
+ * `hook` messages (and a GM's manual initiative edit into `initiative.set`). The module's own
  * writes carry `options["initiative-sidecar"].own` and are not forwarded.
  * @module forwarder
  */
@@ -8,6 +8,7 @@
 import { MODULE_ID, FORWARDED_HOOKS } from "./constants.js";
 import { initiativeRollField, rollingGroup } from "./payloads.js";
 import { isActiveGM } from "./foundry-data.js";
+import * as log from "./log.js";
 
 /** Keys of a Combatant change that say nothing the sidecar reads. */
 const QUIET_COMBATANT_KEYS = Object.freeze(["_id", "_stats", "flags", "initiative"]);
@@ -21,18 +22,24 @@ export function isOwnWrite(options) { return Boolean(options?.[MODULE_ID]?.own);
  * in the diff (unique per roll), and the roll itself is read from the document: a reroll with
  * the same total, or a clear-and-roll-again with the same roll, leaves the total or the
  * roll's JSON out of the diff.
+ *
+ * An unmarked number is a manual edit, `initiative.set`, which only a GM may send: a player's
+ * unmarked change of her own combatant (a system path that rolls without a card the module
+ * knows, or a hand edit) is reported as the `updateCombatant` hook it is (`unmarked: true`),
+ * never as a refused `initiative.set` under her id; the sidecar keeps its own value.
  * @param {object} changed the update diff @param {object} [mark] the combatant's `flags.<id>.roll` now
  * @param {number|null} [initiative] the combatant's initiative now
- * @returns {{kind:"roll", roll:object, rerollOf?:string}|{kind:"set", value:number}|{kind:"hook"}|{kind:"none"}}
+ * @param {boolean} [byGM] whether the user who made the change is a GM
+ * @returns {{kind:"roll", roll:object, rerollOf?:string}|{kind:"set", value:number}|{kind:"hook", unmarked?:true}|{kind:"none"}}
  */
-export function classifyCombatantChange(changed, mark, initiative) {
+export function classifyCombatantChange(changed, mark, initiative, byGM = true) {
   const fresh = changed.flags?.[MODULE_ID]?.roll?.nonce;
   if (fresh && mark?.nonce === fresh && mark.json && Number.isFinite(initiative)) {
     try { return { kind: "roll", roll: JSON.parse(mark.json), rerollOf: mark.reroll_of ?? undefined }; } catch { /* not a roll */ }
   }
   if ("initiative" in changed) {
-    if (Number.isFinite(changed.initiative)) return { kind: "set", value: changed.initiative };
-    return { kind: "hook" }; // reset to null
+    if (!Number.isFinite(changed.initiative)) return { kind: "hook" }; // reset to null
+    return byGM ? { kind: "set", value: changed.initiative } : { kind: "hook", unmarked: true };
   }
   return Object.keys(changed).some((k) => !QUIET_COMBATANT_KEYS.includes(k)) ? { kind: "hook" } : { kind: "none" };
 }
@@ -79,8 +86,10 @@ export function registerForwarder(env, sidecar) {
     updateCombatant: (combatant, changed, options, userId) => {
       if (!live() || isOwnWrite(options) || !combatant.parent) return;
       const combat = combatant.parent;
-      const what = classifyCombatantChange(changed, combatant.flags?.[MODULE_ID]?.roll, combatant.initiative);
+      const byGM = env.game.users?.get?.(userId)?.isGM ?? false;
+      const what = classifyCombatantChange(changed, combatant.flags?.[MODULE_ID]?.roll, combatant.initiative, byGM);
       if (what.kind === "none") return;
+      if (what.unmarked) log.warn(`user ${userId} changed the initiative of combatant ${combatant.id} without a roll the module knows; only a GM may set one by hand, so the rules keep their own value`);
       later((s) => {
         if (what.kind === "roll") {
           s.hook("initiativeRoll", combat, userId, undefined, options, initiativeRollField(combatant.id, what.roll, what.rerollOf, rollingGroup(combatant)));

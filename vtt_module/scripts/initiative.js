@@ -8,6 +8,16 @@
  * The GM's forwarder then sends `initiativeRoll`; an initiative change without a new nonce is
  * a manual edit (`initiative.set`).
  *
+ * pf2e never calls `getInitiativeRoll`: `EncounterPF2e#rollInitiative` rolls each actor's
+ * initiative check, whose chat card (flags `pf2e.context.type === "initiative"`) is created and
+ * awaited BEFORE `setMultipleInitiatives` writes the initiatives [GitHub foundryvtt/pf2e
+ * `src/module/encounter/document.ts`, `src/module/actor/initiative.ts`,
+ * `src/module/system/check/check.ts`; pf2e 7.x on Foundry 13 and 8.x on Foundry 14 alike]. So
+ * on the roller's client `preCreateChatMessage` (initiating client only [research §1.2])
+ * remembers that card's roll for the speaker's combatants, and the same `preUpdateCombatant`
+ * marks it. A pf2e reroll card (`context.isReroll`) is not remembered: pf2e writes a reroll's
+ * initiative before its card [check.ts `rerollFromMessage`].
+ *
  * Dice: when the sidecar's plan gives a combatant a `formula` (the dice-pool ruleset's pool),
  * the module builds that Roll itself: a system's own initiative roll may ignore the formula it
  * is passed (dnd5e's `Combatant5e.getInitiativeRoll` builds its roll from the actor).
@@ -55,10 +65,42 @@ export function rollMark(env, roll, rerollOf = null) {
 }
 
 /**
- * Register the marking hook (every client).
+ * The roll of a pf2e initiative check card, as a Roll-like `{total, toJSON()}`, or null for any
+ * other message (core's own initiative cards come after their update and are marked through
+ * `getInitiativeRoll`). @param {object} message a ChatMessage, or its data
+ */
+export function pf2eInitiativeRoll(message) {
+  const context = message?.flags?.pf2e?.context;
+  if (context?.type !== "initiative" || context.isReroll) return null;
+  const first = message.rolls?.[0];
+  let json;
+  try { json = typeof first === "string" ? JSON.parse(first) : (first?.toJSON?.() ?? first); } catch { return null; }
+  if (!json || !Number.isFinite(json.total)) return null;
+  return { total: json.total, toJSON: () => json };
+}
+
+/** The combatants a chat card speaks for: its token's, else (no token) its actor's. @param {object} env @param {object} speaker */
+function speakerCombatants(env, speaker) {
+  const found = [];
+  for (const combat of env.game.combats ?? []) {
+    for (const c of combat.combatants ?? []) {
+      if (speaker?.token ? c.tokenId === speaker.token : (speaker?.actor && c.actorId === speaker.actor)) found.push(c);
+    }
+  }
+  return found;
+}
+
+/**
+ * Register the marking hooks (every client).
  * @param {object} env @param {() => Map<string, object>} pending from {@link wrapInitiativeRoll}
  */
 export function registerRollMarking(env, pending) {
+  env.Hooks.on("preCreateChatMessage", (message, data) => {
+    const roll = pf2eInitiativeRoll(message?.flags ? message : data);
+    const rolls = roll && pending();
+    if (!rolls) return;
+    for (const c of speakerCombatants(env, message?.speaker ?? data?.speaker)) rolls.set(c.id, roll);
+  });
   env.Hooks.on("preUpdateCombatant", (combatant, changed) => {
     if (!("initiative" in changed)) return;
     const rolls = pending();

@@ -220,8 +220,19 @@ export function makeClient(world, userId, storage) {
     else if (mode === "self") out.whisper = [userId];
     return out;
   };
+  /**
+   * `ChatMessage.create`: `preCreateChatMessage(document, data, options, userId)` first, on the
+   * creating client only, where `false` cancels (then nothing is created); then the message
+   * [research §1.2: the generic document CRUD hooks, T13 hooks.d.mts, F13 client-backend.mjs].
+   * The double's "document" is the message data with its modes applied and its `author`.
+   */
+  const createMessage = async (data, options = {}) => {
+    const message = { ...applyModes(data, options), author: userId };
+    if (client.Hooks.call("preCreateChatMessage", message, data, options, userId) === false) return undefined;
+    return world.createChatMessage(client, message, options);
+  };
   client.ChatMessage = {
-    create: (data, options = {}) => world.createChatMessage(client, applyModes(data, options), options),
+    create: createMessage,
     applyModes,
     applyRollMode: (data, rollMode) => Object.assign(data, applyModes(data, { rollMode })),
     getWhisperRecipients: (name) => users.filter((u) => u.name === name)
