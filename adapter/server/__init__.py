@@ -127,7 +127,7 @@ class Sidecar:
         try:
             protocol.validate("auth", auth)
         except InvalidMessage as error:
-            raise ConnectRefused("invalid_auth", f"{error.message} (at {error.path or '/'})") from error
+            raise ConnectRefused("invalid_auth", auth_refusal(error, auth)) from error
         world_id = str(auth["world"])
         keys = ("address " + address_key(remote),
                 "token " + (world_id if world_id in self.config.world_tokens else "(shared)"))
@@ -238,6 +238,22 @@ class Sidecar:
 
 
 SIDECAR_KEY = web.AppKey("sidecar", Sidecar)
+
+
+def auth_refusal(error: InvalidMessage, auth: Any) -> str:
+    """Why an auth was refused, never quoting the token: jsonschema's message quotes the value
+    it refuses, which at ``/token`` (or for an auth that is not an object at all) is the
+    token, or what the GM pasted for it. Elsewhere the message is jsonschema's, with the
+    token masked should it appear in it all the same."""
+    path = error.path or "/"
+    if not isinstance(auth, dict):
+        return "the connect auth must be an object (at /)"
+    if path == "/token" or path.startswith("/token/"):
+        return "the token must be a string of 1 to 512 characters (at /token)"
+    message, token = error.message, auth.get("token")
+    if isinstance(token, str) and token:
+        message = message.replace(token, "***")
+    return f"{message} (at {path})"
 
 
 def room_of(world_id: str) -> str:

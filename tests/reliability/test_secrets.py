@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -194,3 +195,18 @@ async def test_only_the_configured_foundry_origins_may_connect_and_a_refused_one
     link = await open_link(sidecar.url, auth_for("w", "foundry-core"), headers={"Origin": "https://my-foundry.example"})
     await link.welcome
     await link.close()
+
+
+@pytest.mark.parametrize("token", ["x" * 600, ["the-pasted-secret-0123"], {"t": "the-pasted-secret-0123"}],
+                         ids=["too-long", "a-list", "an-object"])
+async def test_a_refused_token_is_never_quoted_back(sidecar: Running, token: Any) -> None:
+    """jsonschema's message quotes the value it refuses: at /token that is what the GM pasted
+    as the token, which the module would then show on screen. The refusal names the field."""
+    answer = await refused(sidecar.url, auth(token=token))
+    assert answer["code"] == "invalid_auth" and "/token" in answer["message"], answer
+    assert "x" * 20 not in answer["message"] and "the-pasted-secret" not in answer["message"], answer
+
+
+async def test_an_auth_that_is_not_an_object_is_refused_without_quoting_it(sidecar: Running) -> None:
+    answer = await refused(sidecar.url, [TOKEN, "world0000000001"])
+    assert answer["code"] == "invalid_auth" and TOKEN not in answer["message"], answer
