@@ -3,7 +3,8 @@
  * flags every client has. Pure: works on plain data (`combat.toObject()`-like sources).
  *
  * Flags kept (scope `initiative-sidecar`):
- * - on each combatant `state = {revision, acts, reaction, tags, detail, rules}`;
+ * - on each combatant `state = {revision, acts, reaction, tags, detail, rules, actions?,
+ *   gm_actions?, formula?}`;
  * - on the combat `plan = {revision, round, current, next_round}`.
  * @module plan
  */
@@ -36,10 +37,20 @@ export function isStale(plan, appliedRevision) {
 }
 
 /**
+ * The state keys a plan entry may leave out: the sidecar sends `actions`/`gm_actions` only
+ * when there are any and `formula` only for a ruleset that rolls its own dice. A key the new
+ * state lacks is deleted from the flag (Foundry merges a flag key by key: left alone, the old
+ * value would stay).
+ */
+export const OPTIONAL_STATE_KEYS = Object.freeze(["actions", "gm_actions", "formula"]);
+
+/**
  * The combatant flag state for a plan entry (what every client reads: badges, steering, the
- * actions a combatant may take now and the dice its ruleset rolls, both from the sidecar).
+ * actions a combatant's owners may take now and those only a GM may, the dice its ruleset
+ * rolls, all from the sidecar). The optional keys are present only when they say something
+ * (a non-empty list, a formula), so an empty or null one reads as absent.
  * @param {object} entry plan order entry @param {number} revision
- * @returns {{revision:number, acts:string, reaction:object|null, tags:string[], detail:object, rules:string[], actions?:string[], formula?:string|null}}
+ * @returns {{revision:number, acts:string, reaction:object|null, tags:string[], detail:object, rules:string[], actions?:string[], gm_actions?:string[], formula?:string}}
  */
 export function entryState(entry, revision) {
   const state = {
@@ -50,24 +61,51 @@ export function entryState(entry, revision) {
     detail: { ...(entry.detail ?? {}) },
     rules: [...(entry.rules ?? [])]
   };
-  if (Array.isArray(entry.actions)) state.actions = [...entry.actions];
-  if (entry.formula !== undefined) state.formula = entry.formula;
+  if (Array.isArray(entry.actions) && entry.actions.length) state.actions = [...entry.actions];
+  if (Array.isArray(entry.gm_actions) && entry.gm_actions.length) state.gm_actions = [...entry.gm_actions];
+  if (typeof entry.formula === "string" && entry.formula) state.formula = entry.formula;
   return state;
 }
+
+/** Does the state carry any optional key (an action, a GM action, a formula)? */
+const offersAny = (state) => OPTIONAL_STATE_KEYS.some((k) => hasValue(state[k]));
+
+/** An optional key that says something: absent, null and an empty list say nothing. */
+const hasValue = (v) => v !== undefined && v !== null && !(Array.isArray(v) && !v.length) && v !== "";
 
 /** A state that says nothing Foundry does not do itself (no need to write it where none is). */
 function isPlainState(state) {
   return state.acts === "full" && state.reaction === null && !state.tags.length && !Object.keys(state.detail).length
-    && !state.rules.length && !(state.actions?.length) && !state.formula;
+    && !state.rules.length && !offersAny(state);
 }
 
 /** A state that only restates the document: a defeated combatant that does not act. */
 function restatesDefeat(state, c) {
   return Boolean(c.defeated) && state.acts === "none" && same(state.tags, ["defeated"]) && state.reaction === null
-    && !Object.keys(state.detail).length && !state.rules.length && !(state.actions?.length) && !state.formula;
+    && !Object.keys(state.detail).length && !state.rules.length && !offersAny(state);
 }
 
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Do two values say the same? Objects compare key by key whatever the keys' order (a merged
+ * flag keeps its old keys first and appends new ones); an optional state key that is absent,
+ * deleted, null or an empty list is one and the same.
+ */
+function same(a, b) {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+/** Keys sorted, nothing-saying optional keys dropped (see {@link same}). */
+function canonical(v, top = true) {
+  if (Array.isArray(v)) return v.map((x) => canonical(x, false));
+  if (!v || typeof v !== "object") return v;
+  const out = {};
+  for (const k of Object.keys(v).sort()) {
+    if (v[k] === undefined) continue;
+    if (top && OPTIONAL_STATE_KEYS.includes(k) && !hasValue(v[k])) continue;
+    out[k] = canonical(v[k], false);
+  }
+  return out;
+}
 
 /**
  * The single `Combat#update` that applies a plan, holding only what a rule changed:
@@ -113,6 +151,15 @@ export function planUpdate(source, plan, opts = {}) {
     if (old ? !same(oldBody, newBody) : !isPlainState(state)) {
       quiet = !old && !("initiative" in update) && restatesDefeat(state, c);
       update[`flags.${MODULE_ID}.state`] = state;
+      // Foundry merges the flag key by key: what the new state lacks is deleted explicitly
+      // (the top-level keys an entry left out, e.g. `actions` no longer offered, and the
+      // `detail` keys), in the generation's form (`-=key` on 13, `_del` on 14)
+      for (const key of Object.keys(oldBody)) {
+        if (!(key in newBody)) {
+          const [k, v] = del(`flags.${MODULE_ID}.state`, key);
+          update[k] = v;
+        }
+      }
       for (const key of Object.keys(old?.detail ?? {})) {
         if (!(key in state.detail)) {
           const [k, v] = del(`flags.${MODULE_ID}.state.detail`, key);

@@ -7,39 +7,79 @@
 
 import { getSetting, setSetting, SETTINGS } from "./settings.js";
 import { isActiveGM } from "./foundry-data.js";
+import * as log from "./log.js";
 
 /** Token changes that are movement. */
 const MOVES = Object.freeze(["x", "y", "elevation"]);
 
-/** Ready actors on the GM's machine. */
+/**
+ * Ready actors on the GM's machine, kept in the world setting `readyActors`.
+ *
+ * A world setting is a Setting document: `game.settings.set` sends the update to the server
+ * and `get` answers the old value until the server's answer is applied [F13
+ * `client/helpers/client-settings.mjs` `#setWorld` awaits `Setting#update`;
+ * `client/data/client-backend.mjs` `_updateDocuments` applies `updateSource` only on the
+ * response; v14 keeps world settings as Setting documents, D14 `ClientSettings#storage`,
+ * research §10]. So two changes close together (two Ready to strike replies) would both start
+ * from the old list and the second write would drop the first change. Instead this client
+ * keeps its own copy, changed at once, while any of its writes is under way, and writes one
+ * after another, each time the latest copy: the last write holds every change. With nothing
+ * under way the setting is read again (another GM's client may have written it since).
+ */
 export class ReadyWatch {
   /** @param {object} env @param {() => (import("./sidecar.js").Sidecar|null)} sidecar */
   constructor(env, sidecar) {
     this.env = env;
     this.sidecar = sidecar;
+    /** This client's list while its writes are under way (null: read the setting). */
+    this.local = null;
+    /** Writes asked for and not yet done. */
+    this.pending = 0;
+    /** Changes made (a write whose change is no longer the latest is skipped). */
+    this.version = 0;
+    /** The writes, one after another; resolves when the last asked for is done. */
+    this.saving = Promise.resolve();
   }
 
-  get actors() { return getSetting(this.env, SETTINGS.READY) ?? {}; }
+  /** @returns {Record<string, string>} actor id → state */
+  get actors() { return this.local ?? getSetting(this.env, SETTINGS.READY) ?? {}; }
 
-  /** Learn from notices. @param {object[]} notices */
-  learn(notices) {
+  /**
+   * Change the list: at once in this client's copy, then in the setting after the writes
+   * already under way. @param {(actors:Record<string,string>) => boolean} fn edits a copy,
+   * true when it changed something @returns {Promise<void>} when the setting holds it
+   */
+  change(fn) {
     const actors = { ...this.actors };
-    let changed = false;
-    for (const n of notices) {
-      if (n.kind !== "ready_to_strike" || !n.actor_id) continue;
-      if (n.state === "broken") { delete actors[n.actor_id]; changed = true; }
-      else { actors[n.actor_id] = n.state ?? "watching"; changed = true; }
-    }
-    if (changed) setSetting(this.env, SETTINGS.READY, actors);
+    if (!fn(actors)) return this.saving;
+    this.local = actors;
+    const version = ++this.version;
+    this.pending += 1;
+    this.saving = this.saving
+      .then(() => (version === this.version ? setSetting(this.env, SETTINGS.READY, actors) : undefined))
+      .catch((e) => log.error("saving the Ready to strike list failed", e))
+      .finally(() => { this.pending -= 1; if (!this.pending) this.local = null; });
+    return this.saving;
+  }
+
+  /** Learn from notices. @param {object[]} notices @returns {Promise<void>} when saved */
+  learn(notices) {
+    return this.change((actors) => {
+      let changed = false;
+      for (const n of notices ?? []) {
+        if (n.kind !== "ready_to_strike" || !n.actor_id) continue;
+        if (n.state === "broken") { delete actors[n.actor_id]; changed = true; }
+        else { actors[n.actor_id] = n.state ?? "watching"; changed = true; }
+      }
+      return changed;
+    });
   }
 
   /** Send `ready.break` for a watching actor. */
   break(actorId, reason, userId) {
     const s = isActiveGM(this.env) ? this.sidecar() : null;
     if (!s || !actorId || !(actorId in this.actors)) return null;
-    const actors = { ...this.actors };
-    delete actors[actorId];
-    setSetting(this.env, SETTINGS.READY, actors);
+    this.change((actors) => { delete actors[actorId]; return true; });
     return s.intent({ user: userId, kind: "ready.break", args: { actor_id: actorId, reason } });
   }
 

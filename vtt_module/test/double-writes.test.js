@@ -172,3 +172,43 @@ eachGeneration(test, "settings by scope: world shared (GM writes), user per user
   await t.alice.game.settings.set("mod", "c", 4);
   assert.deepEqual(t.clients.map((c) => ["w", "u", "c"].map((k) => c.game.settings.get("mod", k))), [[1, 0, 0], [1, 3, 4], [1, 0, 0]]);
 });
+
+eachGeneration(test, "world and user settings are a server round trip: get answers the old value until the write comes back; client scope at once", async (generation) => {
+  const t = makeTable({ generation, settingLatency: 40 });
+  const changes = [];
+  for (const c of t.clients) {
+    c.game.settings.register("mod", "w", { scope: "world", default: {}, onChange: (v) => changes.push([c.userId, v]) });
+    c.game.settings.register("mod", "u", { scope: "user", default: 0 });
+    c.game.settings.register("mod", "c", { scope: "client", default: 0 });
+  }
+  const { settings } = t.gm.game;
+  const value = { a: 1 };
+  const first = settings.set("mod", "w", value);
+  value.b = 2; // serialized at the call: a later change of the object is not sent
+  const second = settings.set("mod", "w", { ...settings.get("mod", "w"), c: 3 }); // read before the first came back
+  assert.deepEqual(settings.get("mod", "w"), {}, "the writer's own client still reads the old value");
+  assert.deepEqual(changes, [], "no onChange before the server answers");
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(settings.get("mod", "w"), {}, "a tick later still the old value: the latency is not over");
+  assert.deepEqual(await first, { a: 1, b: 2 }, "set resolves with the value given");
+  assert.deepEqual(t.alice.game.settings.get("mod", "w"), { a: 1 }, "the first write, everywhere, once it came back");
+  await second;
+  assert.deepEqual(settings.get("mod", "w"), { c: 3 }, "the second write, built on the old value, drops the first");
+  assert.equal(changes.length, 2 * t.clients.length, "onChange on every client for each write");
+  const user = t.alice.game.settings.set("mod", "u", 5);
+  assert.equal(t.alice.game.settings.get("mod", "u"), 0, "a user setting is a Setting document too");
+  await user;
+  assert.equal(t.alice.game.settings.get("mod", "u"), 5);
+  const client = t.alice.game.settings.set("mod", "c", 6);
+  assert.equal(t.alice.game.settings.get("mod", "c"), 6, "a client setting is in localStorage at once");
+  await client;
+});
+
+eachGeneration(test, "without a latency a world setting still comes back a tick later", async (generation) => {
+  const t = makeTable({ generation });
+  for (const c of t.clients) c.game.settings.register("mod", "w", { scope: "world", default: 0 });
+  const pending = t.gm.game.settings.set("mod", "w", 1);
+  assert.equal(t.gm.game.settings.get("mod", "w"), 0);
+  await pending;
+  assert.equal(t.gm.game.settings.get("mod", "w"), 1);
+});

@@ -153,15 +153,33 @@ export function makeClient(world, userId, storage) {
       const store = storeOf(cfg.scope);
       return store.has(id) ? deepClone(store.get(id)) : deepClone(cfg.default);
     },
+    /**
+     * A client-scope write is stored at once (localStorage). A world- or user-scope setting is
+     * a Setting document: the write is a server round trip, and until the server's answer is
+     * applied `get` still answers the old value, on the writer's client too [F13
+     * `client/helpers/client-settings.mjs` `ClientSettings#set` awaits `#setWorld`, which
+     * awaits `Setting#update` (or `Setting.create`); `client/data/client-backend.mjs`
+     * `_updateDocuments` dispatches the request and applies `updateSource` only in the
+     * response's handler; v14: world and user settings are still Setting documents in the
+     * `world` storage, D14 `ClientSettings#storage`, `SettingData`, research §10]. Then
+     * `onChange` runs on every client concerned (`Setting#_onUpdate`). The value goes out as
+     * it was at the call (it is serialized before the request).
+     */
     async set(ns, key, value) {
       const id = `${ns}.${key}`;
       const cfg = registry.get(id);
       if (!cfg) throw new Error(`"${id}" is not a registered game setting`);
       if (cfg.scope === "world" && !client.user.isGM) throw new Error("only a GM may change world settings");
-      if (cfg.scope === "client") checkQuota(id, value);
-      storeOf(cfg.scope).set(id, deepClone(value));
-      if (cfg.scope === "client") cfg.onChange?.(value);
-      else for (const c of world.clients) if (cfg.scope === "world" || c.userId === userId) c.settingChanged(id, value);
+      if (cfg.scope === "client") {
+        checkQuota(id, value);
+        storage.set(id, deepClone(value));
+        cfg.onChange?.(value);
+        return value;
+      }
+      const sent = deepClone(value);
+      await world.settingRoundTrip();
+      storeOf(cfg.scope).set(id, sent);
+      for (const c of world.clients) if (cfg.scope === "world" || c.userId === userId) c.settingChanged(id, deepClone(sent));
       return value;
     },
     registry

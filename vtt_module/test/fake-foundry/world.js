@@ -35,9 +35,10 @@ export class World {
    * @param {"core"|"dnd5e"|"pf2e"} [o.rolls] initiative roll behaviour (dnd5e and pf2e roll the actor's own initiative, ignoring a passed formula); default from system
    * @param {number} [o.storageQuota] bytes of localStorage per client (default 5 MiB)
    * @param {object} [o.manifest] a manifest whose `compatibility` decides activation (default: vtt_module/module.json)
+   * @param {number} [o.settingLatency] ms a world/user setting write takes to come back (default 0: one tick)
    */
   constructor({ id = "test-world", system = "dnd5e", users = [], actors = [], tokens = [], initiativeFormula = "1d20 + @abilities.dex.mod", seed = 42,
-    generation = defaultGeneration(), build, sort, rolls, lang = "en", storageQuota = 5 * 1024 * 1024, manifest } = {}) {
+    generation = defaultGeneration(), build, sort, rolls, lang = "en", storageQuota = 5 * 1024 * 1024, manifest, settingLatency = 0 } = {}) {
     this.id = id;
     this.system = system;
     this.generation = generation;
@@ -47,6 +48,8 @@ export class World {
     this.lang = lang;
     /** Bytes of localStorage per client (browsers give an origin about 5 MiB). */
     this.storageQuota = storageQuota;
+    /** Milliseconds a world or user setting's write takes to come back from the server (0: one tick, as other writes). */
+    this.settingLatency = settingLatency;
     /** A manifest to judge instead of vtt_module/module.json (tests of the double). */
     this.manifest = manifest;
     this.users = users.map((u) => ({ active: true, role: ROLES.PLAYER, ...u }));
@@ -135,6 +138,12 @@ export class World {
   owns(userId, actorId) { return this.isGM(userId) || (this.actors.get(actorId)?.ownership?.[userId] ?? 0) >= 3; }
 
   async tick() { await new Promise((r) => setImmediate(r)); }
+
+  /** A world or user setting's write to the server and back (see `settings.set` in client.js). */
+  async settingRoundTrip() {
+    if (this.settingLatency > 0) await new Promise((r) => setTimeout(r, this.settingLatency));
+    else await this.tick();
+  }
 
   record(kind, data) { this.log.push({ kind, ...data }); }
 
