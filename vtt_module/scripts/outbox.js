@@ -107,6 +107,15 @@ export class Outbox {
   get size() { return this.state.pending.length; }
 
   /**
+   * Does a message about this combat still wait for its ack (queued, or sent and not answered)?
+   * A hook names it as `combat._id`, an intent as `combat_id`.
+   * @param {string} combatId
+   */
+  holds(combatId) {
+    return this.state.pending.some((m) => (m.data.combat?._id ?? m.data.combat_id) === combatId);
+  }
+
+  /**
    * Record the sidecar's ack for `seq`.
    * @param {number} seq @param {{ok:boolean, error?:{code:string}}} ack
    * @returns {"done"|"resend"} `resend` when the seq was not used up (gap, rate limit)

@@ -21,7 +21,9 @@ export class Sidecar {
    * @param {object} env Foundry globals
    * @param {{onPlan:(plan:object) => void, onPrompt:(prompt:object) => void,
    *   onNotices:(notices:object[], message:object) => void,
-   *   onRefused:(message:object, error:object) => void}} handlers
+   *   onRefused:(message:object, error:object) => void,
+   *   onSettled?:() => void}} handlers `onSettled`: after each ack and each `welcome`, when
+   *   fewer messages may wait for an answer (plans held for them may be written now)
    */
   constructor(env, handlers) {
     this.env = env;
@@ -194,11 +196,21 @@ export class Sidecar {
       log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
       notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
       this.recorder.restart(this.client?.auth ?? this.auth());
-    } else if (!this.outbox.needsResync) return;
-    // a lost history, or an outbox that dropped what it could not keep: the current state
-    this.outbox.resynced();
-    for (const combat of this.env.game.combats ?? []) this.resync(combat);
+    }
+    if (lostHistory || this.outbox.needsResync) {
+      // a lost history, or an outbox that dropped what it could not keep: the current state
+      this.outbox.resynced();
+      for (const combat of this.env.game.combats ?? []) this.resync(combat);
+    }
+    // messages the sidecar had already stored left the outbox without an ack
+    this.handlers.onSettled?.();
   }
+
+  /**
+   * Does a message about this combat still wait for the sidecar's answer? (its plans wait too)
+   * @param {string} combatId
+   */
+  awaiting(combatId) { return this.outbox.holds(combatId); }
 
   /**
    * Keep what the sidecar says of its ruleset (intents it accepts, skipped acts) in a world
@@ -280,6 +292,9 @@ export class Sidecar {
       log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
       this.handlers.onRefused(message, ack.error);
     }
+    // the outbox let this message go (before this call): a plan held for its answer may be
+    // written now, even when this ack carries none (the plan did not change)
+    this.handlers.onSettled?.();
     if (!ack.ok && RESEND_CODES.includes(ack.error?.code)) return;
     const waiter = this.waiters.get(message.data.seq);
     this.waiters.delete(message.data.seq);

@@ -58,6 +58,7 @@ export function wireModule(env) {
       state.sidecar = new Sidecar(env, {
         onPlan: (plan) => state.applier.take(plan),
         onRevisions: (combats) => state.applier.align(combats),
+        onSettled: () => state.applier.release(),
         onPrompt: routePrompt,
         onNotices: (notices, message) => { state.ready.learn(notices); announce(env, notices, message); },
         onRefused: () => {}
@@ -95,7 +96,7 @@ export function wireModule(env) {
   state.api = api;
   env.Hooks.once("init", () => {
     registerSettings(env, { onChange: onSettingChange });
-    state.applier = new PlanApplier(env);
+    state.applier = new PlanApplier(env, { awaiting: (combatId) => state.sidecar?.awaiting(combatId) ?? false });
     state.relay = new Relay(env, { sidecar, onPrompt: routePrompt });
     state.actions = new Actions(env, state.relay);
     state.ready = new ReadyWatch(env, sidecar);

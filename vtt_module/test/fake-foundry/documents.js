@@ -190,6 +190,31 @@ export function makeDocumentClasses(client) {
       return prior;
     }
 
+    /**
+     * The seconds between two points of the combat, as core counts them: `roundTime` per round
+     * begun, `turnTime` per turn passed over the current `turns` (a null turn counts none), negative
+     * going back; a backward step counts the turns back into the round before, never whole rounds
+     * beyond it (core's only backward steps are one turn or one round). `world.roundTime`/`turnTime`
+     * stand for `CONFIG.time` [research §1.1; F13 `client/documents/combat.mjs` `getTimeDelta`;
+     * T13 13.345.1 and types 14.366 `client/documents/combat.d.mts` `getTimeDelta(fromRound,
+     * fromTurn, toRound, toTurn): number`; D14 `foundry.documents.Combat` lists it]. The turn
+     * hooks' `worldTime.delta` comes from it.
+     */
+    getTimeDelta(fromRound, fromTurn, toRound, toTurn) {
+      const n = this.turns.length;
+      const rounds = Math.max(toRound, 1) - Math.max(fromRound, 1);
+      let turns = (toTurn ?? 0) - (fromTurn ?? 0);
+      if (fromRound < toRound) {
+        const rest = fromRound > 0 && Number.isInteger(fromTurn) ? n - fromTurn : 0; // what was left of the old round
+        turns = rest + Math.max(rounds - 1, 0) * n + (toTurn ?? 0);
+      } else if (fromRound > toRound) {
+        const back = Number.isInteger(fromTurn) ? fromTurn + 1 : 0;                   // to before the round's first turn
+        const tail = fromRound > 0 && Number.isInteger(toTurn) ? n - (toTurn + 1) : 0;     // and through the end of the old one
+        turns = -(back + tail);
+      }
+      return rounds * world.roundTime + turns * world.turnTime;
+    }
+
     // -------------------------------------------------- the API a module calls
     update(changed, options = {}) { return world.updateCombat(client, this.id, changed, options); }
     delete(options = {}) { return world.deleteCombat(client, this.id, options); }
@@ -208,7 +233,8 @@ export function makeDocumentClasses(client) {
     /**
      * Round 0 → `nextRound()`; else the first later index (skipping defeated with
      * skipDefeated); none → `nextRound()` [research §3]. `combatTurn` hook before the update,
-     * options `{direction, worldTime: {delta}}` [research §1.1].
+     * options `{direction, worldTime: {delta}}`, the delta worked out before the hook for the
+     * turn proposed [research §1.1; F13 `combat.mjs` `nextTurn`/`nextRound`].
      */
     async nextTurn() {
       if (this.round === 0) return this.nextRound();
@@ -221,7 +247,7 @@ export function makeDocumentClasses(client) {
       }
       if (next === null) return this.nextRound();
       const updateData = { round: this.round, turn: next };
-      const updateOptions = { direction: 1, worldTime: { delta: world.turnTime } };
+      const updateOptions = { direction: 1, worldTime: { delta: this.getTimeDelta(this.round, this.turn, this.round, next) } };
       client.Hooks.callAll("combatTurn", this, updateData, updateOptions);
       return this.update(updateData, updateOptions);
     }
@@ -234,7 +260,7 @@ export function makeDocumentClasses(client) {
         if (turn === -1) { client.ui.notifications.warn("COMBAT.NoneRemaining"); turn = 0; }
       }
       const updateData = { round: this.round + 1, turn };
-      const updateOptions = { direction: 1, worldTime: { delta: world.roundTime } };
+      const updateOptions = { direction: 1, worldTime: { delta: this.getTimeDelta(this.round, this.turn, this.round + 1, turn) } };
       client.Hooks.callAll("combatRound", this, updateData, updateOptions);
       return this.update(updateData, updateOptions);
     }
@@ -244,7 +270,7 @@ export function makeDocumentClasses(client) {
       if (this.turn === 0 && this.round === 0) return this;
       if (this.turn === null || this.turn === 0) return this.previousRound();
       const updateData = { round: this.round, turn: this.turn - 1 };
-      const updateOptions = { direction: -1, worldTime: { delta: -world.turnTime } };
+      const updateOptions = { direction: -1, worldTime: { delta: this.getTimeDelta(this.round, this.turn, this.round, this.turn - 1) } };
       client.Hooks.callAll("combatTurn", this, updateData, updateOptions);
       return this.update(updateData, updateOptions);
     }
@@ -254,7 +280,7 @@ export function makeDocumentClasses(client) {
       const round = Math.max(this.round - 1, 0);
       const turn = round === 0 ? null : Math.max(this.turns.length - 1, 0);
       const updateData = { round, turn };
-      const updateOptions = { direction: -1, worldTime: { delta: -world.roundTime } };
+      const updateOptions = { direction: -1, worldTime: { delta: this.getTimeDelta(this.round, this.turn, round, turn) } };
       client.Hooks.callAll("combatRound", this, updateData, updateOptions);
       return this.update(updateData, updateOptions);
     }

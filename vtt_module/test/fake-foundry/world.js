@@ -261,8 +261,24 @@ export class World {
       c.Hooks.callAll("updateCombat", d, deepClone(sent), { ...deepClone(options), action: "update", modifiedTime: 2, diff: options.diff ?? true, recursive: true, render: true, parent: null }, client.userId);
       this.turnChange(c, d, prior, options);
     }
+    this.advanceTime(options);
     this.renderTrackers();
     return client.game.combats.get(id);
+  }
+
+  /**
+   * A combat update that was written moves the world's clock by its `worldTime.delta` (a
+   * legacy `advanceTime` without `worldTime` counts as that delta); nothing without one, and
+   * nothing for a no-op update, which is never sent [research §1.1; F13
+   * `dist/database/documents/combat.mjs` `_onUpdateOperation` → `Setting.advanceTime`; T13
+   * 13.345.1 `Combat.Database.Update` `worldTime: {delta}`; types 14.366 `TurnWorldTime`,
+   * `advanceTime` "honoured" when no `worldTime` is passed]. Clients read it as
+   * `game.time.worldTime` once the combat's own hooks have run (the order of the two on a
+   * client is not in the sources).
+   */
+  advanceTime(options) {
+    const delta = isObject(options.worldTime) ? options.worldTime.delta : options.advanceTime;
+    if (Number.isFinite(delta)) this.worldTime += delta;
   }
 
   /**
