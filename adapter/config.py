@@ -254,7 +254,7 @@ def _with_stored_token(config: Config, announce: Callable[[str], None]) -> Confi
         handle.write(token + "\n")
     announce(
         f"A new token was made and stored in {path} (readable by you only).\n"
-        f"Paste it into the module settings (Initiative Sidecar > Token):\n\n    {token}\n\n"
+        f"Paste it into the module settings (Initiative Sidecar > Sidecar token):\n\n    {token}\n\n"
         "It will not be shown again; read it from that file if you need it."
     )
     return Config(**{**config.__dict__, "token": token})
