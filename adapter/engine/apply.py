@@ -71,6 +71,13 @@ def apply(world: World, message: Hook | Intent | Session, rulesets: Mapping[str,
         combats[combat.id] = combat
         if body is not None:
             plans = ({"combat_id": combat.id, "revision": combat.revision, **body},)
+    for other in ctx.changed.values():
+        if (combat is not None and other.id == combat.id) or other.id not in combats:
+            continue  # the message's own combat wins; a deleted one stays deleted
+        other, body = replan(ctx, other)
+        combats[other.id] = other
+        if body is not None:
+            plans += ({"combat_id": other.id, "revision": other.revision, **body},)
     new_world = evolve(
         world, last_seq=message.seq, combats=combats, prompts=ctx.prompts_after(), ext=ctx.ext
     )

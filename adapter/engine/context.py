@@ -45,6 +45,8 @@ class Ctx:
         self._ids = 0
         #: True while the engine previews the next round: rules must not open prompts
         self.preview = False
+        #: other combats of the world a rule changed (see :meth:`change_combat`), by id
+        self.changed: dict[str, Combat] = {}
 
     # ---------------------------------------------------------------- ids and settings
 
@@ -73,6 +75,17 @@ class Ctx:
 
     def end_preview(self, saved: tuple[Any, ...]) -> None:
         self.preview, self.opened, self.answered, self.notices, self.ext, self._ids = saved
+
+    def change_combat(self, combat: Combat) -> None:
+        """A rule changed a combat of the world other than the one the message is about (BI-3:
+        a declaration outside combat shows on its actor in a combat not yet begun); the
+        engine keeps it and sends its plan. Ignored while previewing."""
+        if not self.preview:
+            self.changed[combat.id] = combat
+
+    def combat_now(self, combat_id: str) -> Combat | None:
+        """A combat of the world as this message has changed it so far (:meth:`change_combat`)."""
+        return self.changed.get(combat_id) or self.world.combats.get(combat_id)
 
     def setting(self, name: str, default: Any = None) -> Any:
         return self.world.settings.get(name, default)

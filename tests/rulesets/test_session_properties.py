@@ -17,8 +17,11 @@ After every message (checked by :class:`session_table.Table` and :func:`check_pl
 5. at the end, replaying the stored log gives the same plans, and a restart rebuilds the
    same world from the store;
 6. under ``dice-pool`` (DP-5), a round starts in the order the last one ended in, unless
-   that round brought a new score, a joiner, a departure, a temporary place that ends or a
-   place next to a group's member (kept next to the whole group, DP-6).
+   that round brought a new score, a joiner, a departure, a temporary place that ends, a
+   place next to a group's member or between two of them (kept next to the whole group,
+   DP-6); chained step-ins and a holder still holding at the round's end keep their places
+   (docs/rules.md, DP-5; the failing example that showed it is
+   tests/rulesets/dice_pool/test_dice_pool_dp5_failure.py).
 
 ``--full`` runs the ``sessions-full`` hypothesis profile: 400 sessions per ruleset instead
 of 30, and a failure shrunk to a minimal example (the CI profile reports it as found).
@@ -254,13 +257,30 @@ def check_sequence(t: Table, round_ended: int, order: list[str]) -> None:
     заявляется действий, напрямую влияющих на инициативу": under ``dice-pool`` a round starts
     in the order the last one ended in, a place taken by stepping in included. Compared pair
     by pair, leaving out whoever that round gave a new score, a roster change in its group,
-    a temporary place (ST-4/ST-5 rulings) that ends or a place next to a group's member."""
+    a temporary place (ST-4/ST-5 rulings) that ends, a place next to a group's member, or a
+    place between two members of a group (DP-6 ruling: kept next to the whole group, after
+    it unless it stepped in before a member; chained step-ins and a holder still holding
+    when the round ends are no exception: docs/rules.md, DP-5)."""
     if t.ruleset != "dice-pool":
         return
-    kept = [c for c in order if (round_ended, c) not in t.resequenced]
+    between = between_members(t, order)
+    kept = [c for c in order if (round_ended, c) not in t.resequenced and c not in between]
     now = [c for c in plan_order(t) if c in kept]
     assert now == [c for c in kept if c in now], f"round {t.round} does not keep round {round_ended}'s order"
     t.sequences_checked += len(now) > 1
+
+
+def between_members(t: Table, order: list[str]) -> set[str]:
+    """Who stood, in ``order``, between two members of one group who keep its place (DP-6):
+    the next round puts the group's members together, so such a one cannot keep both sides."""
+    combatants = t.world.combats[COMBAT].combatants
+    between: set[str] = set()
+    for gid in {c.group for c in combatants.values()} - {None}:
+        at = [i for i, cid in enumerate(order) if cid in combatants
+              and combatants[cid].group == gid and not getattr(combatants[cid].ext, "apart", False)]
+        if len(at) > 1:
+            between |= {cid for cid in order[at[0] + 1:at[-1]] if order.index(cid) not in at}
+    return between
 
 
 def plan_order(t: Table) -> list[str]:

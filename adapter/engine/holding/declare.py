@@ -83,6 +83,8 @@ def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold, ids: HoldRuleId
         original=held.original if held is not None else None,
         target_aware=bool(aware),
         gave_up=next_round,
+        # holding again where it stepped in: it holds at that place (DP-5 reads it)
+        point=held.point if held is not None else None,
     )
     combat = _set(combat, who.id, hold=new)
     if combat.current == who.id and new.state == HOLDING:

@@ -26,7 +26,8 @@ class Hold:
     target_aware: bool = False
     #: declared with ``next_round`` (ST-4) rather than carried over (ST-5)
     gave_up: bool = False
-    #: where a STEPPED_IN combatant went: ("after" | "before", anchor id)
+    #: where a STEPPED_IN combatant went: ("after" | "before", anchor id); kept by a
+    #: HOLDING one that holds again at the place it stepped into this round
     point: tuple[str, str] | None = None
     #: it interrupted the turn in progress and its own turn has not ended: the moment before
     #: the anchor is open, and others interrupting the anchor share it (ST-3)

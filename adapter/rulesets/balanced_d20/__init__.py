@@ -12,7 +12,16 @@ it handles (named after the rule, ``_on_<event>`` for an event, ``_<verb>`` for 
 Ties: the higher Dex modifier, then Foundry's order (``_id``).
 """
 
-from ...engine.events import Clock, CombatStarted, Rolled, RoundStarted, ScoreSet, TurnEnded, TurnStarted
+from ...engine.events import (
+    Clock,
+    CombatStarted,
+    Joined,
+    Rolled,
+    RoundStarted,
+    ScoreSet,
+    TurnEnded,
+    TurnStarted,
+)
 from ...engine.messages import (
     Dash,
     OpposedResult,
@@ -43,6 +52,7 @@ from .ready import (
     ready_to_strike_confirm,
     ready_to_strike_on_clock,
     ready_to_strike_on_combat_start,
+    ready_to_strike_on_join,
     ready_to_strike_start,
 )
 from .reroll import (
@@ -57,6 +67,7 @@ RULESET = Ruleset(
     id="balanced-d20",
     on={
         Clock: (ready_to_strike_on_clock,),
+        Joined: (ready_to_strike_on_join,),
         # the roll is scored before the reroll rule reads it
         Rolled: (initiative_roll, clever_reroll_on_roll),
         ScoreSet: (initiative_roll_on_score_set,),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ...engine.adopt import turn_begun
 from ...engine.context import Ctx
 from ...engine.model import Combat
+from .ready import ready_to_strike_on_adopt
 from .state import update_fighter
 
 
@@ -19,6 +20,7 @@ def adopt_initiative(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
     """BI-1 value kept as stored; BI-2 no offer (natural unknown); BI-3 ruling from the turns
     Foundry shows."""
     c = combat.combatants[combatant_id]
-    return update_fighter(
+    combat = update_fighter(
         combat, combatant_id, base=c.score, natural=None, first_turn_started=turn_begun(combat, c)
     )
+    return ready_to_strike_on_adopt(ctx, combat, combatant_id)

@@ -49,7 +49,8 @@ def view_of(combat: Combat, c: Combatant) -> Entry:
         if f.reroll.pending:
             tags.append("reroll_pending")
             detail["natural"] = f.reroll.natural
-    if f.ready_to_strike and combat.round <= 1:
+    # BI-3: shown before the start, through round 1, and until a joiner's first turn
+    if f.ready_to_strike and (combat.round <= 1 or not f.first_turn_started):
         if f.watched:  # BI-3: not surprised by the creatures it watches, and only those
             tags.append("surprise_immune")
             detail["watched"] = list(f.watched)

@@ -9,6 +9,12 @@ initiative >= 10, its reaction before its first turn ("if its initiative result 
 higher" does not depend on who is watched); it is ``surprise_immune`` only when some of the
 creatures it watched are among the combatants ("cannot be surprised by the creatures it
 watches").
+
+Rulings (docs/rules.md, BI-3): a declaration shows on its actor in a combat not yet begun
+(``ready_to_strike`` before the start, its reaction usable as soon as it has rolled 10 or
+more, whichever the GM presses first, Roll All or Begin Combat); it is used up when the
+combat starts, or when its actor joins a combat already under way (it applies then, as at
+a start).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...engine.context import Ctx
-from ...engine.events import Clock, CombatStarted
+from ...engine.events import Clock, CombatStarted, Joined
 from ...engine.messages import ReadyBreak, ReadyConfirm, ReadyStart
 from ...engine.model import Combat, Combatant
 from ...errors import NotPermitted, RuleViolation
@@ -26,19 +32,35 @@ WATCH_SECONDS = 6.0  # BI-3: "at least 6 seconds (1 round)"
 
 
 def ready_to_strike_on_clock(ctx: Ctx, combat: Combat, event: Clock) -> Combat:
-    """BI-3: a message's world time 6 s past a declaration makes it ready."""
-    _tick(ctx)
-    return combat
+    """BI-3: a message's world time 6 s past a declaration makes it ready; a combat not yet
+    begun shows its watchers' declarations."""
+    _tick(ctx, combat)
+    return _show_declarations(ctx, combat)
 
 
 def ready_to_strike_on_combat_start(ctx: Ctx, combat: Combat, event: CombatStarted) -> Combat:
     """BI-3: watch for 6 s, unseen, weapon ready: not surprised, reaction before turn one."""
-    _tick(ctx)
+    _tick(ctx, combat)
     return _combat_starts(ctx, combat)
 
 
-def _tick(ctx: Ctx) -> None:
-    """A message's world time 6 s past a declaration makes it ready, for good."""
+def ready_to_strike_on_join(ctx: Ctx, combat: Combat, event: Joined) -> Combat:
+    """BI-3: an actor with a declaration joins: before the start the declaration shows on
+    it; in a combat already under way it applies now and is used up, as at a start."""
+    if not combat.started:
+        return _show_declarations(ctx, combat, (event.combatant_id,))
+    return _apply_declarations(ctx, combat, (event.combatant_id,))
+
+
+def ready_to_strike_on_adopt(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
+    """BI-3 at first contact with a combat not yet begun: a declaration shows on its actor
+    (a started one applies them all when it is adopted, as at a start)."""
+    return _show_declarations(ctx, combat, (combatant_id,))
+
+
+def _tick(ctx: Ctx, combat: Combat | None = None) -> None:
+    """A message's world time 6 s past a declaration makes it ready, for good (also on its
+    actor in the other combats not yet begun; ``combat`` is the message's own)."""
     state = world_state(ctx)
     late = {
         actor: replace(w, elapsed=True) for actor, w in state.watches.items()
@@ -46,9 +68,46 @@ def _tick(ctx: Ctx) -> None:
     }
     if late:
         put_world_state(ctx, WorldState(watches={**state.watches, **late}))
+        _show_elsewhere(ctx, set(late), combat)
 
 
-def ready_to_strike_start(ctx: Ctx, combat: Combat | None, intent: ReadyStart) -> None:
+def _show_elsewhere(ctx: Ctx, actors: set[str], combat: Combat | None) -> None:
+    """The declarations of ``actors`` shown on them in every combat of this ruleset not yet
+    begun, but the message's own (its rules show them there)."""
+    for cid in list(ctx.world.combats):
+        other = ctx.combat_now(cid)
+        if (other is None or other.started or other.ruleset != ctx.ruleset.id
+                or (combat is not None and other.id == combat.id)):
+            continue
+        ids = tuple(c.id for c in other.combatants.values() if c.actor_id in actors)
+        if ids:
+            shown = _show_declarations(ctx, other, ids, clear=True)
+            if shown is not other:
+                ctx.change_combat(shown)
+
+
+def _show_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...] | None = None,
+                       clear: bool = False) -> Combat:
+    """BI-3 before the start: each watcher among ``ids`` (everyone, by default) is
+    ``ready_to_strike`` while its declaration is ready (not used up: that comes with the
+    start). ``clear``: one whose declaration is gone (broken) is no longer."""
+    if combat.started:
+        return combat
+    state = world_state(ctx)
+    if not state.watches and not clear:
+        return combat
+    for cid in ids if ids is not None else tuple(combat.combatants):
+        c = combat.combatants[cid]
+        watch = state.watches.get(c.actor_id or "")
+        if watch is not None and _is_watcher(c, watch):
+            combat = update_fighter(combat, cid, ready_to_strike=watch.ready,
+                                    watched=_watched(combat, c, watch) if watch.ready else ())
+        elif clear:
+            combat = update_fighter(combat, cid, ready_to_strike=False, watched=())
+    return combat
+
+
+def ready_to_strike_start(ctx: Ctx, combat: Combat | None, intent: ReadyStart) -> Combat | None:
     """BI-3 ``ready.start``: an actor starts watching, outside combat."""
     _tick(ctx)
     actor = intent.actor_id
@@ -72,9 +131,17 @@ def ready_to_strike_start(ctx: Ctx, combat: Combat | None, intent: ReadyStart) -
                   watching=watching, started_at=ctx.world_time)
     state = world_state(ctx)
     put_world_state(ctx, WorldState(watches={**state.watches, actor: watch}))
+    _show_elsewhere(ctx, {actor}, combat)
     ctx.notice("ready_to_strike", f"actor {actor} watches; ready at world time "
                f"{ctx.world_time + WATCH_SECONDS:g} or when a GM confirms",
                actor_id=actor, state="watching", ready_at=ctx.world_time + WATCH_SECONDS)
+    return _shown_here(ctx, combat)
+
+
+def _shown_here(ctx: Ctx, combat: Combat | None) -> Combat | None:
+    """The message's own combat (if it names one) with the declarations shown, as
+    :func:`_show_elsewhere` shows them in the others."""
+    return _show_declarations(ctx, combat, clear=True) if combat is not None else None
 
 
 def _in_started_combat(ctx: Ctx, combat: Combat | None, actor: str) -> bool:
@@ -84,55 +151,75 @@ def _in_started_combat(ctx: Ctx, combat: Combat | None, actor: str) -> bool:
     )
 
 
-def ready_to_strike_break(ctx: Ctx, combat: Combat | None, intent: ReadyBreak) -> None:
+def ready_to_strike_break(ctx: Ctx, combat: Combat | None, intent: ReadyBreak) -> Combat | None:
     """BI-3 ``ready.break``: any other activity breaks Ready to strike."""
     _tick(ctx)
     actor = intent.actor_id
     state = world_state(ctx)
     watch = state.watches.get(actor)
     if watch is None:
-        return  # nothing to break: the module may report any activity
+        return None  # nothing to break: the module may report any activity
     if not ctx.is_gm() and ctx.user not in watch.owners:
         raise NotPermitted(f"user {ctx.user!r} does not own actor {actor!r}")
     put_world_state(ctx, WorldState(watches={a: w for a, w in state.watches.items() if a != actor}))
+    _show_elsewhere(ctx, {actor}, combat)
     ctx.notice("ready_to_strike", f"actor {actor} is no longer Ready to strike",
                actor_id=actor, state="broken", reason=intent.reason)
+    return _shown_here(ctx, combat)
 
 
-def ready_to_strike_confirm(ctx: Ctx, combat: Combat | None, intent: ReadyConfirm) -> None:
+def ready_to_strike_confirm(ctx: Ctx, combat: Combat | None, intent: ReadyConfirm) -> Combat | None:
     """BI-3 ``ready.confirm``: a GM confirms the 6 seconds of watching have passed."""
     _tick(ctx)
     ctx.require_gm("confirm that 6 seconds of watching have passed")
     actor = intent.actor_id
     state = world_state(ctx)
     watch = state.watches.get(actor)
+    if watch is None and _in_started_combat(ctx, combat, actor):
+        raise RuleViolation(
+            f"actor {actor!r} is fighting: its Ready to strike was used up when it joined the "
+            "combat (BI-3 is declared and confirmed outside combat)", rule="BI-3", field="actor_id")
     if watch is None:
         raise RuleViolation(f"actor {actor!r} has not declared Ready to strike (or broke it)",
                             rule="BI-3", field="actor_id")
     put_world_state(ctx, WorldState(watches={**state.watches, actor: replace(watch, confirmed=True)}))
+    _show_elsewhere(ctx, {actor}, combat)
     ctx.notice("ready_to_strike", f"actor {actor} is Ready to strike", actor_id=actor,
                state="ready")
+    return _shown_here(ctx, combat)
 
 
 def _combat_starts(ctx: Ctx, combat: Combat) -> Combat:
     """The declarations of the actors in this combat are used up; the ready ones apply."""
+    return _apply_declarations(ctx, combat, tuple(combat.combatants))
+
+
+def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Combat:
+    """The declarations of the actors of ``ids`` are used up; the ready ones apply (one not
+    ready, or broken since it showed before the start, does not)."""
     state = world_state(ctx)
     used: set[str] = set()
-    for c in combat.combatants.values():
+    for cid in ids:
+        c = combat.combatants[cid]
         watch = state.watches.get(c.actor_id or "")
         if watch is None or not _is_watcher(c, watch):
             continue
         used.add(watch.actor_id)
-        watched = tuple(
-            o.id for o in combat.combatants.values()
-            if o.id != c.id and o.token_id is not None and o.token_id in watch.watching
-        )
-        if watch.ready:  # the early reaction holds whoever is in the fight (issue 11)
-            combat = update_fighter(combat, c.id, ready_to_strike=True, watched=watched)
+        # the early reaction holds whoever is in the fight (issue 11)
+        combat = update_fighter(combat, c.id, ready_to_strike=watch.ready,
+                                watched=_watched(combat, c, watch) if watch.ready else ())
     if used:
         put_world_state(ctx, WorldState(
             watches={a: w for a, w in state.watches.items() if a not in used}))
     return combat
+
+
+def _watched(combat: Combat, c: Combatant, watch: Watch) -> tuple[str, ...]:
+    """The watched creatures among the combatants (``surprise_immune`` against those)."""
+    return tuple(
+        o.id for o in combat.combatants.values()
+        if o.id != c.id and o.token_id is not None and o.token_id in watch.watching
+    )
 
 
 def _is_watcher(c: Combatant, watch: Watch) -> bool:

@@ -60,12 +60,25 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
 
 
 def initiative_roll_on_score_set(ctx: Ctx, combat: Combat, event: ScoreSet) -> Combat:
-    """BI-1: a GM's ``initiative.set`` replaces the combatant's own value."""
+    """BI-1: a GM's ``initiative.set`` replaces the combatant's own value. BI-2 (ruling): the
+    GM's number is an override like a new roll by the GM: it withdraws a pending clever
+    reroll offer (a group's, for every member), and the typed number stands."""
     before = combat.combatants[event.combatant_id].score
+    combat = _withdraw_offer(ctx, combat, event.combatant_id)
     combat = scored(combat, event.combatant_id, event.value)
     if combat.combatants[event.combatant_id].score != before:
         combat = replace_in_order(combat, event.combatant_id)
     return combat
+
+
+def _withdraw_offer(ctx: Ctx, combat: Combat, cid: str) -> Combat:
+    """A pending offer lapses: its prompts close (answering them is ``unknown_prompt``), and
+    the right to reroll is not used up (``superseded``)."""
+    offer = fighter(combat.combatants[cid]).reroll
+    if offer is None or not offer.pending:
+        return combat
+    _close(ctx, offer)
+    return _set_reroll(combat, _party(combat, cid, offer), replace(offer, status="superseded"))
 
 
 def clever_reroll_on_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
@@ -128,8 +141,7 @@ def _rolled(ctx: Ctx, combat: Combat, party: list[str], event: Rolled) -> Combat
         if f.reroll.status in USED_UP:
             return combat  # BI-2: "once": no second offer for this combatant
         if f.reroll.pending:  # a plain roll replaced the initiative: the offer lapses
-            _close(ctx, f.reroll)
-            combat = _set_reroll(combat, party, replace(f.reroll, status="superseded"))
+            combat = _withdraw_offer(ctx, combat, party[0])
     natural, intelligence = f.natural, _lowest_int(combat, party)
     if natural is None or intelligence <= 0 or natural > intelligence:
         return combat

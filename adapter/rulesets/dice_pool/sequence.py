@@ -33,7 +33,7 @@ from dataclasses import replace
 
 from ...engine.context import Ctx
 from ...engine.events import CombatStarted, Rolled, RoundStarted, ScoreSet
-from ...engine.holding import GIVING_UP, STEPPED_IN, holding
+from ...engine.holding import GIVING_UP, HOLDING, STEPPED_IN, holding
 from ...engine.model import Combat, Combatant
 from ...engine.order import place_by_rules
 from .pool import dice_for
@@ -201,7 +201,7 @@ def _given_a_number(ctx: Ctx, combat: Combat, cid: str) -> Combat:
     if c is None or not isinstance(c.ext, DicePoolState):
         return combat
     held = holding(c)
-    hold = replace(held, point=None) if held is not None and held.state == STEPPED_IN else c.hold
+    hold = replace(held, point=None) if held is not None and held.point is not None else c.hold
     updated = replace(c, ext=replace(c.ext, apart=c.group is not None), hold=hold)
     combat = replace(combat, combatants={**combat.combatants, c.id: updated})
     return replace(combat, order=place_by_rules(combat, cid, ctx.ruleset.sort_key))
@@ -220,11 +220,22 @@ def _lasting_step_in(c: Combatant) -> bool:
     return held is not None and held.state == STEPPED_IN and held.original is None and held.point is not None
 
 
-def _for_one_round(c: Combatant) -> bool:
-    """A step-in from a carried hold, or a movement-only turn: its place is not kept."""
+def _declared_place(c: Combatant) -> bool:
+    """A place taken by stepping in this round for good (ST-1/ST-2 rulings): stepped in, or
+    holding again at the place it stepped into (a holder keeps its place, ST-1)."""
     held = holding(c)
-    return held is not None and (held.state == GIVING_UP
-                                 or (held.state == STEPPED_IN and held.original is not None))
+    return (held is not None and held.state in (STEPPED_IN, HOLDING) and held.original is None
+            and held.point is not None)
+
+
+def _for_one_round(c: Combatant) -> bool:
+    """A step-in from a carried hold (also one holding again there), or a movement-only
+    turn: its place is not kept."""
+    held = holding(c)
+    return held is not None and (
+        held.state == GIVING_UP
+        or (held.state == STEPPED_IN and held.original is not None)
+        or (held.state == HOLDING and held.original is not None and held.point is not None))
 
 
 def _sequence_ended(combat: Combat) -> list[str]:
@@ -235,7 +246,7 @@ def _sequence_ended(combat: Combat) -> list[str]:
              if cid in combat.combatants and combat.combatants[cid].score is not None]
     back = [cid for cid in started if cid in ended and _for_one_round(combat.combatants[cid])]
     kept = [cid for cid in ended if cid not in back and (
-        cid in started or _lasting_step_in(combat.combatants[cid]))]
+        cid in started or _declared_place(combat.combatants[cid]))]
     for cid in back:
         before = started[:started.index(cid)]
         after = next((kept.index(p) + 1 for p in reversed(before) if p in kept), 0)
@@ -266,5 +277,5 @@ def _with_group(c: Combatant, gid: str) -> bool:
 
 def _steps_in_before(c: Combatant, block: list[str]) -> bool:
     held = holding(c)
-    return (held is not None and held.state == STEPPED_IN and held.point is not None
+    return (held is not None and held.state in (STEPPED_IN, HOLDING) and held.point is not None
             and held.point[0] == "before" and held.point[1] in block)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from adapter.rulesets.balanced_d20.state import WorldState
 from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
 
@@ -209,3 +211,115 @@ def test_confirming_an_undeclared_state_is_refused_and_a_stray_break_is_harmless
         "ready.confirm", user=GM, combat=False, actor_id=ROGUE_ACTOR)).path == "/args/actor_id"
     t.intent("ready.break", user=ROGUE_PLAYER, combat=False, actor_id=ROGUE_ACTOR, reason="walks")
     assert t.ack["plans"] == [] and t.notices() == []
+
+
+# ---------------------------------------------------------------- issue 24: joining, Begin
+
+
+def joins_the_fight(t: Table, natural: int = 10, watch_now: bool = False) -> None:
+    """The barbarian and the orcs are fighting (round 2); the rogue (``watch_now``: who
+    starts watching only now) joins and rolls ``natural`` + 4 (14 by default)."""
+    rogue = t.fighters.pop(0)
+    t.create()
+    t.roll(BARBARIAN, 9, 1)
+    t.roll(ORC1, 15, 1)
+    t.roll(ORC2, 3, 1)
+    t.start()
+    t.next_round()
+    if watch_now:
+        watch(t)
+    t.join(rogue)
+    t.roll(ROGUE, natural, 4)
+
+
+def test_BI_3_a_ready_declaration_applies_when_its_actor_joins_a_fight_under_way() -> None:
+    """Issue 24: «Если ваш результат инициативы 10 или выше — вы можете использовать реакцию
+    до начала вашего первого хода»: the rogue joins in round 2, rolls 14, and reacts before
+    its first turn; the declaration is used up by the join, as at a start."""
+    t = patrol()
+    watch(t)
+    t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
+    joins_the_fight(t)
+    entry = t.entry(ROGUE)
+    assert entry["reaction"] == {"available": True, "reason": "ready_to_strike"}
+    assert "ready_to_strike" in entry["tags"] and "surprise_immune" in entry["tags"]
+    assert t.world.ext["balanced-d20"] == WorldState(watches={})
+    t.intent("reaction.use", ROGUE, user=ROGUE_PLAYER, reason="opportunity attack")
+    assert t.reaction(ROGUE) == (False, "spent")
+    t.turn_to(ROGUE)
+    assert t.reaction(ROGUE) == (True, "available") and "ready_to_strike" not in t.entry(ROGUE)["tags"]
+
+
+def test_BI_3_a_confirm_after_the_join_is_refused_not_answered_ready() -> None:
+    """Issue 24: the declaration not yet ready when its actor joined is used up by the join
+    (as at a start); a GM confirming it afterwards is told so, and nothing changes."""
+    t = patrol()
+    joins_the_fight(t, watch_now=True)  # the clock has not moved: not ready yet
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+    error = t.refused("rule_violation", t.intent_msg("ready.confirm", combat=False,
+                                                     actor_id=ROGUE_ACTOR))
+    assert error.rule == "BI-3" and error.path == "/args/actor_id" and "fighting" in error.message
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+
+
+def prepared(t: Table) -> None:
+    """The GM sets up the encounter and presses Roll All (the rogue: 14), not yet Begin."""
+    t.create()
+    t.roll(ROGUE, 10, 4)
+    t.roll(BARBARIAN, 9, 1)
+    t.roll(ORC1, 15, 1)
+    t.roll(ORC2, 3, 1)
+
+
+def test_BI_E2_the_rogue_reacts_between_roll_all_and_begin_combat() -> None:
+    """Issue 24: «Когда начинается бой, он выбрасывает 14 инициативы и немедленно использует
+    реакцию … пока орки ещё не сделали ни шага»: Roll All, then the reaction, then Begin: the
+    reaction is taken, and stays spent once the combat starts."""
+    t = patrol()
+    t.time = 100
+    watch(t)
+    t.time = 110
+    prepared(t)
+    entry = t.entry(ROGUE)
+    assert entry["reaction"] == {"available": True, "reason": "ready_to_strike"}
+    assert {"ready_to_strike", "surprise_immune"} <= set(entry["tags"])
+    t.intent("reaction.use", ROGUE, user=ROGUE_PLAYER, reason="opportunity attack")
+    assert t.reaction(ROGUE) == (False, "spent")
+    t.start()
+    assert t.reaction(ROGUE) == (False, "spent") and "ready_to_strike" in t.entry(ROGUE)["tags"]
+    assert t.world.ext["balanced-d20"] == WorldState(watches={})
+    t.turn_to(ROGUE)
+    assert t.reaction(ROGUE) == (True, "available")
+
+
+@pytest.mark.parametrize("begin_first", [False, True])
+def test_BI_3_the_early_reaction_does_not_depend_on_the_gms_click_order(begin_first: bool) -> None:
+    t = patrol()
+    watch(t)
+    t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
+    t.create()
+    if begin_first:
+        t.start()
+    for cid, natural, bonus in ((ROGUE, 10, 4), (BARBARIAN, 9, 1), (ORC1, 15, 1), (ORC2, 3, 1)):
+        t.roll(cid, natural, bonus)
+    assert t.reaction(ROGUE) == (True, "ready_to_strike")
+    t.intent("reaction.use", ROGUE, user=ROGUE_PLAYER)
+    if not begin_first:
+        t.start()
+    assert t.reaction(ROGUE) == (False, "spent")
+
+
+def test_BI_3_a_confirm_shows_at_once_in_a_combat_not_yet_begun_and_a_break_takes_it_back() -> None:
+    """The tags follow the declaration before the start: the confirm's ack brings the plan."""
+    t = patrol()
+    watch(t)
+    prepared(t)
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+    t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
+    assert [p["combat_id"] for p in t.ack["plans"]] == [t.at.id]
+    assert t.reaction(ROGUE) == (True, "ready_to_strike")
+    t.intent("ready.break", user=ROGUE_PLAYER, combat=False, actor_id=ROGUE_ACTOR, reason="talks")
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+    assert "ready_to_strike" not in t.entry(ROGUE)["tags"]
+    t.start()
+    assert t.reaction(ROGUE) == (False, "before_first_turn")

@@ -322,6 +322,47 @@ def test_BI_2_a_decline_or_a_reroll_made_uses_it_up(accept: bool) -> None:
     assert t.entry(WIZ)["initiative"] == 3
 
 
+@pytest.mark.parametrize("stage", ["offered", "approval", "approved"])
+def test_BI_2_the_gms_typed_number_withdraws_a_pending_offer_and_stands(stage: str) -> None:
+    """Issue 24: the GM's number is an override like the GM's roll: the offer (at whatever
+    stage) is withdrawn, deciding it is ``unknown_prompt``, and the typed number stands."""
+    t = table()
+    t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
+    if stage != "offered":
+        t.intent("reroll.decide", WIZ, user=PLAYER, prompt_id=offer, accept=True)
+    if stage == "approved":
+        t.intent("reroll.approve", WIZ, prompt_id=t.prompts()[0]["prompt_id"], approve=True)
+    t.intent("initiative.set", WIZ, value=12)
+    assert t.world.prompts == {} and "reroll_pending" not in t.entry(WIZ)["tags"]
+    assert t.entry(WIZ)["initiative"] == 12
+    t.refused("unknown_prompt", t.intent_msg("reroll.decide", WIZ, user=PLAYER,
+                                             prompt_id=offer, accept=True))
+    if stage == "approved":  # the roll the module was asked for comes too late
+        t.refused("rule_violation", t.roll_msg(WIZ, 19, 2, reroll_of=offer))
+    assert t.entry(WIZ)["initiative"] == 12
+
+
+def test_BI_2_after_the_gms_number_a_qualifying_roll_gets_a_new_offer() -> None:
+    """The withdrawn offer did not use the right up (only a reroll made or a decline does)."""
+    t = table()
+    t.roll(WIZ, 3, 2)
+    t.intent("initiative.set", WIZ, value=12)
+    t.roll(WIZ, 2, 2)
+    assert len(t.prompts("reroll")) == 1
+
+
+def test_BI_2_the_gms_number_for_one_member_withdraws_the_groups_offer() -> None:
+    t = group_table()
+    group_roll(t, PACK, 1, 2)
+    offer = offer_of(t)
+    t.intent("initiative.set", GOB2, value=9)
+    assert t.world.prompts == {}
+    assert all("reroll_pending" not in t.entry(c)["tags"] for c in (GOB1, GOB2))
+    t.refused("unknown_prompt", t.intent_msg("reroll.decide", GOB1, prompt_id=offer, accept=True))
+    assert t.entry(GOB2)["initiative"] == 9
+
+
 def test_initiative_set_by_the_gm_replaces_the_value() -> None:
     t = table()
     t.roll(ORC, 10, 1)

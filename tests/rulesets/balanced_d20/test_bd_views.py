@@ -15,8 +15,10 @@ views = importlib.import_module("adapter.rulesets.balanced_d20.describe")
 
 
 def ready_fighter() -> Combatant:
+    """Ready to strike, its first turn taken (BI-3's tags then hold through round 1 only)."""
     return Combatant(id="cbtRogue00000001", name="Rogue", score=17.0,
-                     ext=Fighter(base=17.0, ready_to_strike=True, watched=("cbtOrc0000000001",)))
+                     ext=Fighter(base=17.0, ready_to_strike=True, watched=("cbtOrc0000000001",),
+                                 first_turn_started=True))
 
 
 def test_the_same_combatant_in_the_same_round_gets_the_same_view() -> None:

@@ -320,3 +320,81 @@ def test_DP_5_the_gms_number_places_a_combatant_among_those_still_to_act() -> No
     assert t.order() == [ANN, CID, BOB, DEB] and reproduces(t)
     t.next_round()
     assert t.order() == [CID, ANN, BOB, DEB] and reproduces(t)
+
+
+# ---------------------------------------------------------------- issue 24: the kept order
+
+def test_DP_5_chained_step_ins_before_one_combatant_start_the_next_round_as_they_ended() -> None:
+    """Ann steps in before Deb; then Cid holds and steps in before Deb too, during Ann's
+    turn (a turn in progress is never interrupted): Bob, Ann, Cid, Deb. Both have Deb's −1
+    + 1 = 0 successes, and Cid the higher base, yet round 2 starts as round 1 ended: no new
+    declaration, so no re-sort (DP-5: «сохраняется до конца боя»)."""
+    t = Table()
+    t.create()
+    t.add(ANN, "Ann", {"reaction": 2, "wits": 2})
+    t.add(BOB, "Bob", HUMAN)
+    t.add(CID, "Cid", {"reaction": 3, "wits": 3})
+    t.add(DEB, "Deb", HUMAN)
+    t.roll(ANN, [6, 5, 4, 2])  # 3, base 4
+    t.roll(BOB, [6, 5, 2, 2, 2])  # 2, base 5
+    t.roll(CID, [6, 2, 2, 2, 2, 2])  # 1, base 6
+    t.roll(DEB, [6, 1, 1, 2, 2])  # −1, base 5
+    t.start()
+    t.intent("hold", ANN, {}, user=PLAYER)
+    t.intent("act", ANN, {"before": DEB}, user=PLAYER)
+    t.next_turn()
+    t.intent("hold", CID, {}, user=PLAYER)
+    assert t.plan["current"] == ANN
+    t.intent("act", CID, {"before": DEB}, user=PLAYER)
+    assert t.order() == [BOB, ANN, CID, DEB] and reproduces(t)
+    assert [e["combatant_id"] for e in t.plan["next_round"]["order"]] == [BOB, ANN, CID, DEB]
+    for round_ in (2, 3):
+        t.next_round()
+        assert t.plan["round"] == round_ and t.order() == [BOB, ANN, CID, DEB] and reproduces(t)
+
+
+def test_DP_5_a_holder_still_holding_when_the_round_ends_keeps_its_place() -> None:
+    """Bob holds and never steps in: round 2 starts with him where he stood (held, free to
+    step in anywhere); stepping in then is for that round only."""
+    t = fight()
+    t.intent("hold", BOB, {}, user=PLAYER)
+    t.next_turn()  # Cid; Deb defends only: the round is over
+    t.next_round()
+    assert t.order() == [ANN, BOB, CID, DEB] and "any_point" in t.entry(BOB)["tags"]
+    t.intent("act", BOB, {"after": CID}, user=PLAYER)
+    assert t.order() == [ANN, CID, BOB, DEB]
+    t.next_round()
+    assert t.order() == [ANN, BOB, CID, DEB] and reproduces(t)
+
+
+def test_DP_5_a_holder_that_stepped_in_then_holds_again_keeps_the_place_it_stepped_into() -> None:
+    """Issue 24: Eve joins in round 1 (1 success, base 5), steps in right after Ann (2
+    successes, ahead of Bob), then holds again and is still holding when the round ends. A
+    holder keeps its place (ST-1): round 2 starts Ann, Eve, Bob, not by DP-2 (which would
+    put Bob, with her successes and base and the smaller id, first)."""
+    eve = "cmbEve0000000001"
+    t = fight()
+    t.add(eve, "Eve", HUMAN)
+    t.roll(eve, [6, 2, 2, 2, 2])
+    t.intent("hold", eve, {}, user=PLAYER)
+    t.intent("act", eve, {"now": True}, user=PLAYER)
+    t.intent("hold", eve, {}, user=PLAYER)
+    assert t.order() == [ANN, eve, BOB, CID, DEB] and t.entry(eve)["acts"] == "held"
+    assert [e["combatant_id"] for e in t.plan["next_round"]["order"]] == [ANN, eve, BOB, CID, DEB]
+    t.next_round()
+    assert t.order() == [ANN, eve, BOB, CID, DEB] and "any_point" in t.entry(eve)["tags"]
+    assert reproduces(t)
+
+
+def test_DP_5_a_carried_holder_that_steps_in_then_holds_again_goes_back_to_its_place() -> None:
+    """A step-in from a carried hold is for one round (ST-4/ST-5 rulings): holding again at
+    that place does not keep it."""
+    t = fight()
+    t.intent("hold", BOB, {}, user=PLAYER)
+    t.next_turn()
+    t.next_round()  # round 2: Bob carries his hold
+    t.intent("act", BOB, {"before": ANN}, user=PLAYER)
+    t.intent("hold", BOB, {}, user=PLAYER)
+    assert t.order() == [BOB, ANN, CID, DEB]
+    t.next_round()
+    assert t.order() == [ANN, BOB, CID, DEB] and reproduces(t)
