@@ -164,7 +164,8 @@ def test_a_turn_change_checks_none_of_the_combatants_seen_last_time(monkeypatch:
         return real(name, instance)
 
     monkeypatch.setattr(protocol, "is_valid_fast", counting)
-    world, seen = _session("balanced-d20"), {}
+    world = _session("balanced-d20")
+    seen: Seen = {}
     for payload in _turns(3):
         result = process(world, "hook", _wire(payload), from_wire=True, seen=seen)
         assert result.ack["ok"] is True
@@ -173,7 +174,8 @@ def test_a_turn_change_checks_none_of_the_combatants_seen_last_time(monkeypatch:
 
 
 def test_a_combatant_whose_true_became_1_is_refused_after_an_unchanged_turn() -> None:
-    world, seen = _session("foundry-core"), {}
+    world = _session("foundry-core")
+    seen: Seen = {}
     first, second, third = _turns(3)
     for payload in (first, second):
         result = process(world, "hook", _wire(payload), from_wire=True, seen=seen)
@@ -188,7 +190,8 @@ def test_a_combatant_whose_true_became_1_is_refused_after_an_unchanged_turn() ->
 
 def test_the_memo_follows_deleted_combats() -> None:
     table = Table(2)
-    world, seen = _session("foundry-core"), {}
+    world = _session("foundry-core")
+    seen: Seen = {}
     for step in [("turn",), ("turn",), ("delete",)]:
         result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen)
         world, seen = result.world, result.seen if result.seen is not None else seen
