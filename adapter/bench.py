@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .benchkit import figures, load, servers
+from .benchkit import combat_sizes, figures, load, servers
 from .benchkit.replaying import write_recording
 from .progress import steps
 
@@ -65,11 +65,13 @@ def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if rounds:
         plan = Plan(**{**plan.__dict__, "rounds": rounds})
     began = time.perf_counter()
-    total = plan.rounds * 2 * len(plan.scenarios) + 2  # the scenarios, the replay, the memory
+    # the scenarios, the replay, the memory, the combat sizes
+    total = plan.rounds * 2 * len(plan.scenarios) + 3
     with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, steps(total, "bench", stdout, stderr) as say:
         result = measure(plan, Path(tmp), progress=say)
     result["seconds"] = round(time.perf_counter() - began, 1)
     stdout.write(figures.table(result) + "\n")
+    stdout.write(combat_sizes.table(result["combat_sizes"]) + "\n")
     stdout.write(f"(the whole benchmark took {result['seconds']} s)\n")
     out = getattr(args, "json_out", None)
     if out:
@@ -92,6 +94,8 @@ def measure(plan: Plan, tmp: Path, progress: Any = None) -> dict[str, Any]:
     result["replay"] = replay_throughput(plan, tmp)
     say("memory with many connected worlds")
     result["memory"], restore = memory(plan, tmp)
+    say("cost of a turn change by combat size")
+    result["combat_sizes"] = combat_sizes.measure_in_child(quick=plan.rounds == 1 and plan.memory_worlds < 1000)
     result["startup"] = {
         "echo_s": round(statistics.median(startups["echo"]), 3),
         "sidecar_s": round(statistics.median(startups["sidecar"]), 3),

@@ -88,6 +88,8 @@ def parser() -> argparse.ArgumentParser:
                        help="clients do not offer permessage-deflate (a browser does)")
     bench.add_argument("--hosted", action="store_true",
                        help="1 and 2 processes on PostgreSQL behind nginx against SQLite (docs/hosting.md)")
+    bench.add_argument("--combat-sizes", dest="combat_sizes", action="store_true",
+                       help="only the cost of a turn change with 5, 20, 80 and 200 combatants (replayed)")
     return top
 
 
@@ -113,6 +115,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             from .benchkit.hosted import run_hosted
 
             return run_hosted(args, stdout, stderr)
+        if getattr(args, "combat_sizes", False):
+            from .benchkit.combat_sizes import run_only
+
+            return run_only(args, stdout, stderr)
         from .bench import run_bench
 
         return run_bench(args, stdout, stderr)

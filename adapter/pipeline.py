@@ -11,6 +11,19 @@ failure of the sidecar itself (the engine, building the ack, the outbound schema
 ``internal_error`` with the state as it was. A refused message is stored as
 :func:`adapter.protocol.storable` copies it, so storing a refusal cannot fail on what the
 message held (a lone surrogate, JSON nested 990 levels deep).
+
+What a message costs. Each ``hook`` carries its whole combat (the wire stays whole, so
+first contact works from any message), but a turn change repeats every combatant as the
+last hook of that combat brought it. The caller keeps, beside each world, what the world's
+accepted hooks last brought (:data:`Seen`: per combat, orjson's text of
+``combat.combatants``, given to :func:`process` as ``seen`` and handed back in
+``Result.seen``). A hook whose combatants have that very text is checked without them
+(:func:`adapter.protocol.validate`, ``combatants_known``: bytes that passed the schema pass
+it again) and the engine does not read them again (``combatants_as_last``). The text is
+cut out of the encoding the size check makes anyway (:func:`encode_parts`), so the
+comparison is one ``memcmp``. Equal text means equal JSON, down to ``true`` against ``1``
+and ``1`` against ``1.0`` (which Python's ``==`` confuses), so the answer is exactly the
+full check's: tests/test_incremental.py proves it on random sequences of hooks.
 """
 
 from __future__ import annotations
@@ -25,7 +38,7 @@ import orjson
 
 from . import protocol
 from .engine import Session, World, apply, plan_of
-from .engine.messages import ENVELOPE, HOOKS, INTENTS, Hook, Intent
+from .engine.messages import ENVELOPE, HOOKS, INTENTS, DeleteCombat, Hook, Intent
 from .engine.model import Outcome
 from .engine.ruleset import SKIPPED_ACTS, Ruleset
 from .errors import (
@@ -49,6 +62,10 @@ MAX_COMBATS = 100
 #: combatants in one combat (a hook with more is refused ``too_many_combatants``)
 MAX_COMBATANTS = 200
 
+#: per combat of a world, orjson's text of ``combat.combatants`` in the last hook of that
+#: combat accepted (see the module's docstring); kept by the caller beside the world
+Seen = Mapping[str, bytes]
+
 
 @dataclass(frozen=True)
 class Result:
@@ -63,6 +80,8 @@ class Result:
     error: dict[str, Any] | None = None
     #: the message as it is stored (for a refusal, a copy the store can always write)
     stored: Any = None
+    #: what to keep as the world's :data:`Seen` from now on (None: as it was)
+    seen: Seen | None = None
 
 
 def encode(payload: Any) -> bytes | None:
@@ -73,6 +92,33 @@ def encode(payload: Any) -> bytes | None:
         return orjson.dumps(payload)
     except (TypeError, orjson.JSONEncodeError):
         return None
+
+
+#: orjson's way to put text already encoded inside a document (orjson 3.9.15 and later)
+_FRAGMENT: Any = getattr(orjson, "Fragment", None)
+
+
+def encode_parts(payload: Any) -> tuple[bytes | None, str | None, bytes | None, bool | None]:
+    """A hook's text as :func:`encode` gives it (the same bytes), its combat's id, the text
+    of its ``combat.combatants`` within it, and :func:`.protocol.shallow` of the text (None:
+    not asked). The list is encoded first, then placed in the whole (an ``orjson.Fragment``),
+    so the whole costs no more than one encoding. The id and the list's text are None for a
+    payload without them, or what orjson will not write."""
+    combat = payload.get("combat") if type(payload) is dict else None
+    if type(combat) is not dict:
+        return encode(payload), None, None, None
+    people, combat_id = combat.get("combatants"), combat.get("_id")
+    if type(people) is not list or type(combat_id) is not str or _FRAGMENT is None:
+        return encode(payload), None, None, None
+    try:
+        body = orjson.dumps(people)
+        text = orjson.dumps({**payload, "combat": {**combat, "combatants": _FRAGMENT(body)}})
+    except (TypeError, orjson.JSONEncodeError):
+        return encode(payload), None, None, None
+    if not protocol.shallow(text):  # perhaps too deep for orjson in one piece: encode it so
+        whole = encode(payload)
+        return (whole, combat_id, body, False) if whole is not None else (None, None, None, None)
+    return text, combat_id, body, True
 
 
 def size_of(payload: Any, text: bytes | None = None) -> int:
@@ -135,12 +181,14 @@ def process(
     max_bytes: int = DEFAULT_MAX_BYTES,
     check_outbound: bool = True,
     from_wire: bool = False,
+    seen: Seen | None = None,
 ) -> Result:
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
     ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
     read, whose non-finite numbers are :class:`~.protocol.wirejson.NonFinite`: the shape check
     then reads the depth from the encoded text instead of walking (see
-    :func:`.protocol.check_shape`). A payload built in Python keeps the walk."""
+    :func:`.protocol.check_shape`). A payload built in Python keeps the walk.
+    ``seen``: the world's :data:`Seen` (see the module's docstring); keep ``Result.seen``."""
     seq = read_seq(payload)
     if seq is None:
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
@@ -151,13 +199,17 @@ def process(
         gap = OutOfOrder(f"expected seq {world.last_seq + 1}, got {seq}: resend from there", path="/seq")
         return Result(world=world, ack=refusal(seq, gap))
     try:
-        text = encode(payload)
+        text, combat_id, people, shallow = (
+            encode_parts(payload) if event == "hook" else (encode(payload), None, None, None))
         size = size_of(payload, text)
         if size > max_bytes:
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
-        protocol.validate(event, payload, encoded=text, from_wire=from_wire)
+        known = people is not None and seen is not None and seen.get(str(combat_id)) == people
+        protocol.validate(event, payload, encoded=text, from_wire=from_wire, combatants_known=known,
+                          shallow_text=shallow)
         check_limits(world, event, payload)
-        outcome = apply_message(world, decode(event, payload))
+        message = decode(event, payload)
+        outcome = apply_message(world, message, combatants_as_last=known and combat_id in world.combats)
         prompts = [p.to_wire() for p in outcome.prompts]
         ack: dict[str, Any] = {
             "ok": True,
@@ -178,7 +230,20 @@ def process(
     emits = tuple(("plan", p) for p in outcome.plans) + tuple(("prompt", p) for p in prompts)
     # accepted: plain JSON with finite numbers (the shape check), stored as encoded above
     stored = wirejson.Encoded.of(payload, text) if text is not None and type(payload) is dict else payload
-    return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=stored)
+    return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=stored,
+                  seen=seen_after(seen, message, combat_id, people))
+
+
+def seen_after(seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None) -> Seen | None:
+    """The world's :data:`Seen` once ``message`` is accepted (None: as it was)."""
+    if combat_id is None or not isinstance(message, Hook):
+        return None
+    before = seen or {}
+    if isinstance(message, DeleteCombat) or people is None:
+        return {k: v for k, v in before.items() if k != combat_id} if combat_id in before else None
+    if before.get(combat_id) == people:
+        return None
+    return {**before, combat_id: people}
 
 
 def refused(world: World, seq: int, payload: Any, error: SidecarError) -> Result:
@@ -272,12 +337,14 @@ def field_pointer(message: Hook | Intent, field: Field) -> str:
 
 
 def apply_message(
-    world: World, message: Hook | Intent, rulesets: Mapping[str, Ruleset] | None = None
+    world: World, message: Hook | Intent, rulesets: Mapping[str, Ruleset] | None = None,
+    *, combatants_as_last: bool = False,
 ) -> Outcome:
     """``apply`` (with :data:`RULESETS` unless given others), a refusal's ``field`` turned into
     the JSON ``path`` of the wire."""
     try:
-        return apply(world, message, RULESETS if rulesets is None else rulesets)
+        return apply(world, message, RULESETS if rulesets is None else rulesets,
+                     combatants_as_last=combatants_as_last)
     except SidecarError as error:
         if error.field is not None and error.path is None:
             error.path = field_pointer(message, error.field)

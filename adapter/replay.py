@@ -21,7 +21,7 @@ from . import protocol
 from .engine import World
 from .errors import InvalidMessage
 from .limits import DEFAULT_MAX_BYTES
-from .pipeline import open_session, process, read_seq
+from .pipeline import Seen, open_session, process, read_seq
 from .protocol import wirejson
 from .protocol.wirejson import Encoded
 
@@ -35,6 +35,8 @@ class Replay:
     max_bytes: int = DEFAULT_MAX_BYTES
     #: a session line was just read: the next message may skip ahead (recording resumed)
     resumed: bool = False
+    #: what the world's hooks last brought (:data:`adapter.pipeline.Seen`)
+    seen: Seen = field(default_factory=dict)
 
     def feed(self, number: int, line: str) -> Iterator[dict[str, Any]]:
         """The output lines for one input line (none for a session or a bad line)."""
@@ -73,8 +75,10 @@ class Replay:
             )
             self.world = replace(self.world, last_seq=seq - 1)
         self.resumed = False
-        result = process(self.world, event, data, max_bytes=self.max_bytes, from_wire=True)
+        result = process(self.world, event, data, max_bytes=self.max_bytes, from_wire=True, seen=self.seen)
         self.world = result.world
+        if result.seen is not None:
+            self.seen = result.seen
         yield {"in": number, "type": "ack", "data": result.ack}
         for name, payload in result.emits:
             yield {"in": number, "type": "emit", "event": name, "data": payload}

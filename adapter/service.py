@@ -22,7 +22,7 @@ from typing import Any
 from .engine import World
 from .errors import ServedElsewhere, StoreUnavailable
 from .limits import DEFAULT_MAX_BYTES
-from .pipeline import Result, open_session, process, refusal
+from .pipeline import Result, Seen, open_session, process, refusal
 from .store import StoreCorrupt, damaged
 from .store.contract import WorldStore
 
@@ -62,6 +62,9 @@ class Worlds:
         self.snapshot_every = snapshot_every
         self.check_outbound = check_outbound
         self.states: dict[str, World] = {}
+        #: beside each world in ``states``, what its hooks last brought (:data:`.pipeline.Seen`):
+        #: moved on with the world, dropped with it (a world loaded again starts without)
+        self.seen: dict[str, Seen] = {}
         self._since_snapshot: dict[str, int] = {}
         #: worlds owed a snapshot: the latest one asked for is not written yet (in flight or
         #: failed), so the next checkpoint asks again; and, per world, that latest request's
@@ -96,6 +99,7 @@ class Worlds:
     def load_world(self, world_id: str) -> None:
         """Rebuild one world from the store: its snapshot, then the log after it."""
         state = self.store.snapshot(world_id)
+        self.seen.pop(world_id, None)
         replayed = 0
         for entry in self.store.history(world_id, state.last_seq if state else 0):
             if entry.kind == "session":
@@ -145,6 +149,7 @@ class Worlds:
             self.checkpoint(world_id)
         self.owned.discard(world_id)
         self.states.pop(world_id, None)
+        self.seen.pop(world_id, None)
         self._since_snapshot.pop(world_id, None)
         with self._owed_lock:  # the world is no longer this process's to snapshot
             self._unsaved.discard(world_id)
@@ -171,7 +176,7 @@ class Worlds:
         state = self.states[world_id]
         result = process(
             state, event, payload, max_bytes=self.max_bytes, check_outbound=self.check_outbound,
-            from_wire=from_wire,
+            from_wire=from_wire, seen=self.seen.get(world_id),
         )
         if result.record:
             # committed before the state moves on: if this raises, nothing happened
@@ -183,6 +188,8 @@ class Worlds:
                     self.owned.discard(world_id)  # stale here: reloaded at the next claim
                 return Result(world=state, ack=refusal(result.world.last_seq, gone))
         self.states[world_id] = result.world
+        if result.seen is not None:
+            self.seen[world_id] = result.seen
         if result.record:
             self._snapshot(result.world)
         return result

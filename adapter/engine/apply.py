@@ -48,7 +48,13 @@ from .snapshot import read_snapshot
 from .turns import begin_next_acting, emit, follow
 
 
-def apply(world: World, message: Hook | Intent | Session, rulesets: Mapping[str, Ruleset]) -> Outcome:
+def apply(
+    world: World, message: Hook | Intent | Session, rulesets: Mapping[str, Ruleset],
+    *, combatants_as_last: bool = False,
+) -> Outcome:
+    """``combatants_as_last``: a hook's ``combat.combatants`` are those of the last hook of
+    that combat applied, unchanged (the pipeline knows it from their text): not read again
+    (:func:`.snapshot.read_snapshot`)."""
     if isinstance(message, Session):
         return Outcome(world=open_session(world, message))
     if isinstance(message, Hook):
@@ -58,7 +64,7 @@ def apply(world: World, message: Hook | Intent | Session, rulesets: Mapping[str,
     rs = rulesets[known.ruleset if known is not None else world.ruleset]
     ctx = Ctx(world, seq=message.seq, user=message.user, world_time=message.world_time, ruleset=rs)
     if isinstance(message, Hook):
-        combat = apply_hook(ctx, known, message)
+        combat = apply_hook(ctx, known, message, combatants_as_last)
     else:
         combat = apply_intent(ctx, known, message)
     combats = dict(world.combats)
@@ -120,7 +126,7 @@ def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, dict[str, Any] | None]:
 # ---------------------------------------------------------------- hooks
 
 
-def apply_hook(ctx: Ctx, known: Combat | None, hook: Hook) -> Combat | None:
+def apply_hook(ctx: Ctx, known: Combat | None, hook: Hook, combatants_as_last: bool = False) -> Combat | None:
     if isinstance(hook, DeleteCombat):
         return None
     data = hook.combat
@@ -130,7 +136,7 @@ def apply_hook(ctx: Ctx, known: Combat | None, hook: Hook) -> Combat | None:
     combat = known
     rs = ctx.ruleset
     combat = emit(ctx, rs, combat, Clock(ctx.world_time))
-    combat, joined, left = read_snapshot(combat, data)
+    combat, joined, left = read_snapshot(combat, data, combatants_as_last)
     for cid in left:
         combat = remove_combatant(ctx, rs, combat, cid)
     for cid in joined:

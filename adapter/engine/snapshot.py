@@ -53,10 +53,15 @@ def _round_joined(value: Any) -> int | None:
 
 
 def read_snapshot(
-    combat: Combat, data: Mapping[str, Any]
+    combat: Combat, data: Mapping[str, Any], combatants_as_last: bool = False,
 ) -> tuple[Combat, list[str], list[str]]:
-    """The combat updated from the snapshot, with the ids that joined and that left."""
-    if _unchanged(combat, data):
+    """The combat updated from the snapshot, with the ids that joined and that left.
+
+    ``combatants_as_last``: the pipeline saw that the snapshot's ``combatants`` are, byte for
+    byte, those of the last hook of this combat it accepted (:mod:`adapter.pipeline`, "what
+    a message costs"), which this combat was read from: they are not read again, only the
+    groups are compared."""
+    if (_same_groups(combat, data) if combatants_as_last else _unchanged(combat, data)):
         if CHECK:
             fresh, joined, left = _read(combat, data)
             assert fresh is combat and not joined and not left, "a snapshot taken as unchanged changed"
@@ -97,6 +102,10 @@ def _unchanged(combat: Combat, data: Mapping[str, Any]) -> bool:
         was = known.get(c["_id"])
         if was is None or was.source != tuple(map(c.get, SOURCE_KEYS)):
             return False
+    return _same_groups(combat, data)
+
+
+def _same_groups(combat: Combat, data: Mapping[str, Any]) -> bool:
     groups = data.get("groups") or ()
     if len(groups) != len(combat.groups):
         return False

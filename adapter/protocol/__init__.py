@@ -146,6 +146,7 @@ def _refs(node: Any) -> Iterator[str]:
 
 def check_shape(
     instance: Any, max_depth: int = MAX_DEPTH, encoded: bytes | None = None, from_wire: bool = False,
+    shallow_text: bool | None = None,
 ) -> None:
     """Refuse what no message may hold, naming where: NaN/Infinity (JSON has none), values
     JSON has no type for (bytes of a binary attachment, an integer too long to read), text
@@ -156,9 +157,13 @@ def check_shape(
     JSON cannot hold is a :class:`.wirejson.NonFinite`, never a plain float. orjson refuses
     that type, integers beyond 64 bits, lone surrogates and anything that is not JSON, so its
     ``encoded`` text proves all of those absent, and only the depth is left: read from the
-    text (:func:`_shallow`), without walking the message."""
-    if from_wire and encoded is not None and _shallow(encoded, max_depth):
-        return
+    text (:func:`_shallow`), without walking the message; ``shallow_text``: that answer, if
+    the caller has it (:func:`shallow` of ``encoded``, at the default ``max_depth``)."""
+    if from_wire and encoded is not None:
+        if shallow_text is None or max_depth != MAX_DEPTH:
+            shallow_text = _shallow(encoded, max_depth)
+        if shallow_text:
+            return
     if _plain(instance, max_depth) and (encoded is not None or _encodable(instance)):
         return
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(instance, ())]
@@ -259,6 +264,12 @@ _BRACKETS = bytes.maketrans(b"[]{}", b"()()")
 _STRING = re.compile(rb'"[^"]*"')
 
 
+def shallow(text: bytes) -> bool:
+    """No array or object in orjson's ``text`` lies deeper than :data:`MAX_DEPTH` (False:
+    perhaps deeper; see :func:`_shallow`)."""
+    return _shallow(text, MAX_DEPTH)
+
+
 def _shallow(text: bytes, max_depth: int) -> bool:
     """True if no array or object in orjson's ``text`` lies more than ``max_depth`` deep;
     False means "walk the message" (deeper, or a ``\\`` that may escape a quote).
@@ -310,15 +321,27 @@ def _plain(value: Any, depth: int) -> bool:
     return True
 
 
-def validate(name: str, instance: Any, encoded: bytes | None = None, from_wire: bool = False) -> None:
+def validate(
+    name: str, instance: Any, encoded: bytes | None = None, from_wire: bool = False,
+    combatants_known: bool = False, shallow_text: bool | None = None,
+) -> None:
     """Raise :class:`InvalidMessage` with the deepest failing path, or return.
 
     The typed and compiled checks accept the valid messages quickly; anything they do not
     accept is judged by jsonschema, which gives the precise error (or accepts it after all).
     ``encoded``: orjson's text of ``instance``, if the caller has it (not encoded again);
     ``from_wire``: ``instance`` as :func:`.wirejson.loads` read it (see :func:`check_shape`).
+
+    ``combatants_known``: a ``hook`` whose ``combat.combatants`` are, byte for byte, a list
+    that passed this check before (the pipeline compares their text): the rest of the
+    message is checked with an empty list in their place. The schema constrains that list
+    only item by item and by its length (``maxItems``), so the answer is the whole check's;
+    a message it does not accept is checked whole, which phrases the refusal.
+    ``shallow_text``: :func:`shallow` of ``encoded``, if the caller has it.
     """
-    check_shape(instance, encoded=encoded, from_wire=from_wire)
+    check_shape(instance, encoded=encoded, from_wire=from_wire, shallow_text=shallow_text)
+    if combatants_known and is_valid_fast(name, without_combatants(instance)):
+        return
     if is_valid_fast(name, instance):
         return
     v = validator(name)
@@ -327,6 +350,11 @@ def validate(name: str, instance: Any, encoded: bytes | None = None, from_wire: 
         return
     error = deepest(errors)
     raise InvalidMessage(describe(error), path=pointer(error.absolute_path))
+
+
+def without_combatants(hook: dict[str, Any]) -> dict[str, Any]:
+    """A hook with an empty ``combat.combatants`` (for :func:`validate`'s ``combatants_known``)."""
+    return {**hook, "combat": {**hook["combat"], "combatants": []}}
 
 
 def deepest(errors: Iterable[ValidationError]) -> ValidationError:

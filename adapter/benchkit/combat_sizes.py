@@ -1,0 +1,174 @@
+"""The cost of a turn change by the size of the combat: ``initiative-sidecar bench --combat-sizes``.
+
+One balanced-d20 combat of N combatants (5, 20, 80, 200) is replayed headless, through
+exactly the path a message takes in the server (:class:`adapter.replay.Replay`: wire JSON,
+validation, engine, ack): created, one ``initiativeRoll`` each (d20s from 1 to 20, so no
+rule refuses them), started, then the turn advances by one per message, round after round.
+No intents. Each hook carries the whole combat, as the module sends it.
+
+The figure is the CPU time of one turn change (``combatTurn``/``combatRound``), per message:
+the median over the turn changes after the first round (the first round warms the caches a
+long combat has), each size measured in turn, ``repeats`` times, the best median kept (the
+least disturbed by a shared machine). Reported with the hook's size in bytes and the ratio
+of the largest combat to the smallest (the target: at most 2, docs/performance.md).
+
+Run in its own process (``python -m adapter.benchkit.combat_sizes``, pinned to one core) by
+:func:`measure_in_child`, so the figures do not depend on what the process did before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import orjson
+
+from .payloads import GM, hooks, roll
+
+SIZES = (5, 20, 80, 200)
+RULESET = "balanced-d20"
+#: the hooks of a turn change (what is timed)
+TURN_HOOKS = ("combatTurn", "combatRound")
+
+
+def d20_total(i: int) -> int:
+    """Initiative totals a d20 can show (the die 1..20 and a +2): several share a total when
+    there are more than 20 combatants, as at a real table."""
+    return 3 + (i * 7) % 20
+
+
+def recording(combatants: int, turns: int) -> list[bytes]:
+    """The JSON lines of one combat: a session, ``createCombat``, the rolls, ``combatStart``,
+    then ``turns`` turn changes that follow the sidecar's plan, as the module makes Foundry
+    do: its pointer moves along the plan's order, and the initiatives are those the plan
+    wrote (found by replaying the start once, untimed)."""
+    from ..replay import Replay
+
+    session = {"world": "benchSizes000001", "ruleset": RULESET, "settings": {}, "gm_users": [GM],
+               "protocol": 1, "module_version": "bench", "foundry_version": "13.350",
+               "system": "dnd5e"}
+    start = hooks(combatants + 2, combatants=combatants)
+    totals: dict[str, float] = {}
+    for i, message in enumerate(start):
+        report = message.get("roll")
+        if report is not None:  # payloads.hooks rolls 20, 19, ...: give each a d20's total
+            totals[report["combatant_id"]] = d20_total(i)
+            report["roll"] = roll(d20_total(i))
+        for person in message["combat"]["combatants"]:
+            person["initiative"] = totals.get(person["_id"])
+    lines = [orjson.dumps({"event": "session", "data": session})]
+    lines += [orjson.dumps({"event": "hook", "data": m}) for m in start]
+    probe = Replay()
+    plan: dict[str, Any] = {}
+    for number, line in enumerate(lines, start=1):
+        for item in probe.feed(number, line.decode()):
+            if item["type"] == "ack" and item["data"].get("plans"):
+                plan = item["data"]["plans"][-1]
+    order = [entry["combatant_id"] for entry in plan["order"]]
+    written = {entry["combatant_id"]: entry["initiative"] for entry in plan["order"]}
+    last = start[-1]
+    for person in last["combat"]["combatants"]:
+        person["initiative"] = written.get(person["_id"], person["initiative"])
+    round_, turn = 1, 0
+    for k in range(turns):
+        name = "combatTurn"
+        turn += 1
+        if turn == len(order):
+            round_, turn, name = round_ + 1, 0, "combatRound"
+        combat = {**last["combat"], "round": round_, "turn": turn}
+        current = {"round": round_, "turn": turn, "combatantId": order[turn], "tokenId": None}
+        message = {**last, "seq": last["seq"] + 1 + k, "world_time": float((last["seq"] + k) * 6),
+                   "hook": name, "combat": combat, "current": current}
+        lines.append(orjson.dumps({"event": "hook", "data": message}))
+    return lines
+
+
+def measure(combatants: int, turns: int) -> dict[str, Any]:
+    """Replay one combat; the per-message CPU time of its turn changes after the first round."""
+    from ..replay import Replay
+
+    lines = recording(combatants, turns)
+    replay = Replay()
+    times: list[float] = []
+    refused = 0
+    kinds = [orjson.loads(line)["data"].get("hook") for line in lines]
+    for number, line in enumerate(lines, start=1):
+        began = time.process_time_ns()
+        out = list(replay.feed(number, line.decode()))
+        spent = time.process_time_ns() - began
+        if out and not out[0]["data"]["ok"]:
+            refused += 1
+        if kinds[number - 1] in TURN_HOOKS:
+            times.append(spent / 1e3)
+    warm = times[combatants:] or times
+    return {"combatants": combatants, "hook_bytes": len(lines[-1]), "turns": len(warm),
+            "us_per_turn": round(statistics.median(warm), 1), "refused": refused}
+
+
+def measure_all(sizes: Sequence[int] = SIZES, turns: int = 600, repeats: int = 3) -> dict[str, Any]:
+    """Every size, ``repeats`` times in turn (5, 20, 80, 200, 5, ...), the best median kept."""
+    best: dict[int, dict[str, Any]] = {}
+    for _ in range(repeats):
+        for n in sizes:
+            got = measure(n, max(turns, 3 * n))
+            if n not in best or got["us_per_turn"] < best[n]["us_per_turn"]:
+                best[n] = got
+    rows = [best[n] for n in sizes]
+    small, large = rows[0]["us_per_turn"], rows[-1]["us_per_turn"]
+    return {"ruleset": RULESET, "repeats": repeats, "sizes": rows,
+            "ratio_largest_to_smallest": round(large / small, 2) if small else None}
+
+
+def table(result: dict[str, Any]) -> str:
+    lines = [f"cost of a turn change by combat size ({result['ruleset']}, replayed, CPU per message, "
+             f"best median of {result['repeats']})",
+             f"{'combatants':>10}  {'hook bytes':>10}  {'us/turn':>9}"]
+    for row in result["sizes"]:
+        lines.append(f"{row['combatants']:>10}  {row['hook_bytes']:>10}  {row['us_per_turn']:>9.1f}")
+    sizes = result["sizes"]
+    lines.append(f"ratio {sizes[-1]['combatants']}/{sizes[0]['combatants']}: "
+                 f"{result['ratio_largest_to_smallest']} (target: at most 2)")
+    return "\n".join(lines)
+
+
+def measure_in_child(quick: bool) -> dict[str, Any]:
+    """:func:`measure_all` in a child process pinned to one core (``--quick``: fewer turns,
+    one repeat), so the figures do not depend on what this process did before."""
+    argv = [sys.executable, "-m", "adapter.benchkit.combat_sizes"] + (["--quick"] if quick else [])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def run_only(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``bench --combat-sizes [--quick] [--json FILE]``: this figure alone."""
+    result = measure_in_child(quick=bool(getattr(args, "quick", False)))
+    stdout.write(table(result) + "\n")
+    out = getattr(args, "json_out", None)
+    if out:
+        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    refused = sum(row["refused"] for row in result["sizes"])
+    if refused:
+        stderr.write(f"initiative-sidecar bench: {refused} messages were refused\n")
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str]) -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
+    quick = "--quick" in argv
+    result = measure_all(turns=100 if quick else 600, repeats=1 if quick else 3)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
