@@ -29,7 +29,12 @@ async def attempt(url: str, data: dict[str, Any], origin: str | None, path: str 
     heard: list[tuple[str, Any]] = []
     welcomed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
     sio.on("connect_error", lambda d: heard.append(("connect_error", d)))
-    sio.on("welcome", lambda d: welcomed.done() or welcomed.set_result(d))
+
+    def on_welcome(data: Any) -> None:
+        if not welcomed.done():
+            welcomed.set_result(data)
+
+    sio.on("welcome", on_welcome)
     sio.on("*", lambda event, d: heard.append((event, d)))
     headers = {"Origin": origin} if origin else {}
     try:
