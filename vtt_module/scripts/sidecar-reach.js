@@ -41,13 +41,18 @@ export function refusalKey(code) {
   return code === "auth_failed" || code === "origin_refused" ? `INITIATIVE_SIDECAR.reach.${code}` : undefined;
 }
 
-/** The `local-network-access` permission's state, or null where the browser does not know it. */
-export async function localNetworkPermission(navigator) {
-  try {
-    return (await navigator.permissions.query({ name: "local-network-access" })).state;
-  } catch {
-    return null;
+/**
+ * The state of the permission that lets the page reach `space`, or null where the browser does
+ * not know it. Chromium split `local-network-access` (Chrome 142) into `loopback-network` and
+ * `local-network`; the older name is asked where the newer is unknown.
+ */
+export async function localNetworkPermission(navigator, space = LOOPBACK) {
+  for (const name of [space === LOOPBACK ? "loopback-network" : "local-network", "local-network-access"]) {
+    try {
+      return (await navigator.permissions.query({ name })).state;
+    } catch { /* a name this browser does not know */ }
   }
+  return null;
 }
 
 /**
@@ -60,8 +65,9 @@ export async function whyUnreachable(url, page = globalThis) {
   let target;
   try { target = new URL(url).hostname; } catch { return "unreachable"; }
   const from = page.location?.hostname;
-  if (from === undefined || addressSpace(target) >= addressSpace(from)) return "unreachable";
-  const state = page.navigator ? await localNetworkPermission(page.navigator) : null;
+  const space = addressSpace(target);
+  if (from === undefined || space >= addressSpace(from)) return "unreachable";
+  const state = page.navigator ? await localNetworkPermission(page.navigator, space) : null;
   if (state === null || state === "granted") return "unreachable";
   if (page.isSecureContext === false) return "insecure_page";
   return state === "denied" ? "local_network_denied" : "local_network_prompt";

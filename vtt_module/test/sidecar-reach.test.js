@@ -12,12 +12,18 @@ import { GM, newWorld, until } from "./helpers/table.js";
 
 const lang = (name) => JSON.parse(readFileSync(new URL(`../lang/${name}.json`, import.meta.url), "utf8")).INITIATIVE_SIDECAR;
 
-/** A page as the browser shows it to the module: its address, secure or not, the permission's state. */
-function page(href, state, secure = href.startsWith("https:") || /\/\/(127\.|localhost)/.test(href)) {
-  const permissions = state === undefined
-    ? { query: async () => { throw new TypeError("'local-network-access' is not a valid PermissionName"); } }
-    : { query: async ({ name }) => (name === "local-network-access" ? { state } : Promise.reject(new TypeError(name))) };
-  return { location: new URL(href), navigator: { permissions }, isSecureContext: secure };
+/**
+ * A page as the browser shows it to the module: its address, secure or not, the permission's
+ * state under the names this browser knows (Chrome 142: local-network-access; later also
+ * loopback-network and local-network).
+ */
+function page(href, state, secure = href.startsWith("https:") || /\/\/(127\.|localhost)/.test(href),
+  names = ["local-network-access"]) {
+  const query = async ({ name }) => {
+    if (state === undefined || !names.includes(name)) throw new TypeError(`'${name}' is not a valid PermissionName`);
+    return { state: typeof state === "object" ? state[name] : state };
+  };
+  return { location: new URL(href), navigator: { permissions: { query } }, isSecureContext: secure };
 }
 
 test("a Sidecar URL with a path connects at that path's socket.io, without a path at /socket.io", () => {
@@ -37,6 +43,15 @@ test("address spaces: loopback, private (RFC 1918, link-local, .local, ULA), els
 test("a public https page whose local-network permission was denied is told so", async () => {
   assert.equal(await whyUnreachable("http://127.0.0.1:8765", page("https://foundry.example.org/game", "denied")), "local_network_denied");
   assert.equal(await whyUnreachable("http://192.168.1.20:8765", page("https://gm.forge-vtt.com/game", "denied")), "local_network_denied");
+});
+
+test("where the permission is split, the one for the sidecar's address space is read", async () => {
+  const names = ["local-network-access", "loopback-network", "local-network"];
+  const split = { "local-network-access": "granted", "loopback-network": "denied", "local-network": "granted" };
+  const https = (state) => page("https://foundry.example.org/game", state, true, names);
+  assert.equal(await whyUnreachable("http://127.0.0.1:8765", https(split)), "local_network_denied");
+  assert.equal(await whyUnreachable("http://192.168.1.20:8765", https(split)), "unreachable");
+  assert.equal(await whyUnreachable("http://192.168.1.20:8765", https({ ...split, "local-network": "prompt" })), "local_network_prompt");
 });
 
 test("a public https page the browser is still asking about is told to answer the prompt", async () => {
