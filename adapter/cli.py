@@ -35,7 +35,13 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--token", help="the shared token (default: $INITIATIVE_SIDECAR_TOKEN, "
                        "else one stored beside the database)")
     serve.add_argument("--tokens-file", dest="tokens_file", help="JSON {world id: token} for per-world tokens")
-    serve.add_argument("--origins", help="comma-separated Foundry origins allowed (CORS)")
+    serve.add_argument("--origins", help="comma-separated Foundry origins the socket accepts "
+                       "(default: any, with the right token)")
+    serve.add_argument("--base-path", dest="base_path",
+                       help="serve every route under this path (/initiative-sidecar), for a proxy in front")
+    serve.add_argument("--public-origin", dest="public_origin",
+                       help="comma-separated origins a reverse proxy serves the sidecar at "
+                       "(https://foundry.example.org): the status page answers them")
     serve.add_argument("--max-bytes", dest="max_bytes", type=int, help="application size limit per message")
     serve.add_argument("--snapshot-every", dest="snapshot_every", type=int, help="messages between snapshots")
     serve.add_argument("--rate", type=float, help="messages per second per connection")

@@ -15,6 +15,7 @@ import importlib.util
 import ipaddress
 import json
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable, Mapping
@@ -25,7 +26,9 @@ from typing import Any
 from .limits import DEFAULT_MAX_BYTES
 
 ENV_PREFIX = "INITIATIVE_SIDECAR_"
-DEFAULT_ORIGINS = ("http://localhost:30000", "http://127.0.0.1:30000")
+#: no ``--origins``: a Foundry page at any origin may connect with the right token
+#: (docs/reliability.md, "Origins")
+DEFAULT_ORIGINS: tuple[str, ...] = ()
 
 
 class ConfigError(Exception):
@@ -62,7 +65,13 @@ class Config:
     token: str = ""
     #: per-world tokens ({world id: token}); other worlds use ``token``
     world_tokens: Mapping[str, str] = field(default_factory=dict)
+    #: Foundry origins the socket.io endpoint accepts; empty: any (the token guards it)
     origins: tuple[str, ...] = DEFAULT_ORIGINS
+    #: every route under this path (``/initiative-sidecar``), or "" for the root
+    base_path: str = ""
+    #: origins a reverse proxy serves the sidecar at (``https://foundry.example.org``): their
+    #: host names are answered besides loopback ones (docs/setups.md, "Same origin")
+    public_origins: tuple[str, ...] = ()
     max_bytes: int = DEFAULT_MAX_BYTES
     #: socket.io's own buffer limit; past it the transport drops the connection
     buffer_bytes: int = 1024 * 1024
@@ -125,8 +134,7 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
     port = int(_pick(getattr(args, "port", None), "PORT", 8765, int))
     if not 0 <= port <= 65535:
         raise ConfigError(f"port {port} is out of range")
-    origins_raw = _pick(getattr(args, "origins", None), "ORIGINS", None, str)
-    origins = tuple(o.strip() for o in origins_raw.split(",") if o.strip()) if origins_raw else DEFAULT_ORIGINS
+    origins = _origins(_pick(getattr(args, "origins", None), "ORIGINS", "", str), "--origins")
     host = (_pick(getattr(args, "host", None), "HOST", "", str) or "").strip() or DEFAULT_HOST
     allow_remote = bool(_pick(getattr(args, "allow_remote", None), "ALLOW_REMOTE", False, _bool))
     if not is_loopback(host) and not allow_remote:
@@ -142,6 +150,9 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         token=_pick(getattr(args, "token", None), "TOKEN", "", str),
         world_tokens=_read_tokens_file(_pick(getattr(args, "tokens_file", None), "TOKENS_FILE", None, str)),
         origins=origins,
+        base_path=base_path(_pick(getattr(args, "base_path", None), "BASE_PATH", "", str)),
+        public_origins=_origins(_pick(getattr(args, "public_origin", None), "PUBLIC_ORIGIN", "", str),
+                                "--public-origin"),
         max_bytes=_positive(_pick(getattr(args, "max_bytes", None), "MAX_BYTES", DEFAULT_MAX_BYTES, int), "max bytes"),
         snapshot_every=_positive(
             _pick(getattr(args, "snapshot_every", None), "SNAPSHOT_EVERY", 200, int), "snapshot interval"
@@ -194,6 +205,31 @@ def _redis_packages(url: str) -> tuple[str, ...]:
     if scheme in ("valkey", "valkeys"):
         return ("valkey",)
     return ("redis", "valkey") if scheme == "unix" else ("redis",)
+
+
+_BASE_PATH = re.compile(r"(/[A-Za-z0-9._~-]+)+")
+_ORIGIN = re.compile(r"https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?")
+
+
+def base_path(raw: str) -> str:
+    """``--base-path``: ``/initiative-sidecar`` (a trailing ``/`` dropped); "" or ``/``: the root."""
+    path = raw.strip().rstrip("/")
+    if not path:
+        return ""
+    if not _BASE_PATH.fullmatch(path) or any(part in (".", "..") for part in path.split("/")):
+        raise ConfigError(f"--base-path {raw!r}: expected a path such as /initiative-sidecar "
+                          "(letters, digits, . _ ~ - between slashes)")
+    return path
+
+
+def _origins(raw: str, flag: str) -> tuple[str, ...]:
+    """Comma-separated origins, each ``scheme://host[:port]`` (a browser's ``Origin``: no path)."""
+    origins = tuple(o.strip().rstrip("/") for o in raw.split(",") if o.strip())
+    for origin in origins:
+        if not _ORIGIN.fullmatch(origin):
+            raise ConfigError(f"{flag} {origin!r}: expected an origin such as https://foundry.example.org "
+                              "(scheme, host and port only, no path)")
+    return origins
 
 
 def _networks(raw: str) -> tuple[str, ...]:

@@ -41,10 +41,10 @@ from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
 from .operations import STATUS_KEY, add_operations
+from .origins import origin_refusal, page_guard
 from .pacing import address_key, remote_of
 from .packet import Packet
 from .rooms import room_manager
-from .status import same_origin_page
 from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
@@ -78,6 +78,8 @@ class Sidecar:
     async def connect(self, sid: str, environ: dict[str, Any], auth: Any) -> None:
         remote = remote_of(environ)
         try:
+            if (narrowed := origin_refusal(self.config, environ)) is not None:
+                raise narrowed  # before the token: a page --origins refuses cannot even guess
             auth = await self.check_auth(remote, auth)
         except ConnectRefused as refused:
             log.warning("connection from %s refused: %s", remote, refused.code)
@@ -277,21 +279,6 @@ async def no_ws_compression(request: web.Request, handler: Any) -> web.StreamRes
     return response
 
 
-def origin_guard(origins: tuple[str, ...]) -> Any:
-    """Refuse (and log) browser requests from origins other than the configured Foundry ones."""
-
-    @web.middleware
-    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
-        origin = request.headers.get("Origin")
-        if origin is not None and origin not in origins and not same_origin_page(request, origin):
-            log.warning("refused a request from origin %s (allowed: %s)", origin, ", ".join(origins))
-            return web.Response(status=403, text="origin not allowed")
-        response: web.StreamResponse = await handler(request)
-        return response
-
-    return guard
-
-
 def create_app(config: Config) -> web.Application:
     """The aiohttp app with the socket.io server and the store, opened and closed with it."""
     sio = GuardedServer(
@@ -299,7 +286,7 @@ def create_app(config: Config) -> web.Application:
                       pending_per_address=config.pending_per_address,
                       max_outgoing_bytes=config.max_outgoing_bytes),
         async_mode="aiohttp",
-        cors_allowed_origins=list(config.origins),
+        cors_allowed_origins=[],  # no check at the handshake: --origins is checked at CONNECT (.origins)
         max_http_buffer_size=config.buffer_bytes,
         transports=["websocket"],
         # a connection's next frame is read once its message is answered: one message in
@@ -311,7 +298,7 @@ def create_app(config: Config) -> web.Application:
         engineio_logger=False,
         **({"client_manager": room_manager(config.redis)} if config.redis else {}),
     )
-    guards = [host_guard(config), origin_guard(config.origins)]
+    guards: list[Any] = [host_guard(config), page_guard(config)]
     if not config.ws_compression:
         guards.append(no_ws_compression)
     app = web.Application(middlewares=guards)
@@ -353,4 +340,28 @@ def create_app(config: Config) -> web.Application:
 
     app.router.add_get("/health", health)
     add_operations(app, config, SIDECAR_KEY, WORLDS_KEY)
-    return app
+    return mounted(app, config.base_path)
+
+
+MOUNTED_KEY = web.AppKey("mounted", web.Application)
+
+
+def mounted(app: web.Application, base_path: str) -> web.Application:
+    """``app`` itself, or (``--base-path``) an app serving it under ``base_path``, with
+    ``base_path`` alone redirected to ``base_path/`` (the status page)."""
+    if not base_path:
+        return app
+    outer = web.Application()
+
+    async def to_page(request: web.Request) -> web.StreamResponse:
+        raise web.HTTPPermanentRedirect(base_path + "/")
+
+    outer.router.add_get(base_path, to_page)  # before the sub-app, which would match it first
+    outer.add_subapp(base_path, app)
+    outer[MOUNTED_KEY] = app
+    return outer
+
+
+def sidecar_of(app: web.Application) -> Sidecar:
+    """The running sidecar of an app :func:`create_app` made (mounted under a path or not)."""
+    return app.get(MOUNTED_KEY, app)[SIDECAR_KEY]

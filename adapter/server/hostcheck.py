@@ -6,6 +6,14 @@ listening on loopback therefore answers its HTTP pages (the status page, its log
 127.x address. socket.io (behind the token) and /module/ (Foundry's server fetches the
 manifest by whatever name it knows the sidecar) are not concerned. A sidecar told to listen
 elsewhere (``--allow-remote``) is reached by names only its operator knows, and checks none.
+
+Behind a reverse proxy (``--base-path``, docs/setups.md "Same origin"), the proxy passes the
+browser's own ``Host`` (``foundry.example.org``), and ``--public-origin`` names it: those
+host names are answered too. The guard stays sound there: a browser always sends the name it
+resolved (``Host`` is a header no page may set), so a rebinding page sends its own name,
+which is no public origin unless its author owns the Foundry's domain. /healthz and
+/metrics refuse a public name: such a request came through the public proxy, whatever its
+peer address (the proxy's loopback) says.
 """
 
 from __future__ import annotations
@@ -17,8 +25,10 @@ from aiohttp import web
 
 from ..config import Config, is_loopback
 
-#: paths a foreign Host may still reach
+#: paths (under the base path) a foreign Host may still reach
 UNCHECKED = ("/socket.io/", "/module/")
+#: paths only the operator reads (loopback or --metrics-from), never through the public proxy
+OPERATOR_PATHS = ("/healthz", "/metrics")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -38,13 +48,39 @@ def loopback_name(host: str) -> bool:
         return False
 
 
+def public_names(config: Config) -> dict[str, str]:
+    """``host[:port]`` of each ``--public-origin`` (lower case, with and without its scheme's
+    default port) → that origin."""
+    names = {}
+    for origin in config.public_origins:
+        scheme, _, name = origin.lower().partition("://")
+        default = ":443" if scheme == "https" else ":80"
+        names[name] = names[name.removesuffix(default) if name.endswith(default) else name + default] = origin
+    return names
+
+
 def host_guard(config: Config) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
     checked = is_loopback(config.host)
+    public = public_names(config)
+    unchecked = tuple(config.base_path + p for p in UNCHECKED)
+    operator = tuple(config.base_path + p for p in OPERATOR_PATHS)
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if checked and not request.path.startswith(UNCHECKED) and not loopback_name(request.host):
-            raise web.HTTPForbidden(text="this sidecar answers only to a loopback host name (127.0.0.1, localhost)")
+        host = request.host.lower()
+        if host in public and request.path in operator:
+            raise web.HTTPForbidden(text="health and metrics are read on the sidecar itself, not through the proxy")
+        if checked and not request.path.startswith(unchecked) and not loopback_name(host) and host not in public:
+            raise web.HTTPForbidden(text="this sidecar answers only to a loopback host name (127.0.0.1, localhost) "
+                                    "or one named by --public-origin")
         return await handler(request)
 
     return guard
+
+
+
+def public_scheme(config: Config, request: web.Request) -> str:
+    """The scheme the browser used: a ``--public-origin``'s when the request names it (behind
+    a TLS proxy the sidecar hears http for an https page), else the request's own."""
+    origin = public_names(config).get(request.host.lower())
+    return origin.partition("://")[0].lower() if origin else request.scheme

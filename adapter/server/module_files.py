@@ -23,7 +23,9 @@ from typing import Any
 from aiohttp import web
 
 from .. import protocol
+from ..config import Config
 from ..version import __version__
+from .hostcheck import public_scheme
 
 log = logging.getLogger("initiative_sidecar.server")
 MODULE_ID = "initiative-sidecar"
@@ -115,10 +117,11 @@ def release(out: Path, base_url: str) -> list[Path]:
     return written
 
 
-def request_base(request: web.Request) -> str:
-    """Where this request came to: its scheme and Host header (``X-Forwarded-*`` is not
-    read: behind a proxy, the proxy sets Host)."""
-    return f"{request.scheme}://{request.host}/module"
+def request_base(request: web.Request, config: Config) -> str:
+    """Where this request came to: its scheme and Host header, under the base path
+    (``X-Forwarded-*`` is not read: behind a proxy, the proxy passes Host, and a
+    ``--public-origin`` it names gives the scheme)."""
+    return f"{public_scheme(config, request)}://{request.host}{config.base_path}/module"
 
 
 @lru_cache(maxsize=8)
@@ -126,20 +129,18 @@ def _cached_zip(base: str) -> bytes:
     return build_zip(manifest(base))
 
 
-async def get_manifest(request: web.Request) -> web.Response:
-    return web.Response(body=manifest_bytes(manifest(request_base(request))), content_type="application/json")
+def add_module_routes(app: web.Application, config: Config) -> None:
+    async def get_manifest(request: web.Request) -> web.Response:
+        body = manifest_bytes(manifest(request_base(request, config)))
+        return web.Response(body=body, content_type="application/json")
 
+    async def get_zip(request: web.Request) -> web.Response:
+        return web.Response(
+            body=_cached_zip(request_base(request, config)),
+            content_type="application/zip",
+            headers={"Content-Disposition": f'attachment; filename="{ZIP_NAME}"'},
+        )
 
-async def get_zip(request: web.Request) -> web.Response:
-    body = _cached_zip(request_base(request))
-    return web.Response(
-        body=body,
-        content_type="application/zip",
-        headers={"Content-Disposition": f'attachment; filename="{ZIP_NAME}"'},
-    )
-
-
-def add_module_routes(app: web.Application) -> None:
     app.router.add_get("/module/module.json", get_manifest)
     app.router.add_get(f"/module/{ZIP_NAME}", get_zip)
 

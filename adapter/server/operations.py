@@ -67,7 +67,7 @@ def add_operations(
         yield
         running.clear()
 
-    add_module_routes(app)
+    add_module_routes(app, config)
     add_metrics_routes(app, config, metrics, health)
     add_status_routes(app, board)
     app.cleanup_ctx.append(attach)

@@ -10,7 +10,7 @@ from typing import TextIO
 from aiohttp import web
 
 from ..config import REMOTE_DANGER, Config, is_loopback
-from . import SIDECAR_KEY, create_app
+from . import create_app, sidecar_of
 from .pacing import Quiet, quiet_loop_errors
 
 log = logging.getLogger("initiative_sidecar.server")
@@ -40,15 +40,15 @@ async def _serve(config: Config, stdout: TextIO) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):  # before "listening": a signal right after it stops cleanly
         loop.add_signal_handler(sig, stop.set)
-    log.info("database %s; CORS origins: %s", config.db, ", ".join(config.origins))
-    stdout.write(f"initiative-sidecar listening on http://{config.host}:{config.port}\n")
+    log.info("database %s; Foundry origins: %s", config.db, ", ".join(config.origins) or "any, with the token")
+    stdout.write(f"initiative-sidecar listening on http://{config.host}:{config.port}{config.base_path}\n")
     stdout.flush()
     try:
         await stop.wait()
         began = loop.time()
         log.info("stopping: no new connections; finishing the messages in hand")
         await site.stop()
-        await app[SIDECAR_KEY].close()
+        await sidecar_of(app).close()
         log.info("sockets closed after %.2f s; snapshots next", loop.time() - began)
     finally:
         await runner.cleanup()  # the lifespan's end: a snapshot of every world, the store closed

@@ -56,12 +56,6 @@ HEADERS = {
 }
 
 
-def same_origin_page(request: web.Request, origin: str) -> bool:
-    """A form or stream of the status page sent from the page itself (the origin guard lets
-    these through; socket.io stays limited to the Foundry origins)."""
-    return request.path in PATHS and origin == f"{request.scheme}://{request.host}"
-
-
 @dataclass(frozen=True)
 class Scope:
     """What one login may see: the worlds of the shared token, and/or worlds by their own."""
@@ -174,7 +168,8 @@ class StatusBoard:
 
     def page(self, name: str, lang: str, **data: Any) -> str:
         return environment().get_template(name).render(
-            t=TEXTS[lang], lang=lang, version=__version__, protocol=protocol.PROTOCOL_VERSION, **data
+            t=TEXTS[lang], lang=lang, version=__version__, protocol=protocol.PROTOCOL_VERSION,
+            base=self.config.base_path, **data
         )
 
     def _world(self, world_id: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from aiohttp import web
 
 from ..html import source
 from ..texts import TEXTS, language
+from .hostcheck import public_scheme
 from .status import COOKIE, HEADERS, SESSION_SECONDS, StatusBoard, Subscriber
 
 
@@ -29,6 +30,8 @@ def _sse(event: str, data: str) -> bytes:
 
 
 def add_status_routes(app: web.Application, board: StatusBoard) -> None:
+    base = board.config.base_path  # the app is mounted under it: routes are relative, links are not
+
     async def index(request: web.Request) -> web.Response:
         lang = _lang(request)
         scope = board.session(request)
@@ -47,15 +50,15 @@ def add_status_routes(app: web.Application, board: StatusBoard) -> None:
         if scope is None:
             board.throttle.failed_attempt(keys)
             return _html(board.page("status_login.html", lang, error=TEXTS[lang]["wrong_token"]), status=401)
-        response = web.HTTPSeeOther(f"/?lang={lang}")
-        response.set_cookie(COOKIE, board.open_session(scope), httponly=True, samesite="Strict", path="/",
-                            max_age=SESSION_SECONDS, secure=request.secure)
+        response = web.HTTPSeeOther(f"{base}/?lang={lang}")
+        response.set_cookie(COOKIE, board.open_session(scope), httponly=True, samesite="Strict", path=f"{base}/",
+                            max_age=SESSION_SECONDS, secure=public_scheme(board.config, request) == "https")
         raise response
 
     async def logout(request: web.Request) -> web.Response:
         board.sessions.pop(request.cookies.get(COOKIE, ""), None)
-        response = web.HTTPSeeOther(f"/?lang={_lang(request)}")
-        response.del_cookie(COOKIE, path="/")
+        response = web.HTTPSeeOther(f"{base}/?lang={_lang(request)}")
+        response.del_cookie(COOKIE, path=f"{base}/")
         raise response
 
     async def events(request: web.Request) -> web.StreamResponse:

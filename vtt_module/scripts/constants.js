@@ -54,9 +54,10 @@ export const UNDELIVERED_CODES = Object.freeze(["no_sidecar", "no_gm", "timeout"
 
 /**
  * Connect refusals that retrying will not fix until a setting changes (`invalid_auth`: the
- * auth fails its schema, e.g. a pasted "token" past 512 characters; its message names the path).
+ * auth fails its schema, e.g. a pasted "token" past 512 characters; its message names the path;
+ * `origin_refused`: the sidecar's --origins does not list this Foundry's origin).
  */
-export const FATAL_CONNECT_CODES = Object.freeze(["auth_failed", "unknown_ruleset", "protocol_mismatch", "invalid_message", "invalid_auth"]);
+export const FATAL_CONNECT_CODES = Object.freeze(["auth_failed", "origin_refused", "unknown_ruleset", "protocol_mismatch", "invalid_message", "invalid_auth"]);
 
 /** Messages on the module socket (`module.initiative-sidecar`). */
 export const SOCKET_TYPES = Object.freeze({

@@ -1,12 +1,14 @@
 /**
  * The connection to the sidecar (socket.io through Foundry's global `io`), owned by the
  * active GM's client only. Sends the outbox strictly in seq order, one message in flight,
- * each with an ack; reconnects with backoff; resends after `welcome`.
+ * each with an ack; reconnects with backoff; resends after `welcome`. A failed connection is
+ * told apart (./sidecar-reach.js) and each case has its own text (`INITIATIVE_SIDECAR.reach.*`).
  * @module sidecar-client
  */
 
 import { FATAL_CONNECT_CODES } from "./constants.js";
 import * as log from "./log.js";
+import { refusalKey, socketTarget, whyUnreachable } from "./sidecar-reach.js";
 
 /**
  * @typedef {object} ClientEvents
@@ -15,41 +17,32 @@ import * as log from "./log.js";
  * @property {(plan:object) => void} onPlan broadcast plans
  * @property {(prompt:object) => void} onPrompt broadcast prompts
  * @property {(state:"connected"|"unreachable"|"refused"|"superseded", detail?:object) => void} onStatus
+ *   (refused, unreachable: `detail.key` is the text naming the case, `detail.origin` the page's)
  */
 
 /** One socket.io connection to the sidecar, feeding from an {@link Outbox}. */
 export class SidecarClient {
   /**
-   * @param {{io:Function, url:string, auth:object, outbox:import("./outbox.js").Outbox,
-   *   events:ClientEvents, ackTimeoutMs?:number, recorder?:import("./recorder.js").Recorder}} opts
+   * @param {{io:Function, url:string, auth:object, outbox:import("./outbox.js").Outbox, events:ClientEvents,
+   *   ackTimeoutMs?:number, recorder?:import("./recorder.js").Recorder, page?:object}} opts
+   *   `page`: the window whose location and navigator tell why a connection failed
    */
-  constructor({ io, url, auth, outbox, events, ackTimeoutMs = 10000, recorder }) {
-    this.io = io;
-    this.url = url;
-    this.auth = auth;
-    this.outbox = outbox;
-    this.events = events;
-    this.ackTimeoutMs = ackTimeoutMs;
-    this.recorder = recorder;
-    this.socket = null;
-    this.ready = false;       // welcomed and not disconnected
-    this.pumping = false;
-    this.closed = false;
-    this.retryTimer = null;
+  constructor({ io, url, auth, outbox, events, ackTimeoutMs = 10000, recorder, page = globalThis }) {
+    Object.assign(this, { io, url, auth, outbox, events, ackTimeoutMs, recorder, page });
+    this.socket = this.retryTimer = null;
+    this.ready = this.pumping = this.closed = false; // ready: welcomed and not disconnected
     this.retryDelay = 1000;
   }
 
   /** Open the connection (socket.io reconnects by itself after transport failures). */
   connect() {
     this.closed = false;
-    const socket = this.io(this.url, {
-      transports: ["websocket"],
-      auth: this.auth,               // the token travels here, never in the URL
+    const { origin, path } = socketTarget(this.url); // the URL may carry a path (docs/setups.md)
+    const socket = this.io(origin, {
+      path, transports: ["websocket"], forceNew: true,
+      auth: this.auth,                   // the token travels here, never in the URL
       query: { world: this.auth.world }, // hosted: nginx routes by world (deploy/nginx.conf)
-      reconnection: true,
-      reconnectionDelay: 500,
-      reconnectionDelayMax: 5000,
-      forceNew: true
+      reconnection: true, reconnectionDelay: 500, reconnectionDelayMax: 5000
     });
     this.socket = socket;
     socket.on("welcome", (welcome) => {
@@ -65,19 +58,22 @@ export class SidecarClient {
     socket.on("disconnect", (reason) => {
       this.ready = false;
       log.info(`disconnected from the sidecar (${reason})`);
-      // A server-side disconnect is not retried by socket.io: retry ourselves.
-      if (reason === "io server disconnect" && !this.closed) this.retryLater();
+      if (reason === "io server disconnect" && !this.closed) this.retryLater(); // socket.io would not
     });
     socket.on("connect_error", (err) => {
       this.ready = false;
       const code = err?.data?.code ?? err?.data?.reason ?? err?.message;
+      const page = this.page.location?.origin ?? "";
       if (FATAL_CONNECT_CODES.includes(code)) {
-        this.events.onStatus("refused", { code, message: err?.data?.message ?? "" });
-        this.retryLater(30000);      // a setting must change; try again now and then
-      } else {
-        this.events.onStatus("unreachable", { message: String(err?.message ?? err) });
-        if (!socket.active) this.retryLater();
+        this.events.onStatus("refused", { code, message: err?.data?.message ?? "", key: refusalKey(code), origin: page });
+        return this.retryLater(30000); // a setting must change; try again now and then
       }
+      if (!socket.active) this.retryLater();
+      whyUnreachable(this.url, this.page).then((reason) => {
+        if (this.socket !== socket || this.ready) return; // closed or connected meanwhile
+        const detail = { message: String(err?.message ?? err), reason, origin: page };
+        this.events.onStatus("unreachable", { ...detail, key: `INITIATIVE_SIDECAR.reach.${reason}` });
+      });
     });
     return this;
   }
@@ -105,17 +101,13 @@ export class SidecarClient {
   close() {
     this.closed = true;
     this.ready = false;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    clearTimeout(this.retryTimer ?? undefined);
     this.socket?.removeAllListeners();
     this.socket?.disconnect();
-    this.socket = null;
+    this.socket = this.retryTimer = null;
   }
 
-  /**
-   * Send everything in the outbox, oldest first, one at a time. Safe to call any time.
-   * @returns {Promise<void>}
-   */
+  /** Send everything in the outbox, oldest first, one at a time. Safe to call any time. @returns {Promise<void>} */
   async pump() {
     if (this.pumping) return;
     this.pumping = true;
@@ -128,9 +120,8 @@ export class SidecarClient {
         try {
           ack = await this.socket.timeout(this.ackTimeoutMs).emitWithAck(message.event, message.data);
         } catch {
-          // no ack (disconnected or slow): the message stays. Disconnected: resent after the
-          // next welcome. Still connected: try again shortly (a late first answer makes the
-          // second one a harmless duplicate, which carries the current plans and prompts).
+          // no ack: the message stays. Disconnected: resent after the next welcome. Still
+          // connected: again shortly (a late answer makes the second a harmless duplicate).
           if (this.ready) setTimeout(() => this.pump(), this.retryMs ?? 1000);
           break;
         }
@@ -143,8 +134,8 @@ export class SidecarClient {
             break;
           }
           if (ack.error?.code === "out_of_order" || ack.error?.code === "served_elsewhere") {
-            // The sidecar misses earlier messages, or (hosted) another process serves the world
-            // now: reconnect so the welcome of whoever serves it says where to resume.
+            // earlier messages missed, or (hosted) another process serves the world: reconnect,
+            // the welcome of whoever serves it says where to resume
             this.ready = false;
             this.socket.disconnect().connect();
             break;

@@ -169,14 +169,15 @@ export class Sidecar {
     } else if (status === "unreachable") {
       if (!this.warned) {
         this.warned = true;
-        n("warn", "INITIATIVE_SIDECAR.notify.unreachable", { url });
+        n("warn", detail?.key ?? "INITIATIVE_SIDECAR.notify.unreachable", { url, origin: detail?.origin ?? "" });
         log.warn(`the sidecar at ${url} is not reachable; retrying in the background`);
       }
     } else if (status === "refused") {
       if (prev !== "refused") {
         const mismatch = detail?.code === "protocol_mismatch";
         const message = withoutToken(detail?.message, this.client?.auth?.token);
-        n("error", mismatch ? "INITIATIVE_SIDECAR.warning.protocol_mismatch" : "INITIATIVE_SIDECAR.notify.refused", { code: detail?.code ?? "?", message });
+        const key = mismatch ? "INITIATIVE_SIDECAR.warning.protocol_mismatch" : detail?.key ?? "INITIATIVE_SIDECAR.notify.refused";
+        n("error", key, { code: detail?.code ?? "?", message, url, origin: detail?.origin ?? "" });
         log.error(`the sidecar refused the connection: ${detail?.code}`);
       }
       this.warned = true;

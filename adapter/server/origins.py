@@ -1,0 +1,74 @@
+"""Which browser origins may use what (docs/reliability.md, "Origins").
+
+The socket.io endpoint is guarded by its token alone, so it welcomes a Foundry page at any
+origin (The Forge, a LAN address, an https proxy): a wrong token is refused ``auth_failed``
+at socket.io's CONNECT, a refusal the module shows, never an HTTP 403 at the handshake,
+which a browser reports to the page only as "the connection failed". ``--origins`` narrows
+it: a page at another origin is then refused ``origin_refused`` before its token is looked
+at (it cannot even guess). A client that sends no ``Origin`` is no browser, and could send
+any: only the token counts for it.
+
+Every other route (the status page and its login, /module/, /healthz, /metrics) is for the
+sidecar's own pages: a browser request from any other origin is refused with 403 (and
+logged). The status page's cookie is ``SameSite=Strict`` besides.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from ..config import Config
+from ..errors import ConnectRefused
+
+log = logging.getLogger("initiative_sidecar.server")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def socket_path(config: Config) -> str:
+    return f"{config.base_path}/socket.io/"
+
+
+def host_of(origin: str) -> str:
+    """``host[:port]`` of an origin, lower case (``https://Foundry.example.org`` → ``foundry.example.org``)."""
+    return origin.partition("://")[2].lower()
+
+
+def same_origin(request: web.Request, origin: str) -> bool:
+    """Whether ``origin`` is the request's own (its ``Host``). The scheme is not compared:
+    behind a TLS proxy the sidecar hears http for a page the browser loaded over https, and
+    a host name and port are the part an attacker cannot borrow."""
+    return host_of(origin) == request.host.lower()
+
+
+def origin_refusal(config: Config, environ: dict[str, Any]) -> ConnectRefused | None:
+    """Why the socket.io connect of this browser origin is refused, or None: only when
+    ``--origins`` narrows the endpoint and the page's origin is not listed."""
+    origin = environ.get("HTTP_ORIGIN")
+    if not config.origins or origin is None:
+        return None
+    if origin.lower().rstrip("/") in (o.lower() for o in config.origins):
+        return None
+    return ConnectRefused(
+        "origin_refused",
+        f"this sidecar does not accept Foundry pages at {origin[:200]}; its operator lists the "
+        "origins it accepts with --origins",
+    )
+
+
+def page_guard(config: Config) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+    """Refuse (and log) browser requests to the sidecar's pages from any other origin."""
+    sockets = socket_path(config)
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+        origin = request.headers.get("Origin")
+        if origin is not None and not request.path.startswith(sockets) and not same_origin(request, origin):
+            log.warning("refused a request to %s from origin %s (not the page's own)", request.path, origin[:200])
+            return web.Response(status=403, text="origin not allowed")
+        return await handler(request)
+
+    return guard
