@@ -63,9 +63,7 @@ export const SOCKET_TYPES = Object.freeze({
   INTENT: "intent",       // player → active GM: declare an intent
   ROLL: "roll",           // player → active GM: a reroll the player rolled
   PROMPT: "prompt",       // active GM → users: show a sidecar prompt
-  RESULT: "result",       // active GM → player: what the sidecar answered to their intent
-  WRITER_ASK: "writer.ask",   // a superseded page → its user's pages: does one hold the connection?
-  WRITER_HERE: "writer.here"  // the page that holds it → the asking page
+  RESULT: "result"        // active GM → player: what the sidecar answered to their intent
 });
 
 /** Default stat paths per game system (editable in the settings). */

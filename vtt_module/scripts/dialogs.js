@@ -1,10 +1,12 @@
 /**
- * The HTML of the module's own dialogs, built from escaped parts. Pure (no Foundry global), so
+ * The module's own dialogs: their HTML `content` built from escaped parts (DialogV2 puts it
+ * into the page as markup), their titles and button labels left as text (DialogV2 sets those
+ * with innerText: escaped, a name would read `Do&#39;Urden`). Pure but for `askAnchor`, so
  * the hostile-name test renders exactly this markup in headless Chromium.
  * @module dialogs
  */
 
-import { escapeHTML, escapingTranslator } from "./html.js";
+import { escapeHTML, escapingTranslator, notify } from "./html.js";
 
 /** @typedef {(key:string, data?:object) => string} Translate */
 
@@ -15,14 +17,26 @@ export function dashContent(t) {
 }
 
 /**
- * The buttons of "act after/before whom": one per other visible combatant, labels escaped
- * (DialogV2 puts a button's label into its markup as given).
+ * The buttons of "act after/before whom": one per other visible combatant, labelled with its
+ * name as text (DialogV2 sets a label with innerText).
  * @param {Array<{id:string, name?:string, visible?:boolean}>} turns @param {string} selfId
  * @returns {Array<{action:string, label:string}>}
  */
 export function anchorButtons(turns, selfId) {
   return turns.filter((c) => c.id !== selfId && c.visible !== false)
-    .map((c) => ({ action: c.id, label: escapeHTML(c.name ?? "?") }));
+    .map((c) => ({ action: c.id, label: String(c.name ?? "?") }));
+}
+
+/**
+ * Ask whom to act after/before. With nobody else visible there is no one to pick (and
+ * `DialogV2.wait` throws without buttons): the player is told so instead.
+ * @param {object} env @param {(key:string) => string} t @param {object[]} turns @param {string} selfId
+ * @returns {Promise<string|null>} the chosen combatant's id, or null
+ */
+export async function askAnchor(env, t, turns, selfId) {
+  const buttons = anchorButtons(turns, selfId);
+  if (!buttons.length) { notify(env, "info", "INITIATIVE_SIDECAR.link.nobodyToAnchor"); return null; }
+  return env.foundry.applications.api.DialogV2.wait({ window: { title: t("INITIATIVE_SIDECAR.dialog.anchorTitle") }, buttons, rejectClose: false });
 }
 
 /**

@@ -6,7 +6,7 @@
 
 import { rollReroll } from "./initiative.js";
 import { getSetting, SETTINGS } from "./settings.js";
-import { escapeHTML, escapingTranslator } from "./html.js";
+import { escapingTranslator } from "./html.js";
 import * as log from "./log.js";
 
 /**
@@ -28,26 +28,28 @@ export function promptRecipients(prompt, activeUserIds, gmId) {
  */
 export function promptDialog(prompt, t, name) {
   const d = prompt.data ?? {};
-  // every substituted value is escaped: the name is a player's, the rest comes over the wire
-  const safe = escapingTranslator(t);
-  const fmt = (key) => safe(key, { rule: prompt.rule ?? "", name: name ?? "?", natural: d.natural ?? "?" });
+  const values = { rule: prompt.rule ?? "", name: name ?? "?", natural: d.natural ?? "?" };
+  // the title is text (DialogV2 sets it with innerText); in the content, markup, every
+  // substituted value is escaped: the name is a player's, the rest comes over the wire
+  const title = (key) => t(key, values);
+  const fmt = (key) => escapingTranslator(t)(key, values);
   switch (prompt.kind) {
     case "reroll":
-      return { type: "confirm", title: fmt("INITIATIVE_SIDECAR.dialog.rerollTitle"), content: `<p>${fmt("INITIATIVE_SIDECAR.dialog.reroll")}</p>` };
+      return { type: "confirm", title: title("INITIATIVE_SIDECAR.dialog.rerollTitle"), content: `<p>${fmt("INITIATIVE_SIDECAR.dialog.reroll")}</p>` };
     case "reroll.approval":
-      return { type: "confirm", title: fmt("INITIATIVE_SIDECAR.dialog.approvalTitle"), content: `<p>${fmt("INITIATIVE_SIDECAR.dialog.approval")}</p>` };
+      return { type: "confirm", title: title("INITIATIVE_SIDECAR.dialog.approvalTitle"), content: `<p>${fmt("INITIATIVE_SIDECAR.dialog.approval")}</p>` };
     case "reroll.roll":
-      return { type: "roll", title: fmt("INITIATIVE_SIDECAR.dialog.rerollRollTitle"), content: "" };
+      return { type: "roll", title: title("INITIATIVE_SIDECAR.dialog.rerollRollTitle"), content: "" };
     case "opposed_check":
       return {
-        type: "input", title: fmt("INITIATIVE_SIDECAR.dialog.opposedTitle"),
+        type: "input", title: title("INITIATIVE_SIDECAR.dialog.opposedTitle"),
         content: `<p>${fmt("INITIATIVE_SIDECAR.dialog.opposed")}</p>`
           + `<label>${t("INITIATIVE_SIDECAR.dialog.actorTotal")} <input type="number" name="actor_total" required></label>`
           + `<label>${t("INITIATIVE_SIDECAR.dialog.targetTotal")} <input type="number" name="target_total" required></label>`,
         fields: ["actor_total", "target_total"]
       };
     default:
-      return { type: "none", title: escapeHTML(prompt.kind), content: "" };
+      return { type: "none", title: String(prompt.kind), content: "" };
   }
 }
 

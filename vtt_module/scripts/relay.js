@@ -96,9 +96,9 @@ export class Relay {
     switch (data?.type) {
       case SOCKET_TYPES.INTENT:
       case SOCKET_TYPES.ROLL: {
-        if (!isActiveGM(this.env)) return;
-        // another page of this GM holds the sidecar connection and answers (sidecar.js superseded)
-        if (this.sidecar()?.status === "superseded") { this.sidecar().askWriter(); return; }
+        // Only the page holding the world's connection answers: every page of the active GM
+        // gets the message, and one without the token (or taken over) must stay silent.
+        if (!isActiveGM(this.env) || !this.sidecar()?.serving) return;
         const result = this.paced(senderId)
           ? await this.handle(data, senderId)
           : { ok: false, error: { code: "rate_limited", message: "too many declarations at once; wait a moment and try again" } };

@@ -1,8 +1,10 @@
 /**
  * The module's settings. The token is client-scoped: it stays in the GM's browser, and a
- * player's own copy is empty. `game.user` does not exist yet at `init`, so the GM-only
- * client settings are registered as shown and `hideGMOnlySettings` takes them out of the
- * settings window for players.
+ * player's own copy is empty. Foundry keeps client settings in the browser's localStorage
+ * under `namespace.key`, shared by every world of the server, so the token's key names the
+ * world (`token-<world id>`): two worlds with tokens of their own never overwrite each other.
+ * `game.world` exists at `init`; `game.user` does not, so the token is registered as shown
+ * and `guardSettings` takes it out of a player's settings window (and masks it for the GM).
  * @module settings
  */
 
@@ -12,10 +14,13 @@ import { elementOf } from "./compat.js";
 /** Setting keys, as a frozen table. */
 export const SETTINGS = Object.freeze({
   URL: "url", TOKEN: "token", RULESET: "ruleset", AUTO_APPROVE: "autoApprove",
-  STAT_PATHS: "statPaths", RECORD: "record", ANNOUNCE: "announce",
+  STAT_PATHS: "statPaths", ANNOUNCE: "announce",
   DIE_FACES: "dieFaces", SUCCESS_AT: "successAt", ONES_CANCEL: "onesCancel",
-  OUTBOX: "outbox", RECORDING: "recording", READY: "readyActors", RULES: "sidecarRules"
+  UNSENT: "unsent", READY: "readyActors", RULES: "sidecarRules"
 });
+
+/** The token's setting key in this world (client scope is per browser, not per world). @param {object} env */
+export function tokenKey(env) { return `${SETTINGS.TOKEN}-${env.game.world.id}`; }
 
 /** The sidecar's default address. */
 export const DEFAULT_URL = "http://127.0.0.1:8765";
@@ -28,14 +33,14 @@ export const DEFAULT_URL = "http://127.0.0.1:8765";
 export function registerSettings(env, { onChange } = {}) {
   const { game } = env;
   const changed = (key) => () => onChange?.(key);
-  const reg = (key, data) => game.settings.register(MODULE_ID, key, {
-    name: `INITIATIVE_SIDECAR.settings.${key}.name`,
-    hint: `INITIATIVE_SIDECAR.settings.${key}.hint`,
+  const reg = (key, data, label = key) => game.settings.register(MODULE_ID, key, {
+    name: `INITIATIVE_SIDECAR.settings.${label}.name`,
+    hint: `INITIATIVE_SIDECAR.settings.${label}.hint`,
     ...data
   });
   reg(SETTINGS.URL, { scope: "world", config: true, restricted: true, type: String, default: DEFAULT_URL, onChange: changed(SETTINGS.URL) });
-  // Client scope: stored in this browser only. Taken out of players' settings window.
-  reg(SETTINGS.TOKEN, { scope: "client", config: true, type: String, default: "", onChange: changed(SETTINGS.TOKEN) });
+  // Client scope, keyed by world: stored in this browser only. Taken out of players' settings window.
+  reg(tokenKey(env), { scope: "client", config: true, type: String, default: "", onChange: changed(SETTINGS.TOKEN) }, SETTINGS.TOKEN);
   reg(SETTINGS.RULESET, {
     scope: "world", config: true, restricted: true, type: String, default: "foundry-core",
     choices: Object.fromEntries(RULESETS.map((id) => [id, `INITIATIVE_SIDECAR.rulesets.${id}`])),
@@ -47,11 +52,10 @@ export function registerSettings(env, { onChange } = {}) {
   reg(SETTINGS.DIE_FACES, { scope: "world", config: true, restricted: true, type: Number, default: 6, onChange: changed(SETTINGS.DIE_FACES) });
   reg(SETTINGS.SUCCESS_AT, { scope: "world", config: true, restricted: true, type: Number, default: 4, onChange: changed(SETTINGS.SUCCESS_AT) });
   reg(SETTINGS.ONES_CANCEL, { scope: "world", config: true, restricted: true, type: Boolean, default: true, onChange: changed(SETTINGS.ONES_CANCEL) });
-  reg(SETTINGS.RECORD, { scope: "client", config: true, type: Boolean, default: false, onChange: changed(SETTINGS.RECORD) });
   reg(SETTINGS.ANNOUNCE, { scope: "world", config: true, restricted: true, type: Boolean, default: true });
-  // Internal state on the GM's machine (not shown): the outbox with seq, the recording.
-  reg(SETTINGS.OUTBOX, { scope: "client", config: false, type: Object, default: {} });
-  reg(SETTINGS.RECORDING, { scope: "client", config: false, type: Array, default: [] });
+  // The worlds whose last page closed with messages the sidecar never got (outbox.js): their
+  // current state is sent at the next welcome. One flag per world id, in this browser.
+  reg(SETTINGS.UNSENT, { scope: "client", config: false, type: Object, default: {} });
   reg(SETTINGS.READY, { scope: "world", config: false, type: Object, default: {} });
   // What the sidecar's `welcome` said about the ruleset (intents it accepts, skipped acts,
   // which settings it reads): a world setting, so every client (players too) reads it.
@@ -71,24 +75,18 @@ export function sidecarRules(env) {
   };
 }
 
-/** Client settings only a GM uses. */
-export const GM_ONLY = Object.freeze([SETTINGS.TOKEN, SETTINGS.RECORD]);
-
 /**
- * `renderSettingsConfig`: for a player, remove the GM-only client settings from the window.
+ * `renderSettingsConfig`: a player's window loses the token field (a GM-only client setting);
+ * the GM's shows it as a password field, so a streamed or shared screen never shows it.
  * @param {object} env @param {HTMLElement} html
- * @returns {number} how many were removed
+ * @returns {HTMLElement|null} the token's input, if the window has it
  */
-export function hideGMOnlySettings(env, html) {
-  if (env.game.user?.isGM) return 0;
-  const root = elementOf(html);
-  let removed = 0;
-  for (const key of GM_ONLY) {
-    const input = root?.querySelector?.(`[name="${MODULE_ID}.${key}"]`);
-    const group = input?.closest?.(".form-group") ?? input;
-    if (group) { group.remove(); removed++; }
-  }
-  return removed;
+export function guardSettings(env, html) {
+  const input = elementOf(html)?.querySelector(`[name="${MODULE_ID}.${tokenKey(env)}"]`) ?? null;
+  if (!input) return null;
+  if (!env.game.user?.isGM) (input.closest(".form-group") ?? input).remove();
+  else Object.assign(input, { type: "password", autocomplete: "off" });
+  return input;
 }
 
 /**

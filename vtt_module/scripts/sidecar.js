@@ -1,16 +1,15 @@
 /**
- * The active GM's link to the sidecar: the outbox, the connection, the recorder, and what
- * happens with each ack (plans applied, prompts routed, notices announced).
+ * The active GM's link to the sidecar: the outbox, the connection, and what happens with each
+ * ack (plans applied, prompts routed, notices announced); the world's recording, which the
+ * sidecar keeps; and a page another page of this GM took the world from, which stops.
  * @module sidecar
  */
 
 import { MODULE_ID, RESEND_CODES } from "./constants.js";
 import { Outbox } from "./outbox.js";
-import { Recorder } from "./recorder.js";
 import { SidecarClient } from "./sidecar-client.js";
-import { WriterProbe } from "./writer-probe.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField, rollingGroup } from "./payloads.js";
-import { getSetting, setSetting, SETTINGS, rulesetSettings } from "./settings.js";
+import { getSetting, setSetting, SETTINGS, rulesetSettings, tokenKey } from "./settings.js";
 import { gmIds, isActiveGM, snapshotOf, currentOfCombat, translator, worldTime } from "./foundry-data.js";
 import { notify, escapeHTML, escapingTranslator } from "./html.js";
 import * as log from "./log.js";
@@ -28,44 +27,35 @@ export class Sidecar {
   constructor(env, handlers) {
     this.env = env;
     this.handlers = handlers;
+    const world = env.game.world.id;
+    // One flag per world in this browser: "a page of this world closed with messages unsent".
+    const flags = () => getSetting(env, SETTINGS.UNSENT) ?? {};
     this.outbox = new Outbox({
-      load: () => getSetting(env, SETTINGS.OUTBOX),
-      save: (state) => setSetting(env, SETTINGS.OUTBOX, state)
-    }, {
       onFull: (count) => {
         log.warn(`the outbox passed its bound: ${count} unsent messages dropped; the current state is sent once the sidecar is back`);
         notify(env, "warn", "INITIATIVE_SIDECAR.notify.storageFull", { what: "outbox", count });
+      },
+      onPending: (waiting) => {
+        const { [world]: _, ...others } = flags();
+        setSetting(env, SETTINGS.UNSENT, waiting ? { ...others, [world]: true } : others);
       }
     });
-    this.recorder = new Recorder({
-      load: () => getSetting(env, SETTINGS.RECORDING),
-      save: (lines) => setSetting(env, SETTINGS.RECORDING, lines)
-    }, {
-      onFull: (count) => {
-        log.warn(`the recording reached its bound (${count} lines); recording stopped`);
-        notify(env, "warn", "INITIATIVE_SIDECAR.notify.recordingFull", { count });
-      }
-    });
-    this.recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD));
+    if (flags()[world]) this.outbox.missed();
     this.client = null;
     this.status = "idle";
     this.warned = false;
     /** result listeners by seq (e.g. a player's intent waiting for its answer) */
     this.waiters = new Map();
-    /** while superseded: messages held until it is known whether the page holding the connection sent them */
-    this.held = [];
-    this.probe = new WriterProbe(env, {
-      holding: () => this.client !== null && this.status !== "superseded",
-      onHeard: () => this.othersSent(),
-      onGone: () => this.takeBack()
-    });
   }
+
+  /** Does this page hold (or seek) the world's connection? Only then does it answer players. */
+  get serving() { return this.client !== null; }
 
   /** The connect auth from the settings and the world. */
   auth() {
     const { game } = this.env;
     return connectAuth({
-      token: getSetting(this.env, SETTINGS.TOKEN),
+      token: getSetting(this.env, tokenKey(this.env)),
       world: game.world.id,
       ruleset: getSetting(this.env, SETTINGS.RULESET),
       settings: rulesetSettings(this.env),
@@ -78,7 +68,6 @@ export class Sidecar {
 
   /** Connect (active GM only; without a token it only says so). */
   start() {
-    this.probe.stop();
     if (!isActiveGM(this.env)) return false;
     const auth = this.auth();
     if (!auth.token) {
@@ -86,9 +75,9 @@ export class Sidecar {
       return false;
     }
     const url = getSetting(this.env, SETTINGS.URL);
-    this.recorder.session(auth);
+    this.status = "idle";
     this.client = new SidecarClient({
-      io: this.env.io, url, auth, outbox: this.outbox, recorder: this.recorder,
+      io: this.env.io, url, auth, outbox: this.outbox,
       events: {
         onWelcome: (w) => this.welcome(w),
         onAck: (m, ack) => this.ack(m, ack),
@@ -102,51 +91,52 @@ export class Sidecar {
     return true;
   }
 
-  /** Close and reconnect (a setting changed). */
-  restart() { this.stop(); this.start(); }
+  /** Close and reconnect (a setting changed). A page that was taken over stays stopped. */
+  restart() { if (this.status !== "superseded") { this.stop(); this.start(); } }
 
   /** Close the connection. */
   stop() {
-    this.probe.stop();
     this.client?.close();
     this.client = null;
     this.status = "idle";
-    for (const h of this.held.splice(0)) h.resolve(supersededAck());
   }
 
   /**
-   * Superseded: another page of this GM holds the connection. Hooks reach that page too, so
-   * what this page would send is held, and dropped once that page answers an ask made after it
-   * (it sent the same); a hook asks at once. Nobody answers: that page is gone, take it back.
+   * Another page of this GM took the world over. This page stops (the hooks it sees reach that
+   * page too), says so once, and offers "Take over"; it never comes back by itself, so two pages
+   * never take the world from each other in a loop.
    */
-  superseded() {
+  async superseded() {
     this.client?.close();
     this.client = null;
-    this.probe.start();
+    notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.superseded");
+    const t = translator(this.env);
+    const take = await this.env.foundry.applications.api.DialogV2.confirm({
+      window: { title: t("INITIATIVE_SIDECAR.link.takeOverTitle") }, content: `<p>${t("INITIATIVE_SIDECAR.link.takeOverText")}</p>`,
+      yes: { label: t("INITIATIVE_SIDECAR.link.takeOver") }, no: { label: t("INITIATIVE_SIDECAR.link.stayStopped") },
+      rejectClose: false, modal: false
+    }).catch(() => null);
+    return take === true ? this.takeOver() : false;
   }
 
-  /** The page holding the connection answered: it sent what this page held before the ask. */
-  othersSent() {
-    const covered = this.held.filter((h) => h.asked);
-    this.held = this.held.filter((h) => !h.asked);
-    for (const h of covered) h.resolve(supersededAck());
-    if (this.held.length) this.askWriter();
+  /** This page takes the world back: what it had queued the other page sent; the current state goes at the welcome. */
+  takeOver() {
+    if (this.status !== "superseded") return false;
+    this.outbox.clear();
+    return this.start();
   }
 
-  /** No page of this GM holds the connection any more: connect, then send what was held. */
-  takeBack() {
-    const held = this.held.splice(0);
-    log.info(`no other page of this GM holds the sidecar connection now; connecting again (${held.length} held messages)`);
-    this.status = "idle";
-    this.start();
-    for (const h of held) this.enqueue(h.event, h.data).then(h.resolve);
-  }
-
-  /** Ask whether another page holds the connection; what is held now is covered by the answer. */
-  askWriter() {
-    if (this.probe.asking) return;
-    for (const h of this.held) h.asked = true;
-    this.probe.ask();
+  /**
+   * The world's recording as the sidecar stored it (JSON Lines, what `initiative-sidecar
+   * replay` reads), asked over the connection (GM only: the connection is the GM's).
+   * @returns {Promise<string|null>} null when the sidecar cannot answer now (the GM is told)
+   */
+  async recording() {
+    const socket = this.client?.ready ? this.client.socket : null;
+    const answer = await socket?.timeout(60000).emitWithAck("export", {}).catch((e) => ({ ok: false, error: { code: "timeout", message: String(e?.message ?? e) } }));
+    if (answer?.ok) return answer.recording;
+    notify(this.env, "warn", "INITIATIVE_SIDECAR.link.exportFailed", { message: answer?.error?.message ?? this.env.game.i18n.localize("INITIATIVE_SIDECAR.link.noSidecar") });
+    return null;
   }
 
   /** Tell the GM about the connection, once per kind of trouble. */
@@ -181,13 +171,16 @@ export class Sidecar {
       }
       this.warned = true;
     } else if (status === "superseded") {
-      n("warn", "INITIATIVE_SIDECAR.notify.superseded");
-      log.warn("another connection took over this world; waiting until no other page of this GM holds it");
+      log.warn("another connection took over this world; this page stopped");
       this.superseded();
     }
   }
 
-  /** `welcome`: align seq numbers; after a lost history resend each active combat. */
+  /**
+   * `welcome`: align seq numbers. The current state of each combat is sent when the sidecar
+   * lost its history, when the outbox dropped what it could not keep, or when a page of this
+   * world closed before its messages were sent (never merely because a page opened).
+   */
   welcome(welcome) {
     this.learnRules(welcome);
     this.handlers.onRevisions?.(welcome.combats ?? []);
@@ -195,10 +188,8 @@ export class Sidecar {
     if (lostHistory) {
       log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
       notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
-      this.recorder.restart(this.client?.auth ?? this.auth());
     }
     if (lostHistory || this.outbox.needsResync) {
-      // a lost history, or an outbox that dropped what it could not keep: the current state
       this.outbox.resynced();
       for (const combat of this.env.game.combats ?? []) this.resync(combat);
     }
@@ -268,13 +259,13 @@ export class Sidecar {
     return this.enqueue("intent", intentPayload({ ...p, world_time: worldTime(this.env) }));
   }
 
-  /** @returns {Promise<object>} resolves with the ack */
+  /**
+   * Queue a message. A page taken over queues nothing (the page holding the world sends it);
+   * it sends the current state if it takes over. @returns {Promise<object>} the ack
+   */
   enqueue(event, data) {
     if (this.status === "superseded") {
-      return new Promise((resolve) => {
-        this.held.push({ event, data, resolve, asked: false });
-        this.askWriter();
-      });
+      return Promise.resolve({ ok: false, seq: null, error: { code: "superseded", message: "another page of this GM holds the sidecar connection" } });
     }
     const message = this.outbox.enqueue(event, data);
     const done = new Promise((resolve) => this.waiters.set(message.data.seq, resolve));
@@ -300,11 +291,6 @@ export class Sidecar {
     this.waiters.delete(message.data.seq);
     waiter?.(ack);
   }
-}
-
-/** The answer to a message another page of this GM sent instead (it never got a seq here). */
-function supersededAck() {
-  return { ok: false, seq: null, error: { code: "superseded", message: "another page of this GM holds the sidecar connection" } };
 }
 
 /**

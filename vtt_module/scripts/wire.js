@@ -3,8 +3,8 @@
  * @module wire
  */
 
-import { MODULE_ID, SOCKET_NAME, UNDELIVERED_CODES } from "./constants.js";
-import { registerSettings, SETTINGS, getSetting, hideGMOnlySettings } from "./settings.js";
+import { MODULE_ID, UNDELIVERED_CODES } from "./constants.js";
+import { registerSettings, guardSettings } from "./settings.js";
 import { Sidecar } from "./sidecar.js";
 import { registerForwarder } from "./forwarder.js";
 import { wrapInitiativeRoll, registerRollMarking } from "./initiative.js";
@@ -70,16 +70,7 @@ export function wireModule(env) {
     }
   };
 
-  const onSettingChange = (key) => {
-    if (!state.sidecar) return startOrStop();
-    if (key === SETTINGS.RECORD) {
-      const recorder = state.sidecar.recorder;
-      recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD));
-      recorder.session(state.sidecar.auth(), { resumed: true });
-      return;
-    }
-    state.sidecar.restart();
-  };
+  const onSettingChange = () => (state.sidecar ? state.sidecar.restart() : startOrStop());
 
   // Everything Foundry may call before `ready` is registered at `init`: the sidebar renders
   // the tracker (first render, context menu built once) during initializeUI, before `ready`
@@ -91,11 +82,18 @@ export function wireModule(env) {
     setInitiative: (...args) => state.actions.setInitiative(...args),
     readyStart: (...args) => state.actions.readyStart(...args),
     readyConfirm: (...args) => state.actions.readyConfirm(...args),
-    download: () => downloadRecording(env, state.sidecar?.recorder)
+    takeOver: () => state.sidecar?.takeOver() ?? false,
+    // the sidecar stores every message: the GM's download is its export of this world
+    download: async () => {
+      const text = state.sidecar ? await state.sidecar.recording() : null;
+      return text === null ? null : downloadRecording(env, text);
+    }
   };
   state.api = api;
   env.Hooks.once("init", () => {
     registerSettings(env, { onChange: onSettingChange });
+    const mod = env.game.modules?.get?.(MODULE_ID);
+    if (mod) mod.api = api; // at init: other modules' `setup`/`ready` code may call it
     state.applier = new PlanApplier(env, { awaiting: (combatId) => state.sidecar?.awaiting(combatId) ?? false });
     state.relay = new Relay(env, { sidecar, onPrompt: routePrompt });
     state.actions = new Actions(env, state.relay);
@@ -108,13 +106,11 @@ export function wireModule(env) {
     env.Hooks.on("renderCombatTracker", (app, html) => onRenderTracker(env, app, html, api));
     env.Hooks.on("getCombatTrackerContextOptions", (_app, items) => state.actions.extendTrackerMenu(items));
     env.Hooks.on("renderTokenHUD", (hud, html) => state.actions.decorateTokenHUD(hud, html));
-    env.Hooks.on("renderSettingsConfig", (_app, html) => hideGMOnlySettings(env, html));
+    env.Hooks.on("renderSettingsConfig", (_app, html) => guardSettings(env, html));
   });
   env.Hooks.once("setup", () => { state.pending = wrapInitiativeRoll(env); });
   env.Hooks.once("ready", () => {
     state.relay.listen();
-    // another page of this GM asks whether this one holds the sidecar connection (writer-probe.js)
-    env.game.socket.on(SOCKET_NAME, (data, senderId) => state.sidecar?.probe.receive(data, senderId));
     env.Hooks.on("userConnected", () => startOrStop());
     // A role changed: the active GM may be someone else now, and the sidecar's list of GMs
     // (who may approve) is out of date until the connection is made again with a new one.
@@ -129,8 +125,6 @@ export function wireModule(env) {
     // changed [T13 `client/hooks.d.mts` CreateDocument/DeleteDocument; D14 hookEvents].
     env.Hooks.on("createUser", (user) => { if (user?.isGM) gmsChanged(); });
     env.Hooks.on("deleteUser", (user) => { if (user?.isGM) gmsChanged(); });
-    const mod = env.game.modules?.get?.(MODULE_ID);
-    if (mod) mod.api = api;
     startOrStop();
     log.info("ready");
   });

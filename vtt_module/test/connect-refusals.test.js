@@ -15,7 +15,7 @@ after(async () => { await sidecar?.stop(); });
 function bootGM(world, token) {
   world.worldSettings.set("initiative-sidecar.url", sidecar.url);
   world.worldSettings.set("initiative-sidecar.ruleset", "foundry-core");
-  const store = new Map([["initiative-sidecar.token", token]]);
+  const store = new Map([[`initiative-sidecar.token-${world.id}`, token]]);
   const gm = world.connect(GM, { storage: store });
   const attempts = [];
   const realIo = gm.env.io;
