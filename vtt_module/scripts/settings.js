@@ -85,7 +85,7 @@ export function guardSettings(env, html) {
   const input = elementOf(html)?.querySelector(`[name="${MODULE_ID}.${tokenKey(env)}"]`) ?? null;
   if (!input) return null;
   if (!env.game.user?.isGM) (input.closest(".form-group") ?? input).remove();
-  else Object.assign(input, { type: "password", autocomplete: "off" });
+  else { input.type = "password"; input.setAttribute("autocomplete", "off"); }
   return input;
 }
 
