@@ -127,7 +127,7 @@ export class Outbox {
   welcome(lastSeq) {
     const last = Number(lastSeq) || 0;
     const lostHistory = last < this.state.acked;
-    const sent = this.welcomed;
+    const sent = this.welcomed || this.state.acked > 0; // numbered in step with the sidecar
     this.welcomed = true;
     this.keep((m) => !lostHistory && !(sent && m.data.seq <= last));
     let next = last;

@@ -62,7 +62,7 @@ test("a refusal's message is escaped where it becomes the notification's HTML", 
 });
 
 test("a refusal's message loses the token it quotes, and nothing else", async () => {
-  const { withoutToken } = await import("../scripts/sidecar.js");
+  const { withoutToken } = await import("../scripts/link-status.js");
   const token = "s3cr3t-" + "k".repeat(20);
   assert.equal(withoutToken(`/token: '${token}' is too long`, token), "/token: … is too long");
   assert.equal(withoutToken(`/token: 'a\\\\b' is too long`, "a\\b"), "/token: … is too long", "a value Python's repr escaped is dropped too");
