@@ -40,22 +40,13 @@ export const OPTION_WHITELIST = Object.freeze([
   "action", "direction", "worldTime", "turnEvents", "combatTurn", "diff", "recursive", "modifiedTime"
 ]);
 
-/**
- * Ack error codes after which the message must be sent again (its seq was not used up;
- * `superseded`: not stored, another connection writes the world now).
- */
+/** Ack error codes after which the message is sent again (its seq not used up; `superseded`: not stored, another connection writes the world). */
 export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable", "served_elsewhere", "superseded"]);
 
-/**
- * Answers to a request that never reached the sidecar (the module's own, not the sidecar's):
- * a prompt answered so is left to be shown again when the sidecar repeats it.
- */
+/** Answers to a request that never reached the sidecar (the module's own): a prompt answered so is shown again when repeated. */
 export const UNDELIVERED_CODES = Object.freeze(["no_sidecar", "no_gm", "timeout", "rate_limited", "no_ack", "superseded"]);
 
-/**
- * Connect refusals that retrying will not fix until a setting changes (`invalid_auth`: the
- * auth fails its schema, e.g. a pasted "token" past 512 characters; its message names the path).
- */
+/** Connect refusals retrying will not fix until a setting changes (`invalid_auth`: e.g. a pasted "token" past 512 characters). */
 export const FATAL_CONNECT_CODES = Object.freeze(["auth_failed", "unknown_ruleset", "protocol_mismatch", "invalid_message", "invalid_auth"]);
 
 /** Messages on the module socket (`module.initiative-sidecar`). */

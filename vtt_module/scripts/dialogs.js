@@ -39,10 +39,7 @@ export async function askAnchor(env, t, turns, selfId) {
   return env.foundry.applications.api.DialogV2.wait({ window: { title: t("INITIATIVE_SIDECAR.dialog.anchorTitle") }, buttons, rejectClose: false });
 }
 
-/**
- * Ready an action (BI-5): mode, trigger, action and an optional target among the others.
- * @param {Translate} t @param {Array<{id:string, name?:string, visible?:boolean}>} turns @param {string} selfId
- */
+/** Ready an action (BI-5): mode, trigger, action and an optional target among the others. @param {Translate} t @param {object[]} turns @param {string} selfId */
 export function readiedContent(t, turns, selfId) {
   const options = turns.filter((c) => c.id !== selfId && c.visible !== false)
     .map((c) => `<option value="${escapeHTML(c.id)}">${escapeHTML(c.name ?? "?")}</option>`).join("");
@@ -60,10 +57,7 @@ export function readyContent(t) {
     + `<label><input type="checkbox" name="sees" checked> ${t("INITIATIVE_SIDECAR.dialog.readySees")}</label>`;
 }
 
-/**
- * The GM's hand-set initiative: the rule score shown plainly, the stored value editable.
- * @param {Translate} t @param {{name?:string, initiative:number|null, score?:number|null}} c
- */
+/** The GM's hand-set initiative: the rule score shown plainly, the stored value editable. @param {Translate} t @param {{name?:string, initiative:number|null, score?:number|null}} c */
 export function setInitiativeContent(t, c) {
   const value = Number.isFinite(c.initiative) ? c.initiative : "";
   const score = c.score ?? (Number.isFinite(c.initiative) ? Math.trunc(c.initiative) : "—");

@@ -1,10 +1,9 @@
 /**
- * Everything that turns a string into HTML goes through here. Player-controlled text
- * (combatant and actor names, which players rename at will, and any text the sidecar echoes
- * back from them) is escaped before it is put into markup: dialog contents, dialog button
- * labels, chat cards, notifications. Tooltips use `data-tooltip-text`, which Foundry shows
- * as text (`data-tooltip` is rendered as HTML) [T13 `helpers/interaction/tooltip-manager.d.mts`].
- * Pure: no Foundry global.
+ * Everything that turns a string into HTML goes through here. Player-controlled text (names,
+ * which players rename at will, and what the sidecar echoes back from them) is escaped where it
+ * becomes markup, and only there: dialog contents, chat cards, notifications. Dialog titles and
+ * button labels are text (DialogV2 sets them with innerText). Tooltips use `data-tooltip-text`,
+ * shown as text [T13 `helpers/interaction/tooltip-manager.d.mts`]. Pure: no Foundry global.
  * @module html
  */
 

@@ -1,25 +1,16 @@
 /**
- * The outbox: every message for the sidecar gets the next `seq` and waits here, in this page's
- * memory, until the sidecar acks it. Pure.
- *
- * Invariants: `seq` strictly increases; `pending` is sorted by seq; `acked` is the highest seq
- * the sidecar acknowledged while this page lived.
- *
- * Nothing is persisted: Foundry's client settings live in the browser's localStorage, shared
- * by every world of the server, and the sidecar stores every message it acks. What a page never
- * sent (closed during an outage) is covered by the combats' current state at the next `welcome`
- * (`needsResync`; sidecar.js keeps one flag per world saying so). Bounded: past `maxChars` of
- * unacked messages all but the oldest (maybe in flight) are dropped, numbering continues after
- * it (the sidecar never sees a gap), the current state is sent instead, and `onFull` is told.
+ * The outbox: every message for the sidecar gets the next `seq` and waits in this page's memory
+ * until acked. Pure. Invariants: `seq` strictly increases; `pending` is sorted by seq. Nothing is
+ * persisted (client settings are shared by every world of the server; the sidecar stores what it
+ * acks): what a closed page never sent is covered by the current state at the next `welcome`
+ * (`needsResync`; sidecar.js keeps one flag per world). Bounded: past `maxChars` all but the
+ * oldest (maybe in flight) are dropped, numbering goes on without a gap, the state is resent.
  * @module outbox
  */
 
 import { RESEND_CODES } from "./constants.js";
 
-/**
- * @typedef {{event:"hook"|"intent", data:object}} Message
- * @typedef {{seq:number, acked:number, pending:Message[], resync:boolean}} OutboxState
- */
+/** @typedef {{event:"hook"|"intent", data:object}} Message */
 
 /** Characters of unacked messages kept at most (a long outage): 4 MB of the page's memory. */
 export const OUTBOX_MAX_CHARS = 2_000_000;
@@ -29,45 +20,28 @@ const sizeOf = (m) => JSON.stringify(m).length;
 /** The unacked messages and sequence numbers of one world, in memory. */
 export class Outbox {
   /**
-   * @param {{maxChars?:number, onFull?:(dropped:number) => void,
-   *   onPending?:(waiting:boolean) => void}} [opts] `onPending`: messages started (true) or
-   *   stopped (false) waiting for the sidecar
+   * @param {{maxChars?:number, onFull?:(dropped:number) => void, onPending?:(waiting:boolean) => void}} [opts]
+   *   `onPending`: messages started (true) or stopped (false) waiting for the sidecar
    */
   constructor({ maxChars = OUTBOX_MAX_CHARS, onFull, onPending } = {}) {
-    Object.assign(this, { maxChars, onFull, onPending, chars: 0 });
-    /** @type {OutboxState} */
+    Object.assign(this, { maxChars, onFull, onPending, chars: 0, welcomed: false });
     this.state = { seq: 0, acked: 0, pending: [], resync: false };
-  }
-
-  /** Tell the owner whether messages wait, when that changed. */
-  changed(before) {
-    if (before !== this.state.pending.length > 0) this.onPending?.(!before);
   }
 
   /** Should each combat's current state be sent at the next welcome? */
   get needsResync() { return this.state.resync; }
 
-  /** Something was not (or may not have been) sent: send the current state at the next welcome. */
+  /** Something may not have reached the sidecar: send the current state at the next welcome. */
   missed() { this.state.resync = true; }
 
   /** The current state was sent again. */
   resynced() { this.state.resync = false; }
 
   /** Forget every unacked message (another page sent them); the current state goes instead. */
-  clear() {
-    const before = this.size > 0;
-    Object.assign(this.state, { pending: [], resync: true });
-    this.chars = 0;
-    this.changed(before);
-  }
+  clear() { this.keep(() => false); this.missed(); }
 
-  /**
-   * Number a payload and keep it until acked.
-   * @param {"hook"|"intent"} event @param {object} data payload without seq
-   * @returns {Message} the message with `data.seq` set
-   */
+  /** Number a payload and keep it until acked. @param {"hook"|"intent"} event @param {object} data @returns {Message} */
   enqueue(event, data) {
-    const before = this.size > 0;
     const size = sizeOf({ event, data: { seq: this.state.seq + 1, ...data } });
     if (this.chars + size > this.maxChars && this.size > 1) {
       const [head, ...rest] = this.state.pending;
@@ -78,7 +52,7 @@ export class Outbox {
     const message = { event, data: { seq: ++this.state.seq, ...data } };
     this.state.pending.push(message);
     this.chars += size;
-    this.changed(before);
+    if (this.size === 1) this.onPending?.(true);
     return message;
   }
 
@@ -88,17 +62,11 @@ export class Outbox {
   /** How many messages wait for an ack. */
   get size() { return this.state.pending.length; }
 
-  /**
-   * Does a message about this combat still wait for its ack (queued, or sent and not answered)?
-   * A hook names it as `combat._id`, an intent as `combat_id`. @param {string} combatId
-   */
-  holds(combatId) {
-    return this.state.pending.some((m) => (m.data.combat?._id ?? m.data.combat_id) === combatId);
-  }
+  /** Does a message about this combat (a hook's `combat._id`, an intent's `combat_id`) wait for its ack? @param {string} combatId */
+  holds(combatId) { return this.state.pending.some((m) => (m.data.combat?._id ?? m.data.combat_id) === combatId); }
 
   /**
-   * Record the sidecar's ack for `seq`.
-   * @param {number} seq @param {{ok:boolean, error?:{code:string}}} ack
+   * Record the sidecar's ack for `seq`. @param {number} seq @param {{ok:boolean, error?:{code:string}}} ack
    * @returns {"done"|"resend"} `resend` when the seq was not used up (gap, rate limit)
    */
   settle(seq, ack) {
@@ -110,18 +78,17 @@ export class Outbox {
 
   /** Keep the pending messages that pass `test`. */
   keep(test) {
-    const before = this.size > 0;
+    const before = this.size;
     this.state.pending = this.state.pending.filter(test);
     this.chars = this.state.pending.reduce((n, m) => n + sizeOf(m), 0);
-    this.changed(before);
+    if (before && !this.size) this.onPending?.(false);
   }
 
   /**
    * Align with the sidecar's `welcome.last_seq`: what it stored already (sent before a
-   * reconnection: never at this page's first welcome) is dropped here, the rest is numbered on
-   * from `last_seq + 1` without a gap. If `last_seq` is behind what it had acked to this page
-   * (it got a new database), its history is lost: the unacked messages go (the caller sends
-   * the current state instead) and `lostHistory` is true.
+   * reconnection; nothing at a page's first welcome) is dropped, the rest numbered on from
+   * `last_seq + 1`. If `last_seq` is behind what it acked to this page (a new database), its
+   * history is lost: the unacked messages go (the caller sends the current state instead).
    * @param {number} lastSeq @returns {{lostHistory:boolean}}
    */
   welcome(lastSeq) {

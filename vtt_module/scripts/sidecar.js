@@ -18,11 +18,8 @@ import * as log from "./log.js";
 /** The connection owner (exists on the active GM's client only). */
 export class Sidecar {
   /**
-   * @param {object} env Foundry globals
-   * @param {{onPlan:(plan:object) => void, onPrompt:(prompt:object) => void,
-   *   onNotices:(notices:object[], message:object) => void, onRefused:(message:object, error:object) => void,
-   *   onRevisions?:(combats:object[]) => void, onSettled?:() => void}} handlers `onSettled`: after
-   *   each ack and each `welcome`, when fewer messages may wait (plans held for them may be written)
+   * @param {object} env Foundry globals @param {{onPlan:Function, onPrompt:Function, onNotices:Function, onRefused:Function,
+   *   onRevisions?:Function, onSettled?:Function}} handlers `onSettled`: after each ack and welcome (held plans may be written)
    */
   constructor(env, handlers) {
     Object.assign(this, { env, handlers, client: null, status: "idle", warned: false, waiters: new Map() });
@@ -51,8 +48,7 @@ export class Sidecar {
     return connectAuth({
       token: getSetting(this.env, tokenKey(this.env)), world: game.world.id,
       ruleset: getSetting(this.env, SETTINGS.RULESET), settings: rulesetSettings(this.env), gm_users: gmIds(this.env),
-      module_version: game.modules?.get?.(MODULE_ID)?.version ?? "0.1.0",
-      foundry_version: game.version ?? game.release?.version ?? "13", system: game.system?.id ?? "unknown"
+      module_version: game.modules.get(MODULE_ID).version, foundry_version: game.release.version, system: game.system.id
     });
   }
 
@@ -63,16 +59,9 @@ export class Sidecar {
     if (!auth.token) { notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken"); return false; }
     const url = getSetting(this.env, SETTINGS.URL);
     this.status = "idle";
-    this.client = new SidecarClient({
-      io: this.env.io, url, auth, outbox: this.outbox,
-      events: {
-        onWelcome: (w) => this.welcome(w),
-        onAck: (m, ack) => this.ack(m, ack),
-        onPlan: (plan) => this.handlers.onPlan(plan),
-        onPrompt: (prompt) => this.handlers.onPrompt(prompt),
-        onStatus: (status, detail) => this.setStatus(status, detail, url)
-      }
-    }).connect();
+    const events = { onWelcome: (w) => this.welcome(w), onAck: (m, ack) => this.ack(m, ack), onPlan: (plan) => this.handlers.onPlan(plan),
+      onPrompt: (prompt) => this.handlers.onPrompt(prompt), onStatus: (status, detail) => this.setStatus(status, detail, url) };
+    this.client = new SidecarClient({ io: this.env.io, url, auth, outbox: this.outbox, events }).connect();
     log.info(`connecting to the sidecar at ${url} as world ${auth.world} (${auth.ruleset})`);
     return true;
   }
@@ -81,11 +70,7 @@ export class Sidecar {
   restart() { if (this.status !== "superseded") { this.stop(); this.start(); } }
 
   /** Close the connection. */
-  stop() {
-    this.client?.close();
-    this.client = null;
-    this.status = "idle";
-  }
+  stop() { this.client?.close(); Object.assign(this, { client: null, status: "idle" }); }
 
   /** The link's state changed: tell the GM (link-status.js); a page taken over stops. */
   setStatus(status, detail, url) {
@@ -93,7 +78,7 @@ export class Sidecar {
     this.status = status;
     showStatus(this, prev, status, detail, url);
     if (status !== "superseded") return;
-    this.client?.close();
+    this.client?.close(); // this page stops: the hooks it sees reach the page holding the world too
     this.client = null;
     offerTakeOver(this.env).then((take) => take && this.takeOver());
   }

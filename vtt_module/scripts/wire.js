@@ -38,19 +38,15 @@ export function wireModule(env) {
       if (!sent || (!sent.ok && UNDELIVERED_CODES.includes(sent.error?.code))) state.prompts.delete(prompt.prompt_id);
     });
   };
+  // On the active GM every arrival is passed on: the player's page filters what it shows, and
+  // one that closed the dialog or was reloaded meanwhile shows it again.
   const routePrompt = (prompt) => {
     const { game } = env;
-    if (isActiveGM(env)) {
-      const active = game.users.filter((u) => u.active).map((u) => u.id);
-      const to = promptRecipients(prompt, active, game.user.id);
-      const others = to.filter((id) => id !== game.user.id);
-      // every arrival is passed on: the player's page filters what it shows, and one that
-      // closed the dialog or was reloaded meanwhile shows it again
-      if (others.length) state.relay.forwardPrompt(prompt, others);
-      if (to.includes(game.user.id)) showOnce(prompt);
-    } else {
-      showOnce(prompt);
-    }
+    if (!isActiveGM(env)) return showOnce(prompt);
+    const to = promptRecipients(prompt, game.users.filter((u) => u.active).map((u) => u.id), game.user.id);
+    const others = to.filter((id) => id !== game.user.id);
+    if (others.length) state.relay.forwardPrompt(prompt, others);
+    if (to.includes(game.user.id)) showOnce(prompt);
   };
 
   const startOrStop = () => {
@@ -63,7 +59,7 @@ export function wireModule(env) {
         onNotices: (notices, message) => { state.ready.learn(notices); announce(env, notices, message); },
         onRefused: () => {}
       });
-      if (!state.sidecar.start()) { /* no token: stays idle until the setting changes */ }
+      state.sidecar.start(); // without a token it stays idle until the setting changes
     } else if (!isActiveGM(env) && state.sidecar) {
       state.sidecar.stop();
       state.sidecar = null;
@@ -78,10 +74,7 @@ export function wireModule(env) {
   const api = {
     state,
     request: (intent) => state.relay.request(intent),
-    perform: (...args) => state.actions.perform(...args),
-    setInitiative: (...args) => state.actions.setInitiative(...args),
-    readyStart: (...args) => state.actions.readyStart(...args),
-    readyConfirm: (...args) => state.actions.readyConfirm(...args),
+    ...Object.fromEntries(["perform", "setInitiative", "readyStart", "readyConfirm"].map((name) => [name, (...args) => state.actions[name](...args)])),
     takeOver: () => state.sidecar?.takeOver() ?? false,
     // the sidecar stores every message: the GM's download is its export of this world
     download: async () => {
@@ -92,8 +85,7 @@ export function wireModule(env) {
   state.api = api;
   env.Hooks.once("init", () => {
     registerSettings(env, { onChange: onSettingChange });
-    const mod = env.game.modules?.get?.(MODULE_ID);
-    if (mod) mod.api = api; // at init: other modules' `setup`/`ready` code may call it
+    env.game.modules.get(MODULE_ID).api = api; // at init: other modules' `setup`/`ready` code may call it
     state.applier = new PlanApplier(env, { awaiting: (combatId) => state.sidecar?.awaiting(combatId) ?? false });
     state.relay = new Relay(env, { sidecar, onPrompt: routePrompt });
     state.actions = new Actions(env, state.relay);
@@ -114,11 +106,7 @@ export function wireModule(env) {
     env.Hooks.on("userConnected", () => startOrStop());
     // A role changed: the active GM may be someone else now, and the sidecar's list of GMs
     // (who may approve) is out of date until the connection is made again with a new one.
-    const gmsChanged = () => {
-      const before = state.sidecar;
-      startOrStop();
-      if (before && state.sidecar === before) before.restart();
-    };
+    const gmsChanged = () => { const before = state.sidecar; startOrStop(); if (before && state.sidecar === before) before.restart(); };
     env.Hooks.on("updateUser", (_user, changed) => { if (changed && "role" in changed) gmsChanged(); });
     // A GM user created or deleted mid-session (an assistant GM added for the evening): the
     // same. Both hooks get (user, options, userId) on every client, after the collection
