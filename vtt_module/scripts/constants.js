@@ -59,22 +59,12 @@ export const SOCKET_TYPES = Object.freeze({
 
 /** Default stat paths per game system (editable in the settings). */
 export const DEFAULT_STAT_PATHS = Object.freeze({
-  dnd5e: Object.freeze({
-    dex: "system.abilities.dex.mod",
-    int: "system.abilities.int.mod",
-    initiative_mod: "system.attributes.init.total",
-    proficient: "system.skills"
-  }),
+  dnd5e: Object.freeze({ dex: "system.abilities.dex.mod", int: "system.abilities.int.mod", initiative_mod: "system.attributes.init.total", proficient: "system.skills" }),
   other: Object.freeze({
-    reaction: "system.attributes.reaction.value",
-    wits: "system.attributes.wits.value",
-    size: "system.traits.size.value",
-    pool_modifier: "system.attributes.initiativePool.modifier",
-    initiative_mod: "system.attributes.init.value"
+    reaction: "system.attributes.reaction.value", wits: "system.attributes.wits.value", size: "system.traits.size.value",
+    pool_modifier: "system.attributes.initiativePool.modifier", initiative_mod: "system.attributes.init.value"
   })
 });
 
 /** dnd5e skill keys → the names the sidecar uses in `stats.proficient`. */
-export const DND5E_SKILLS = Object.freeze({
-  ins: "insight", slt: "sleight_of_hand", prc: "perception", dec: "deception"
-});
+export const DND5E_SKILLS = Object.freeze({ ins: "insight", slt: "sleight_of_hand", prc: "perception", dec: "deception" });

@@ -12,19 +12,16 @@ import { escapeHTML, escapingTranslator, notify } from "./html.js";
 
 /** Initiative dash (BI-4): how much faster (the sidecar checks the limit). @param {Translate} t */
 export function dashContent(t) {
-  return `<label>${t("INITIATIVE_SIDECAR.dialog.dashAmount")} `
-    + `<input type="number" name="amount" min="1" step="1" value="1" required></label>`;
+  return `<label>${t("INITIATIVE_SIDECAR.dialog.dashAmount")} <input type="number" name="amount" min="1" step="1" value="1" required></label>`;
 }
 
 /**
- * The buttons of "act after/before whom": one per other visible combatant, labelled with its
- * name as text (DialogV2 sets a label with innerText).
- * @param {Array<{id:string, name?:string, visible?:boolean}>} turns @param {string} selfId
+ * The buttons of "act after/before whom": one per other visible combatant, its name the label
+ * as text (DialogV2 sets a label with innerText). @param {object[]} turns @param {string} selfId
  * @returns {Array<{action:string, label:string}>}
  */
 export function anchorButtons(turns, selfId) {
-  return turns.filter((c) => c.id !== selfId && c.visible !== false)
-    .map((c) => ({ action: c.id, label: String(c.name ?? "?") }));
+  return turns.filter((c) => c.id !== selfId && c.visible !== false).map((c) => ({ action: c.id, label: String(c.name ?? "?") }));
 }
 
 /**

@@ -20,12 +20,7 @@ export function escapeHTML(value) {
  * @returns {(key:string, data?:object) => string}
  */
 export function escapingTranslator(t) {
-  return (key, data) => {
-    if (!data) return t(key);
-    const safe = {};
-    for (const [k, v] of Object.entries(data)) safe[k] = escapeHTML(v);
-    return t(key, safe);
-  };
+  return (key, data) => (data ? t(key, Object.fromEntries(Object.entries(data).map(([k, v]) => [k, escapeHTML(v)]))) : t(key));
 }
 
 /**
@@ -36,8 +31,7 @@ export function escapingTranslator(t) {
  */
 export function notify(env, level, key, data) {
   const { i18n } = env.game;
-  const t = escapingTranslator((k, d) => (d ? i18n.format(k, d) : i18n.localize(k)));
-  const message = t(key, data);
+  const message = escapingTranslator((k, d) => (d ? i18n.format(k, d) : i18n.localize(k)))(key, data);
   env.ui.notifications[level](message);
   return message;
 }

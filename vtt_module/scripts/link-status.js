@@ -45,9 +45,8 @@ export function showStatus(link, prev, status, detail, url) {
 }
 
 /**
- * Another page of this GM took the world over: offer "Take over". The page never comes back by
- * itself, so two pages never take the world from each other in a loop.
- * @param {object} env @returns {Promise<boolean>} the GM chose to take over
+ * Another page of this GM took the world over: offer "Take over". The page never comes back by itself,
+ * so two pages never take the world from each other in a loop. @param {object} env @returns {Promise<boolean>}
  */
 export async function offerTakeOver(env) {
   const t = translator(env);
@@ -60,10 +59,8 @@ export async function offerTakeOver(env) {
 }
 
 /**
- * The world's recording as the sidecar stored it (JSON Lines, what `initiative-sidecar replay`
- * reads), asked over the GM's connection with `export`.
- * @param {object} env @param {object|null} socket the welcomed connection, or null
- * @returns {Promise<string|null>} null when the sidecar cannot answer now (the GM is told)
+ * The world's recording as the sidecar stored it (JSON Lines, what `initiative-sidecar replay` reads), asked with `export`.
+ * @param {object} env @param {object|null} socket the welcomed connection @returns {Promise<string|null>} null: cannot answer now (the GM is told)
  */
 export async function askRecording(env, socket) {
   const answer = await socket?.timeout(60000).emitWithAck("export", {}).catch((e) => ({ ok: false, error: { message: String(e?.message ?? e) } }));

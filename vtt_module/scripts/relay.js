@@ -84,7 +84,8 @@ export class Relay {
         return;
       }
       case SOCKET_TYPES.RESULT: // only the active GM answers
-        if (this.env.game.users.get(senderId)?.isGM) this.waiting.get(data.ref)?.(data.result);
+        if (!this.env.game.users.get(senderId)?.isGM) return;
+        this.waiting.get(data.ref)?.(data.result);
         this.waiting.delete(data.ref);
         return;
       case SOCKET_TYPES.PROMPT:
@@ -121,20 +122,14 @@ export class Relay {
   roll(roll) { return this.send({ type: SOCKET_TYPES.ROLL, ...roll }); }
 
   async send(data) {
-    const { game } = this.env;
-    let result;
-    if (isActiveGM(this.env)) {
-      result = await this.handle(data, game.user.id);
-    } else {
-      const gm = game.users.activeGM;
-      if (!gm) { notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noGM"); return { ok: false, error: { code: "no_gm", message: "no GM connected" } }; }
-      const ref = `${game.user.id}.${++this.counter}`;
-      result = await new Promise((resolve) => {
-        this.waiting.set(ref, resolve);
-        game.socket.emit(SOCKET_NAME, { ...data, ref, to: [gm.id] }, { recipients: [gm.id] });
-        setTimeout(() => { if (this.waiting.delete(ref)) resolve({ ok: false, error: { code: "timeout", message: "no answer from the GM's client" } }); }, 20000);
-      });
-    }
+    const { game } = this.env, gm = game.users.activeGM;
+    if (!gm) { notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noGM"); return { ok: false, error: { code: "no_gm", message: "no GM connected" } }; }
+    const ref = `${game.user.id}.${++this.counter}`;
+    const result = isActiveGM(this.env) ? await this.handle(data, game.user.id) : await new Promise((resolve) => {
+      this.waiting.set(ref, resolve);
+      game.socket.emit(SOCKET_NAME, { ...data, ref, to: [gm.id] }, { recipients: [gm.id] });
+      setTimeout(() => { if (this.waiting.delete(ref)) resolve({ ok: false, error: { code: "timeout", message: "no answer from the GM's client" } }); }, 20000);
+    });
     // the sidecar's message names combatants (players' names): escaped by notify
     if (!result.ok) notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.refusedIntent", { message: result.error?.message ?? result.error?.code });
     return result;

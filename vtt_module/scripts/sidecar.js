@@ -148,7 +148,7 @@ export class Sidecar {
     return this.enqueue("hook", data);
   }
 
-  /** Queue an intent. @param {{user:string, kind:string, combat_id?:string, combatant_id?:string, args?:object}} p @returns {Promise<object>} its ack */
+  /** Queue an intent. @param {{user:string, kind:string, combat_id?:string, combatant_id?:string, args?:object}} p @returns {Promise<object>} */
   intent(p) { return this.enqueue("intent", intentPayload({ ...p, world_time: worldTime(this.env) })); }
 
   /** Queue a message; a page taken over queues nothing (the page holding the world sends it). @returns {Promise<object>} the ack */

@@ -1,7 +1,4 @@
-/**
- * Wiring: which handler runs on which Foundry hook. No logic of its own.
- * @module wire
- */
+/** Wiring: which handler runs on which Foundry hook. No logic of its own. @module wire */
 
 import { MODULE_ID, UNDELIVERED_CODES } from "./constants.js";
 import { registerSettings, guardSettings } from "./settings.js";
@@ -19,8 +16,7 @@ import { isActiveGM } from "./foundry-data.js";
 import * as log from "./log.js";
 
 /**
- * Register the module's hooks against a Foundry client's globals.
- * @param {object} env `globalThis` in Foundry; a fake client in tests
+ * Register the module's hooks against a Foundry client's globals. @param {object} env `globalThis` in Foundry; a fake client in tests
  * @returns {{state: object}} the module's live parts (for tests and the API)
  */
 export function wireModule(env) {
