@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import socketio
@@ -36,6 +37,7 @@ from ..protocol import wirejson
 from ..rulesets import RULESETS
 from ..service import Worlds
 from ..store.opening import open_store
+from .export import export
 from .guard import GuardedServer, Limits
 from .hostcheck import host_guard
 from .module_files import version_warnings
@@ -324,6 +326,7 @@ def create_app(config: Config) -> web.Application:
         sio.on("disconnect", sidecar.disconnect)
         sio.on("hook", observers.wrap(sidecar, "hook", sidecar.handler("hook")))
         sio.on("intent", observers.wrap(sidecar, "intent", sidecar.handler("intent")))
+        sio.on("export", partial(export, sidecar))  # the GM's download (export.py)
         sio.on("*", observers.wrap_any(sidecar, sidecar.unknown_event))
         yield
         for task in list(sidecar.tasks):

@@ -12,7 +12,7 @@ import { MODULE_ID } from "./constants.js";
 import { sidecarRules } from "./settings.js";
 import { ownersOf, translator } from "./foundry-data.js";
 import { menuEntry, elementOf } from "./compat.js";
-import { dashContent, anchorButtons, readiedContent, readyContent, setInitiativeContent } from "./dialogs.js";
+import { dashContent, askAnchor, readiedContent, readyContent, setInitiativeContent } from "./dialogs.js";
 
 /**
  * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them.
@@ -95,7 +95,7 @@ export class Actions {
       return r ? { amount: r.amount } : null;
     }
     if (action === "act.after" || action === "act.before") {
-      const anchor = await DialogV2.wait({ window: { title: t("INITIATIVE_SIDECAR.dialog.anchorTitle") }, buttons: anchorButtons(combat.turns, combatant.id), rejectClose: false });
+      const anchor = await askAnchor(this.env, t, combat.turns, combatant.id);
       return anchor ? { anchor } : null;
     }
     if (action === "readied.declare") {

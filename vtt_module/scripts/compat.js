@@ -24,8 +24,7 @@ export function generation(env) {
  */
 export function deletion(env, path, key) {
   if (generation(env) >= 14) {
-    const del = env._del ?? (env.foundry?.data?.operators?.ForcedDeletion ? new env.foundry.data.operators.ForcedDeletion() : null);
-    return [`${path}.${key}`, del];
+    return [`${path}.${key}`, env._del];
   }
   return [`${path}.-=${key}`, null];
 }
@@ -45,20 +44,14 @@ export function menuEntry(env, { label, icon, visible, run }) {
 }
 
 /**
- * Message options that keep a roll with the GMs (as Foundry does for a hidden combatant's
- * initiative). v13: `rollMode: "gmroll"`; v14: `messageMode: "gm"` (`rollMode` deprecated)
- * [foundry-vtt-types `roll.d.mts`; dnd5e issue #6958].
- * @param {object} env
+ * Message options that keep a roll with the GMs (as Foundry does for a hidden combatant's initiative).
+ * v13: `rollMode: "gmroll"`; v14: `messageMode: "gm"` [foundry-vtt-types `roll.d.mts`; dnd5e issue #6958]. @param {object} env
  */
 export function gmOnlyMessage(env) {
   return generation(env) >= 14 ? { messageMode: "gm" } : { rollMode: "gmroll" };
 }
 
-/**
- * The HTMLElement a render hook or context menu gives (both generations pass an HTMLElement;
- * v12's jQuery is not supported any more).
- * @param {unknown} html @returns {HTMLElement|null}
- */
+/** The HTMLElement a render hook or context menu gives (both generations; v12's jQuery is not supported). @param {unknown} html @returns {HTMLElement|null} */
 export function elementOf(html) {
   return html && typeof html === "object" && "querySelector" in html ? /** @type {HTMLElement} */ (html) : null;
 }

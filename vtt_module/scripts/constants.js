@@ -40,23 +40,13 @@ export const OPTION_WHITELIST = Object.freeze([
   "action", "direction", "worldTime", "turnEvents", "combatTurn", "diff", "recursive", "modifiedTime"
 ]);
 
-/**
- * Ack error codes after which the message must be sent again (its seq was not used up;
- * `superseded`: not stored, another connection writes the world now).
- */
+/** Ack error codes after which the message is sent again (its seq not used up; `superseded`: not stored, another connection writes the world). */
 export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable", "served_elsewhere", "superseded"]);
 
-/**
- * Answers to a request that never reached the sidecar (the module's own, not the sidecar's):
- * a prompt answered so is left to be shown again when the sidecar repeats it.
- */
+/** Answers to a request that never reached the sidecar (the module's own): a prompt answered so is shown again when repeated. */
 export const UNDELIVERED_CODES = Object.freeze(["no_sidecar", "no_gm", "timeout", "rate_limited", "no_ack", "superseded"]);
 
-/**
- * Connect refusals that retrying will not fix until a setting changes (`invalid_auth`: the
- * auth fails its schema, e.g. a pasted "token" past 512 characters; its message names the path;
- * `origin_refused`: the sidecar's --origins does not list this Foundry's origin).
- */
+/** Connect refusals retrying will not fix until a setting changes (`invalid_auth`: e.g. a pasted "token" past 512 characters; `origin_refused`: not in the sidecar's --origins). */
 export const FATAL_CONNECT_CODES = Object.freeze(["auth_failed", "origin_refused", "unknown_ruleset", "protocol_mismatch", "invalid_message", "invalid_auth"]);
 
 /** Messages on the module socket (`module.initiative-sidecar`). */
@@ -64,29 +54,17 @@ export const SOCKET_TYPES = Object.freeze({
   INTENT: "intent",       // player → active GM: declare an intent
   ROLL: "roll",           // player → active GM: a reroll the player rolled
   PROMPT: "prompt",       // active GM → users: show a sidecar prompt
-  RESULT: "result",       // active GM → player: what the sidecar answered to their intent
-  WRITER_ASK: "writer.ask",   // a superseded page → its user's pages: does one hold the connection?
-  WRITER_HERE: "writer.here"  // the page that holds it → the asking page
+  RESULT: "result"        // active GM → player: what the sidecar answered to their intent
 });
 
 /** Default stat paths per game system (editable in the settings). */
 export const DEFAULT_STAT_PATHS = Object.freeze({
-  dnd5e: Object.freeze({
-    dex: "system.abilities.dex.mod",
-    int: "system.abilities.int.mod",
-    initiative_mod: "system.attributes.init.total",
-    proficient: "system.skills"
-  }),
+  dnd5e: Object.freeze({ dex: "system.abilities.dex.mod", int: "system.abilities.int.mod", initiative_mod: "system.attributes.init.total", proficient: "system.skills" }),
   other: Object.freeze({
-    reaction: "system.attributes.reaction.value",
-    wits: "system.attributes.wits.value",
-    size: "system.traits.size.value",
-    pool_modifier: "system.attributes.initiativePool.modifier",
-    initiative_mod: "system.attributes.init.value"
+    reaction: "system.attributes.reaction.value", wits: "system.attributes.wits.value", size: "system.traits.size.value",
+    pool_modifier: "system.attributes.initiativePool.modifier", initiative_mod: "system.attributes.init.value"
   })
 });
 
 /** dnd5e skill keys → the names the sidecar uses in `stats.proficient`. */
-export const DND5E_SKILLS = Object.freeze({
-  ins: "insight", slt: "sleight_of_hand", prc: "perception", dec: "deception"
-});
+export const DND5E_SKILLS = Object.freeze({ ins: "insight", slt: "sleight_of_hand", prc: "perception", dec: "deception" });

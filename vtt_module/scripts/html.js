@@ -1,10 +1,9 @@
 /**
- * Everything that turns a string into HTML goes through here. Player-controlled text
- * (combatant and actor names, which players rename at will, and any text the sidecar echoes
- * back from them) is escaped before it is put into markup: dialog contents, dialog button
- * labels, chat cards, notifications. Tooltips use `data-tooltip-text`, which Foundry shows
- * as text (`data-tooltip` is rendered as HTML) [T13 `helpers/interaction/tooltip-manager.d.mts`].
- * Pure: no Foundry global.
+ * Everything that turns a string into HTML goes through here. Player-controlled text (names,
+ * which players rename at will, and what the sidecar echoes back from them) is escaped where it
+ * becomes markup, and only there: dialog contents, chat cards, notifications. Dialog titles and
+ * button labels are text (DialogV2 sets them with innerText). Tooltips use `data-tooltip-text`,
+ * shown as text [T13 `helpers/interaction/tooltip-manager.d.mts`]. Pure: no Foundry global.
  * @module html
  */
 
@@ -21,12 +20,7 @@ export function escapeHTML(value) {
  * @returns {(key:string, data?:object) => string}
  */
 export function escapingTranslator(t) {
-  return (key, data) => {
-    if (!data) return t(key);
-    const safe = {};
-    for (const [k, v] of Object.entries(data)) safe[k] = escapeHTML(v);
-    return t(key, safe);
-  };
+  return (key, data) => (data ? t(key, Object.fromEntries(Object.entries(data).map(([k, v]) => [k, escapeHTML(v)]))) : t(key));
 }
 
 /**
@@ -37,8 +31,7 @@ export function escapingTranslator(t) {
  */
 export function notify(env, level, key, data) {
   const { i18n } = env.game;
-  const t = escapingTranslator((k, d) => (d ? i18n.format(k, d) : i18n.localize(k)));
-  const message = t(key, data);
+  const message = escapingTranslator((k, d) => (d ? i18n.format(k, d) : i18n.localize(k)))(key, data);
   env.ui.notifications[level](message);
   return message;
 }

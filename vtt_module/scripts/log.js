@@ -1,7 +1,4 @@
-/**
- * Console lines of the module, all prefixed `initiative-sidecar |`, and the one error base class.
- * @module log
- */
+/** Console lines of the module, all prefixed `initiative-sidecar |`, and the one error base class. @module log */
 
 const PREFIX = "initiative-sidecar |";
 

@@ -1,194 +1,103 @@
 /**
- * The active GM's link to the sidecar: the outbox, the connection, the recorder, and what
- * happens with each ack (plans applied, prompts routed, notices announced).
+ * The active GM's link to the sidecar: the outbox, the connection, what each ack does (plans
+ * applied, prompts routed, notices announced) and the current state sent when the sidecar may
+ * lack it. What the GM is told about the link is in link-status.js.
  * @module sidecar
  */
 
 import { MODULE_ID, RESEND_CODES } from "./constants.js";
 import { Outbox } from "./outbox.js";
-import { Recorder } from "./recorder.js";
 import { SidecarClient } from "./sidecar-client.js";
-import { WriterProbe } from "./writer-probe.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField, rollingGroup } from "./payloads.js";
-import { getSetting, setSetting, SETTINGS, rulesetSettings } from "./settings.js";
-import { gmIds, isActiveGM, snapshotOf, currentOfCombat, translator, worldTime } from "./foundry-data.js";
-import { notify, escapeHTML, escapingTranslator } from "./html.js";
+import { getSetting, setSetting, SETTINGS, rulesetSettings, tokenKey } from "./settings.js";
+import { gmIds, isActiveGM, snapshotOf, currentOfCombat, worldTime } from "./foundry-data.js";
+import { showStatus, offerTakeOver, askRecording } from "./link-status.js";
+import { notify } from "./html.js";
 import * as log from "./log.js";
 
 /** The connection owner (exists on the active GM's client only). */
 export class Sidecar {
   /**
-   * @param {object} env Foundry globals
-   * @param {{onPlan:(plan:object) => void, onPrompt:(prompt:object) => void,
-   *   onNotices:(notices:object[], message:object) => void,
-   *   onRefused:(message:object, error:object) => void,
-   *   onSettled?:() => void}} handlers `onSettled`: after each ack and each `welcome`, when
-   *   fewer messages may wait for an answer (plans held for them may be written now)
+   * @param {object} env Foundry globals @param {{onPlan:Function, onPrompt:Function, onNotices:Function, onRefused:Function,
+   *   onRevisions?:Function, onSettled?:Function}} handlers `onSettled`: after each ack and welcome (held plans may be written)
    */
   constructor(env, handlers) {
-    this.env = env;
-    this.handlers = handlers;
+    Object.assign(this, { env, handlers, client: null, status: "idle", warned: false, waiters: new Map() });
+    const world = env.game.world.id;
+    // One flag per world in this browser: "a page of this world closed with messages unsent".
+    const flags = () => getSetting(env, SETTINGS.UNSENT) ?? {};
     this.outbox = new Outbox({
-      load: () => getSetting(env, SETTINGS.OUTBOX),
-      save: (state) => setSetting(env, SETTINGS.OUTBOX, state)
-    }, {
       onFull: (count) => {
         log.warn(`the outbox passed its bound: ${count} unsent messages dropped; the current state is sent once the sidecar is back`);
         notify(env, "warn", "INITIATIVE_SIDECAR.notify.storageFull", { what: "outbox", count });
+      },
+      onPending: (waiting) => {
+        const { [world]: _, ...others } = flags();
+        setSetting(env, SETTINGS.UNSENT, waiting ? { ...others, [world]: true } : others);
       }
     });
-    this.recorder = new Recorder({
-      load: () => getSetting(env, SETTINGS.RECORDING),
-      save: (lines) => setSetting(env, SETTINGS.RECORDING, lines)
-    }, {
-      onFull: (count) => {
-        log.warn(`the recording reached its bound (${count} lines); recording stopped`);
-        notify(env, "warn", "INITIATIVE_SIDECAR.notify.recordingFull", { count });
-      }
-    });
-    this.recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD));
-    this.client = null;
-    this.status = "idle";
-    this.warned = false;
-    /** result listeners by seq (e.g. a player's intent waiting for its answer) */
-    this.waiters = new Map();
-    /** while superseded: messages held until it is known whether the page holding the connection sent them */
-    this.held = [];
-    this.probe = new WriterProbe(env, {
-      holding: () => this.client !== null && this.status !== "superseded",
-      onHeard: () => this.othersSent(),
-      onGone: () => this.takeBack()
-    });
+    if (flags()[world]) this.outbox.missed();
   }
+
+  /** Does this page hold (or seek) the world's connection? Only then does it answer players. */
+  get serving() { return this.client !== null; }
 
   /** The connect auth from the settings and the world. */
   auth() {
     const { game } = this.env;
     return connectAuth({
-      token: getSetting(this.env, SETTINGS.TOKEN),
-      world: game.world.id,
-      ruleset: getSetting(this.env, SETTINGS.RULESET),
-      settings: rulesetSettings(this.env),
-      gm_users: gmIds(this.env),
-      module_version: game.modules?.get?.(MODULE_ID)?.version ?? "0.1.0",
-      foundry_version: game.version ?? game.release?.version ?? "13",
-      system: game.system?.id ?? "unknown"
+      token: getSetting(this.env, tokenKey(this.env)), world: game.world.id,
+      ruleset: getSetting(this.env, SETTINGS.RULESET), settings: rulesetSettings(this.env), gm_users: gmIds(this.env),
+      module_version: game.modules.get(MODULE_ID).version, foundry_version: game.release.version, system: game.system.id
     });
   }
 
   /** Connect (active GM only; without a token it only says so). */
   start() {
-    this.probe.stop();
     if (!isActiveGM(this.env)) return false;
     const auth = this.auth();
-    if (!auth.token) {
-      notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken");
-      return false;
-    }
+    if (!auth.token) { notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken"); return false; }
     const url = getSetting(this.env, SETTINGS.URL);
-    this.recorder.session(auth);
-    this.client = new SidecarClient({
-      io: this.env.io, url, auth, outbox: this.outbox, recorder: this.recorder,
-      events: {
-        onWelcome: (w) => this.welcome(w),
-        onAck: (m, ack) => this.ack(m, ack),
-        onPlan: (plan) => this.handlers.onPlan(plan),
-        onPrompt: (prompt) => this.handlers.onPrompt(prompt),
-        onStatus: (status, detail) => this.setStatus(status, detail, url)
-      }
-    });
-    this.client.connect();
+    this.status = "idle";
+    const events = { onWelcome: (w) => this.welcome(w), onAck: (m, ack) => this.ack(m, ack), onPlan: (plan) => this.handlers.onPlan(plan),
+      onPrompt: (prompt) => this.handlers.onPrompt(prompt), onStatus: (status, detail) => this.setStatus(status, detail, url) };
+    this.client = new SidecarClient({ io: this.env.io, url, auth, outbox: this.outbox, events }).connect();
     log.info(`connecting to the sidecar at ${url} as world ${auth.world} (${auth.ruleset})`);
     return true;
   }
 
-  /** Close and reconnect (a setting changed). */
-  restart() { this.stop(); this.start(); }
+  /** Close and reconnect (a setting changed). A page that was taken over stays stopped. */
+  restart() { if (this.status !== "superseded") { this.stop(); this.start(); } }
 
   /** Close the connection. */
-  stop() {
-    this.probe.stop();
-    this.client?.close();
-    this.client = null;
-    this.status = "idle";
-    for (const h of this.held.splice(0)) h.resolve(supersededAck());
-  }
+  stop() { this.client?.close(); Object.assign(this, { client: null, status: "idle" }); }
 
-  /**
-   * Superseded: another page of this GM holds the connection. Hooks reach that page too, so
-   * what this page would send is held, and dropped once that page answers an ask made after it
-   * (it sent the same); a hook asks at once. Nobody answers: that page is gone, take it back.
-   */
-  superseded() {
-    this.client?.close();
-    this.client = null;
-    this.probe.start();
-  }
-
-  /** The page holding the connection answered: it sent what this page held before the ask. */
-  othersSent() {
-    const covered = this.held.filter((h) => h.asked);
-    this.held = this.held.filter((h) => !h.asked);
-    for (const h of covered) h.resolve(supersededAck());
-    if (this.held.length) this.askWriter();
-  }
-
-  /** No page of this GM holds the connection any more: connect, then send what was held. */
-  takeBack() {
-    const held = this.held.splice(0);
-    log.info(`no other page of this GM holds the sidecar connection now; connecting again (${held.length} held messages)`);
-    this.status = "idle";
-    this.start();
-    for (const h of held) this.enqueue(h.event, h.data).then(h.resolve);
-  }
-
-  /** Ask whether another page holds the connection; what is held now is covered by the answer. */
-  askWriter() {
-    if (this.probe.asking) return;
-    for (const h of this.held) h.asked = true;
-    this.probe.ask();
-  }
-
-  /** Tell the GM about the connection, once per kind of trouble. */
+  /** The link's state changed: tell the GM (link-status.js); a page taken over stops. */
   setStatus(status, detail, url) {
     const prev = this.status;
     this.status = status;
-    const n = (level, key, data) => notify(this.env, level, key, data);
-    if (status === "connected") {
-      if (prev !== "connected") log.info(`connected (${detail?.ruleset}), last_seq ${detail?.last_seq}`);
-      if (this.warned) n("info", "INITIATIVE_SIDECAR.notify.connected", { ruleset: detail?.ruleset ?? "" });
-      this.warned = false;
-      // the welcome's warnings (a module of another version than the sidecar's), each once
-      for (const w of detail?.warnings ?? []) {
-        if (prev === "connected") break;
-        const key = `INITIATIVE_SIDECAR.warning.${w.code}`;
-        const text = escapingTranslator(translator(this.env))(key, w.data ?? {});
-        this.env.ui.notifications.warn(text === key ? `Initiative Sidecar: ${escapeHTML(w.message)}` : text, { permanent: true });
-        log.warn(`the sidecar warns: ${w.code} ${w.message}`);
-      }
-    } else if (status === "unreachable") {
-      if (!this.warned) {
-        this.warned = true;
-        n("warn", detail?.key ?? "INITIATIVE_SIDECAR.notify.unreachable", { url, origin: detail?.origin ?? "" });
-        log.warn(`the sidecar at ${url} is not reachable; retrying in the background`);
-      }
-    } else if (status === "refused") {
-      if (prev !== "refused") {
-        const mismatch = detail?.code === "protocol_mismatch";
-        const message = withoutToken(detail?.message, this.client?.auth?.token);
-        const key = mismatch ? "INITIATIVE_SIDECAR.warning.protocol_mismatch" : detail?.key ?? "INITIATIVE_SIDECAR.notify.refused";
-        n("error", key, { code: detail?.code ?? "?", message, url, origin: detail?.origin ?? "" });
-        log.error(`the sidecar refused the connection: ${detail?.code}`);
-      }
-      this.warned = true;
-    } else if (status === "superseded") {
-      n("warn", "INITIATIVE_SIDECAR.notify.superseded");
-      log.warn("another connection took over this world; waiting until no other page of this GM holds it");
-      this.superseded();
-    }
+    showStatus(this, prev, status, detail, url);
+    if (status !== "superseded") return;
+    this.client?.close(); // this page stops: the hooks it sees reach the page holding the world too
+    this.client = null;
+    offerTakeOver(this.env).then((take) => take && this.takeOver());
   }
 
-  /** `welcome`: align seq numbers; after a lost history resend each active combat. */
+  /** This page takes the world back: what it had queued the other page sent; the current state goes at the welcome. */
+  takeOver() {
+    if (this.status !== "superseded") return false;
+    this.outbox.clear();
+    return this.start();
+  }
+
+  /** The world's recording as the sidecar stored it (JSON Lines), or null. @returns {Promise<string|null>} */
+  recording() { return askRecording(this.env, this.client?.ready ? this.client.socket : null); }
+
+  /**
+   * `welcome`: align seq numbers. The current state of each combat is sent when the sidecar
+   * lost its history, when the outbox dropped what it could not keep, or when a page of this
+   * world closed before its messages were sent (never merely because a page opened).
+   */
   welcome(welcome) {
     this.learnRules(welcome);
     this.handlers.onRevisions?.(welcome.combats ?? []);
@@ -196,87 +105,55 @@ export class Sidecar {
     if (lostHistory) {
       log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
       notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
-      this.recorder.restart(this.client?.auth ?? this.auth());
     }
     if (lostHistory || this.outbox.needsResync) {
-      // a lost history, or an outbox that dropped what it could not keep: the current state
       this.outbox.resynced();
       for (const combat of this.env.game.combats ?? []) this.resync(combat);
     }
-    // messages the sidecar had already stored left the outbox without an ack
-    this.handlers.onSettled?.();
+    this.handlers.onSettled?.(); // messages the sidecar had stored left the outbox without an ack
   }
 
-  /**
-   * Does a message about this combat still wait for the sidecar's answer? (its plans wait too)
-   * @param {string} combatId
-   */
+  /** Does a message about this combat still wait for the sidecar's answer? (its plans wait too) @param {string} combatId */
   awaiting(combatId) { return this.outbox.holds(combatId); }
 
   /**
    * Keep what the sidecar says of its ruleset (intents it accepts, skipped acts) in a world
-   * setting every client reads; written only when it changed.
-   * @param {{ruleset:string, intents?:string[], skipped_acts?:string[]}} welcome
+   * setting every client reads; written only when it changed. @param {object} welcome
    */
   learnRules(welcome) {
     const rules = { ruleset: welcome.ruleset, intents: [...(welcome.intents ?? [])], skipped_acts: [...(welcome.skipped_acts ?? [])] };
     const old = getSetting(this.env, SETTINGS.RULES) ?? {};
-    if (JSON.stringify(old) !== JSON.stringify(rules)) return setSetting(this.env, SETTINGS.RULES, rules);
-    return null;
+    return JSON.stringify(old) === JSON.stringify(rules) ? null : setSetting(this.env, SETTINGS.RULES, rules);
   }
 
-  /**
-   * Send a combat's whole current state: a snapshot, then each combatant's last roll (from
-   * its flags) or its value as the GM's edit.
-   * @param {object} combat
-   */
+  /** Send a combat's current state: a snapshot, then each combatant's last roll (its flags) or value (the GM's edit). */
   resync(combat) {
     const user = this.env.game.user.id;
     this.hook("createCombat", combat, user, {});
     for (const c of combat.combatants) {
       const mark = c.flags?.[MODULE_ID]?.roll;
-      if (mark?.json) {
-        try {
-          this.hook("initiativeRoll", combat, user, undefined, undefined, initiativeRollField(c.id, JSON.parse(mark.json), undefined, rollingGroup(c)));
-          continue;
-        } catch { /* fall through */ }
-      }
-      if (Number.isFinite(c.initiative)) {
-        this.intent({ user, kind: "initiative.set", combat_id: combat.id, combatant_id: c.id, args: { value: c.initiative } });
-      }
+      try {
+        if (mark?.json) { this.hook("initiativeRoll", combat, user, undefined, undefined, initiativeRollField(c.id, JSON.parse(mark.json), undefined, rollingGroup(c))); continue; }
+      } catch { /* an unreadable mark: its value instead */ }
+      if (Number.isFinite(c.initiative)) this.intent({ user, kind: "initiative.set", combat_id: combat.id, combatant_id: c.id, args: { value: c.initiative } });
     }
   }
 
   /**
    * Queue a hook message about `combat` and send it when connected.
-   * @param {string} hook @param {object} combat @param {string} user
-   * @param {object} [changed] @param {object} [options] @param {object} [roll]
+   * @param {string} hook @param {object} combat @param {string} user @param {object} [changed] @param {object} [options] @param {object} [roll]
    */
   hook(hook, combat, user, changed, options, roll) {
-    const data = hookPayload({
-      user, world_time: worldTime(this.env), hook,
-      combat: snapshotOf(this.env, combat), current: currentOfCombat(combat),
-      changed, options, roll
-    });
+    const data = hookPayload({ user, world_time: worldTime(this.env), hook, combat: snapshotOf(this.env, combat), current: currentOfCombat(combat), changed, options, roll });
     return this.enqueue("hook", data);
   }
 
-  /**
-   * Queue an intent. @param {{user:string, kind:string, combat_id?:string, combatant_id?:string, args?:object}} p
-   * @returns {Promise<object>} the sidecar's ack for it
-   */
-  intent(p) {
-    return this.enqueue("intent", intentPayload({ ...p, world_time: worldTime(this.env) }));
-  }
+  /** Queue an intent. @param {{user:string, kind:string, combat_id?:string, combatant_id?:string, args?:object}} p @returns {Promise<object>} */
+  intent(p) { return this.enqueue("intent", intentPayload({ ...p, world_time: worldTime(this.env) })); }
 
-  /** @returns {Promise<object>} resolves with the ack */
+  /** Queue a message; a page taken over queues nothing (the page holding the world sends it). @returns {Promise<object>} the ack */
   enqueue(event, data) {
-    if (this.status === "superseded") {
-      return new Promise((resolve) => {
-        this.held.push({ event, data, resolve, asked: false });
-        this.askWriter();
-      });
-    }
+    if (this.status === "superseded") return Promise.resolve({ ok: false, seq: null, error: { code: "superseded", message: "another page of this GM holds the sidecar connection" } });
     const message = this.outbox.enqueue(event, data);
     const done = new Promise((resolve) => this.waiters.set(message.data.seq, resolve));
     this.client?.pump();
@@ -285,36 +162,19 @@ export class Sidecar {
 
   /** Route what an ack carries. */
   ack(message, ack) {
+    const resend = !ack.ok && RESEND_CODES.includes(ack.error?.code);
     if (ack.ok) {
       for (const plan of ack.plans ?? []) this.handlers.onPlan(plan);
       for (const prompt of ack.prompts ?? []) this.handlers.onPrompt(prompt);
       if (ack.notices?.length) this.handlers.onNotices(ack.notices, message);
-    } else if (ack.error && !RESEND_CODES.includes(ack.error.code)) {
+    } else if (ack.error && !resend) {
       log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
       this.handlers.onRefused(message, ack.error);
     }
-    // the outbox let this message go (before this call): a plan held for its answer may be
-    // written now, even when this ack carries none (the plan did not change)
+    // the outbox let this message go: a plan held for its answer may be written now, even without a plan here
     this.handlers.onSettled?.();
-    if (!ack.ok && RESEND_CODES.includes(ack.error?.code)) return;
-    const waiter = this.waiters.get(message.data.seq);
+    if (resend) return;
+    this.waiters.get(message.data.seq)?.(ack);
     this.waiters.delete(message.data.seq);
-    waiter?.(ack);
   }
-}
-
-/** The answer to a message another page of this GM sent instead (it never got a seq here). */
-function supersededAck() {
-  return { ok: false, seq: null, error: { code: "superseded", message: "another page of this GM holds the sidecar connection" } };
-}
-
-/**
- * A connect refusal's message as the GM may see it: the sidecar's schema message quotes the
- * value it refused, which for `invalid_auth` at `/token` is the (mis-pasted) token itself.
- * @param {unknown} message @param {string} [token] @returns {string}
- */
-export function withoutToken(message, token) {
-  let text = String(message ?? "");
-  if (token && token.length >= 8) text = text.split(token).join("…"); // a shorter one would cut words
-  return text.replace(/^(\/token: ).*'( [^']*)$/s, "$1…$2");
 }

@@ -1,14 +1,13 @@
 /**
  * The `renderCombatTracker` hook (an HTMLElement in v13 and v14; registered at `init`, since
- * the sidebar renders before `ready`): badges on each row and, for the GM while recording, a
- * button that downloads the recording.
+ * the sidebar renders before `ready`): badges on each row and, for the GM, a
+ * button that downloads the world's recording from the sidecar.
  * @module tracker-ui
  */
 
 import { decorateTracker } from "./tracker.js";
 import { plainScores } from "./badges.js";
 import { statesOf, translator } from "./foundry-data.js";
-import { getSetting, SETTINGS } from "./settings.js";
 import { elementOf } from "./compat.js";
 import { notify } from "./html.js";
 
@@ -23,7 +22,7 @@ export function onRenderTracker(env, app, html, api) {
   if (!element) return 0;
   const combat = app?.viewed ?? env.game.combat;
   const count = combat ? decorateTracker(element, statesOf(combat), translator(env), plainScores(combat.combatants)) : 0;
-  if (env.game.user.isGM && getSetting(env, SETTINGS.RECORD) && !element.querySelector(".initiative-sidecar-download")) {
+  if (env.game.user.isGM && !element.querySelector(".initiative-sidecar-download")) {
     const b = element.ownerDocument.createElement("button");
     b.type = "button";
     b.className = "initiative-sidecar-download inline-control icon fa-solid fa-file-arrow-down";
@@ -37,10 +36,9 @@ export function onRenderTracker(env, app, html, api) {
 
 /**
  * Download the recording as a `.jsonl` file (GM).
- * @param {object} env @param {import("./recorder.js").Recorder} recorder
+ * @param {object} env @param {string} text the recording (JSON Lines)
  */
-export function downloadRecording(env, recorder) {
-  const text = recorder?.text() ?? "";
+export function downloadRecording(env, text) {
   if (!text) { notify(env, "info", "INITIATIVE_SIDECAR.notify.recordingEmpty"); return null; }
   const save = env.foundry?.utils?.saveDataToFile ?? env.saveDataToFile;
   const name = `initiative-sidecar-${env.game.world.id}-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`;

@@ -1,10 +1,7 @@
-/**
- * Wiring: which handler runs on which Foundry hook. No logic of its own.
- * @module wire
- */
+/** Wiring: which handler runs on which Foundry hook. No logic of its own. @module wire */
 
-import { MODULE_ID, SOCKET_NAME, UNDELIVERED_CODES } from "./constants.js";
-import { registerSettings, SETTINGS, getSetting, hideGMOnlySettings } from "./settings.js";
+import { MODULE_ID, UNDELIVERED_CODES } from "./constants.js";
+import { registerSettings, guardSettings } from "./settings.js";
 import { Sidecar } from "./sidecar.js";
 import { registerForwarder } from "./forwarder.js";
 import { wrapInitiativeRoll, registerRollMarking } from "./initiative.js";
@@ -19,8 +16,7 @@ import { isActiveGM } from "./foundry-data.js";
 import * as log from "./log.js";
 
 /**
- * Register the module's hooks against a Foundry client's globals.
- * @param {object} env `globalThis` in Foundry; a fake client in tests
+ * Register the module's hooks against a Foundry client's globals. @param {object} env `globalThis` in Foundry; a fake client in tests
  * @returns {{state: object}} the module's live parts (for tests and the API)
  */
 export function wireModule(env) {
@@ -38,19 +34,15 @@ export function wireModule(env) {
       if (!sent || (!sent.ok && UNDELIVERED_CODES.includes(sent.error?.code))) state.prompts.delete(prompt.prompt_id);
     });
   };
+  // On the active GM every arrival is passed on: the player's page filters what it shows, and
+  // one that closed the dialog or was reloaded meanwhile shows it again.
   const routePrompt = (prompt) => {
     const { game } = env;
-    if (isActiveGM(env)) {
-      const active = game.users.filter((u) => u.active).map((u) => u.id);
-      const to = promptRecipients(prompt, active, game.user.id);
-      const others = to.filter((id) => id !== game.user.id);
-      // every arrival is passed on: the player's page filters what it shows, and one that
-      // closed the dialog or was reloaded meanwhile shows it again
-      if (others.length) state.relay.forwardPrompt(prompt, others);
-      if (to.includes(game.user.id)) showOnce(prompt);
-    } else {
-      showOnce(prompt);
-    }
+    if (!isActiveGM(env)) return showOnce(prompt);
+    const to = promptRecipients(prompt, game.users.filter((u) => u.active).map((u) => u.id), game.user.id);
+    const others = to.filter((id) => id !== game.user.id);
+    if (others.length) state.relay.forwardPrompt(prompt, others);
+    if (to.includes(game.user.id)) showOnce(prompt);
   };
 
   const startOrStop = () => {
@@ -63,23 +55,14 @@ export function wireModule(env) {
         onNotices: (notices, message) => { state.ready.learn(notices); announce(env, notices, message); },
         onRefused: () => {}
       });
-      if (!state.sidecar.start()) { /* no token: stays idle until the setting changes */ }
+      state.sidecar.start(); // without a token it stays idle until the setting changes
     } else if (!isActiveGM(env) && state.sidecar) {
       state.sidecar.stop();
       state.sidecar = null;
     }
   };
 
-  const onSettingChange = (key) => {
-    if (!state.sidecar) return startOrStop();
-    if (key === SETTINGS.RECORD) {
-      const recorder = state.sidecar.recorder;
-      recorder.enabled = Boolean(getSetting(env, SETTINGS.RECORD));
-      recorder.session(state.sidecar.auth(), { resumed: true });
-      return;
-    }
-    state.sidecar.restart();
-  };
+  const onSettingChange = () => (state.sidecar ? state.sidecar.restart() : startOrStop());
 
   // Everything Foundry may call before `ready` is registered at `init`: the sidebar renders
   // the tracker (first render, context menu built once) during initializeUI, before `ready`
@@ -87,15 +70,18 @@ export function wireModule(env) {
   const api = {
     state,
     request: (intent) => state.relay.request(intent),
-    perform: (...args) => state.actions.perform(...args),
-    setInitiative: (...args) => state.actions.setInitiative(...args),
-    readyStart: (...args) => state.actions.readyStart(...args),
-    readyConfirm: (...args) => state.actions.readyConfirm(...args),
-    download: () => downloadRecording(env, state.sidecar?.recorder)
+    ...Object.fromEntries(["perform", "setInitiative", "readyStart", "readyConfirm"].map((name) => [name, (...args) => state.actions[name](...args)])),
+    takeOver: () => state.sidecar?.takeOver() ?? false,
+    // the sidecar stores every message: the GM's download is its export of this world
+    download: async () => {
+      const text = state.sidecar ? await state.sidecar.recording() : null;
+      return text === null ? null : downloadRecording(env, text);
+    }
   };
   state.api = api;
   env.Hooks.once("init", () => {
     registerSettings(env, { onChange: onSettingChange });
+    env.game.modules.get(MODULE_ID).api = api; // at init: other modules' `setup`/`ready` code may call it
     state.applier = new PlanApplier(env, { awaiting: (combatId) => state.sidecar?.awaiting(combatId) ?? false });
     state.relay = new Relay(env, { sidecar, onPrompt: routePrompt });
     state.actions = new Actions(env, state.relay);
@@ -108,29 +94,21 @@ export function wireModule(env) {
     env.Hooks.on("renderCombatTracker", (app, html) => onRenderTracker(env, app, html, api));
     env.Hooks.on("getCombatTrackerContextOptions", (_app, items) => state.actions.extendTrackerMenu(items));
     env.Hooks.on("renderTokenHUD", (hud, html) => state.actions.decorateTokenHUD(hud, html));
-    env.Hooks.on("renderSettingsConfig", (_app, html) => hideGMOnlySettings(env, html));
+    env.Hooks.on("renderSettingsConfig", (_app, html) => guardSettings(env, html));
   });
   env.Hooks.once("setup", () => { state.pending = wrapInitiativeRoll(env); });
   env.Hooks.once("ready", () => {
     state.relay.listen();
-    // another page of this GM asks whether this one holds the sidecar connection (writer-probe.js)
-    env.game.socket.on(SOCKET_NAME, (data, senderId) => state.sidecar?.probe.receive(data, senderId));
     env.Hooks.on("userConnected", () => startOrStop());
     // A role changed: the active GM may be someone else now, and the sidecar's list of GMs
     // (who may approve) is out of date until the connection is made again with a new one.
-    const gmsChanged = () => {
-      const before = state.sidecar;
-      startOrStop();
-      if (before && state.sidecar === before) before.restart();
-    };
+    const gmsChanged = () => { const before = state.sidecar; startOrStop(); if (before && state.sidecar === before) before.restart(); };
     env.Hooks.on("updateUser", (_user, changed) => { if (changed && "role" in changed) gmsChanged(); });
     // A GM user created or deleted mid-session (an assistant GM added for the evening): the
     // same. Both hooks get (user, options, userId) on every client, after the collection
     // changed [T13 `client/hooks.d.mts` CreateDocument/DeleteDocument; D14 hookEvents].
     env.Hooks.on("createUser", (user) => { if (user?.isGM) gmsChanged(); });
     env.Hooks.on("deleteUser", (user) => { if (user?.isGM) gmsChanged(); });
-    const mod = env.game.modules?.get?.(MODULE_ID);
-    if (mod) mod.api = api;
     startOrStop();
     log.info("ready");
   });

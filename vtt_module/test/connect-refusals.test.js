@@ -15,7 +15,7 @@ after(async () => { await sidecar?.stop(); });
 function bootGM(world, token) {
   world.worldSettings.set("initiative-sidecar.url", sidecar.url);
   world.worldSettings.set("initiative-sidecar.ruleset", "foundry-core");
-  const store = new Map([["initiative-sidecar.token", token]]);
+  const store = new Map([[`initiative-sidecar.token-${world.id}`, token]]);
   const gm = world.connect(GM, { storage: store });
   const attempts = [];
   const realIo = gm.env.io;
@@ -62,7 +62,7 @@ test("a refusal's message is escaped where it becomes the notification's HTML", 
 });
 
 test("a refusal's message loses the token it quotes, and nothing else", async () => {
-  const { withoutToken } = await import("../scripts/sidecar.js");
+  const { withoutToken } = await import("../scripts/link-status.js");
   const token = "s3cr3t-" + "k".repeat(20);
   assert.equal(withoutToken(`/token: '${token}' is too long`, token), "/token: … is too long");
   assert.equal(withoutToken(`/token: 'a\\\\b' is too long`, "a\\b"), "/token: … is too long", "a value Python's repr escaped is dropped too");

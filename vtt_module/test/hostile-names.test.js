@@ -1,6 +1,6 @@
 // Every player-controlled string that becomes HTML, rendered with a hostile name in headless
-// Chromium the way Foundry renders it (innerHTML for dialog contents, button labels, window
-// titles, chat cards, notifications; data-tooltip as HTML, data-tooltip-text as text). The
+// Chromium the way Foundry renders it (innerHTML for dialog contents, chat cards,
+// notifications; innerText for button labels and window titles; data-tooltip as HTML, data-tooltip-text as text). The
 // test fails if any script runs or any of the name's markup turns into elements.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -37,12 +37,15 @@ const render = (name, html) => {
 const turns = [{ id: "self0000", name: "Me" }, { id: "other000", name: bad }, { id: "other001", name: "ok" }];
 // dialogs: contents, and buttons as DialogV2 puts them into markup
 render("dash", dashContent(t));
-render("anchors", anchorButtons(turns, "self0000").map((b) => '<button type="button" data-action="' + b.action + '"><span>' + b.label + "</span></button>").join(""));
+// DialogV2 sets a button's label (and the window title) with innerText [F13 dialog.mjs _renderButtons]
+render("anchors", "");
+for (const b of anchorButtons(turns, "self0000")) { const el = document.createElement("button"); el.dataset.action = b.action; el.innerText = b.label; cases.anchors.append(el); }
 render("readied", readiedContent(t, turns, "self0000"));
 render("set-initiative", setInitiativeContent(t, { name: bad, initiative: 17.25, score: 17 }));
 for (const kind of ["reroll", "reroll.approval", "opposed_check", "reroll.roll", bad]) {
   const d = promptDialog({ prompt_id: "p", kind, rule: bad, data: { natural: bad } }, t, bad);
-  render("prompt-" + (kind === bad ? "unknown" : kind), "<h1>" + d.title + "</h1>" + d.content);
+  render("prompt-" + (kind === bad ? "unknown" : kind), "<h1></h1>" + d.content);
+  cases["prompt-" + (kind === bad ? "unknown" : kind)].querySelector("h1").innerText = d.title;
 }
 // chat cards
 render("notice", noticeMessage({ kind: "dash", text: bad + " dashes", combatant_id: "x" }, { hidden: () => false, gms: [], owners: () => [] }).content);
@@ -70,6 +73,7 @@ setTimeout(() => {
   for (const [name, box] of Object.entries(cases)) {
     report[name] = { evil: box.querySelectorAll("img, script, b, svg, [onmouseover], [onerror], [onload]").length, text: box.textContent.includes("onerror") };
   }
+  report.labels = { evil: 0, text: true, exact: cases.anchors.textContent.includes(bad) && cases["prompt-unknown"].querySelector("h1").textContent === bad };
   report.tooltips = { evil: tip.querySelectorAll("img, script, b, svg").length, text: tip.textContent.includes("onerror") };
   document.body.dataset.report = JSON.stringify(report);
   document.body.dataset.xss = String(window.__xss ?? 0);
@@ -91,6 +95,7 @@ test("every player-controlled string becomes text, never markup or script, in he
   }
   assert.equal(names.filter((n) => n.startsWith("notify-")).length, 4, "four notifications rendered");
   for (const [name, r] of Object.entries(report)) assert.equal(r.evil, 0, `${name}: the hostile name made elements`);
+  assert.ok(report.labels.exact, "button labels and titles read as typed (DialogV2 sets them as text: no entities)");
   // where the name or the sidecar's text appears, it shows as text
   for (const name of ["anchors", "readied", "set-initiative", "prompt-reroll", "prompt-reroll.approval", "prompt-opposed_check", "notice", "reroll-flavor", "tooltips"]) {
     assert.ok(report[name].text, `${name}: the hostile name is shown as text`);

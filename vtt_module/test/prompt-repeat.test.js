@@ -77,7 +77,7 @@ test("a player who reloads during a reroll offer is shown it again when the side
 test("an answer that never reached the sidecar (it was away) leaves the prompt to be shown again", async () => {
   const { newWorld, bootTable } = await import("./helpers/table.js");
   const world = newWorld({ id: "away-world" });
-  const table = bootTable(world, { users: [GM, ALICE] }); // no token: the GM's link never connects
+  const table = bootTable(world, { users: [GM, ALICE], token: "t0ken" }); // the sidecar's port is closed: the GM's link never connects
   const gm = table.clients[GM], alice = table.clients[ALICE];
   alice.respond = () => true;
   const prompt = { prompt_id: "prompt-9.1", kind: "reroll", combat_id: "cmb0000000000001", combatant_id: "cbt0000000000001", to: [ALICE], rule: "BI-2", data: { natural: 3, int: 4, total: 5, formula: "1d20 + 2" } };

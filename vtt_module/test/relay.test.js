@@ -51,7 +51,7 @@ test("one player's flood is paced on the GM's client; other players and the GM a
   const env = gmClient();
   env.game.user.isActiveGM = true;
   env.game.socket.emit = (_name, data) => emitted.push(data);
-  const relay = new Relay(env, { sidecar: () => ({ status: "connected", intent: async (i) => { sent.push(i.user); return { ok: true, seq: sent.length }; } }), onPrompt() {} });
+  const relay = new Relay(env, { sidecar: () => ({ status: "connected", serving: true, intent: async (i) => { sent.push(i.user); return { ok: true, seq: sent.length }; } }), onPrompt() {} });
   let clock = 1_000_000;
   relay.now = () => clock;
   const declare = (user, ref) => relay.receive({ type: "intent", ref, intent: { kind: "reroll.decide", args: {} } }, user);

@@ -98,7 +98,7 @@ after(async () => { await sidecar?.stop(); });
 function bootGM(world, url, token) {
   world.worldSettings.set("initiative-sidecar.url", url);
   world.worldSettings.set("initiative-sidecar.ruleset", "foundry-core");
-  const gm = world.connect(GM, { storage: new Map([["initiative-sidecar.token", token]]) });
+  const gm = world.connect(GM, { storage: new Map([[`initiative-sidecar.token-${world.id}`, token]]) });
   gm.module = wireModule(gm.env);
   gm.boot();
   return gm;

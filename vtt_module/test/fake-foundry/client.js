@@ -10,7 +10,7 @@ import { makeDocumentClasses } from "./documents.js";
 import { makeRoll, LEGACY_MODES } from "./roll.js";
 import { CombatTracker, newWindow } from "./combat-tracker.js";
 import { recordDeprecation, packageCompatible } from "./generation.js";
-import { deepClone, getProperty, setProperty, expandObject, mergeInto, randomID, diffObject, ForcedDeletion, DELETE, escapeHTML } from "./utils.js";
+import { deepClone, getProperty, setProperty, expandObject, mergeInto, randomID, diffObject, ForcedDeletion, DELETE, escapeHTML, cleanHTML } from "./utils.js";
 
 const LANG = JSON.parse(readFileSync(fileURLToPath(new URL("../../lang/en.json", import.meta.url)), "utf8"));
 /** The module's real manifest: whether the world can activate it depends on its `compatibility`. */
@@ -267,14 +267,33 @@ export function makeClient(world, userId, storage) {
   client.ui.combat = new CombatTracker(client);
 
   /**
-   * A dialog is shown: its `content` is HTML, inserted as markup into the page [research §6
-   * (`content: "<p>…</p>"`); D13 DialogV2 config `content`]. The element is kept on the
-   * record so a test can look for markup a hostile name smuggled in.
+   * A dialog is shown. Its `content`, a string, is HTML cleaned by `foundry.utils.cleanHTML`
+   * and inserted as markup [D13/D14 DialogV2Configuration: "If string, the content is cleaned
+   * with foundry.utils.cleanHTML"; research §6 (`content: "<p>…</p>"`)]. The window title and
+   * each button's label are set as text, localized [F13 `client/applications/api/dialog.mjs`
+   * `_renderButtons`, `client/applications/api/application.mjs` (the title's `innerText`), as
+   * issue 25's review of 13.350 found]: markup in a label shows as its characters. `confirm`
+   * adds Yes/No, `prompt` and `input` an OK button; a dialog without buttons throws ("You must
+   * define at least one entry in options.buttons", [F13] dialog.mjs
+   * `_initializeApplicationOptions`), which `wait({buttons: []})` turns into a rejection. The
+   * element is kept on the record so a test can look for markup a hostile name smuggled in.
    */
-  const respond = async (kind, config) => {
+  const BUTTONS = { confirm: [{ action: "yes", label: "Yes" }, { action: "no", label: "No", default: true }], prompt: [{ action: "ok", label: "Confirm", default: true }], input: [{ action: "ok", label: "Confirm", default: true }] };
+  const respond = async (kind, config = {}) => {
+    const given = { yes: config.yes, no: config.no, ok: config.ok };
+    const buttons = [...(BUTTONS[kind] ?? []).map((b) => ({ ...b, ...given[b.action] })), ...(config.buttons ?? [])];
+    if (!buttons.length) throw new Error("You must define at least one entry in options.buttons");
     const element = client.document.createElement("dialog");
     element.className = "application dialog";
-    element.innerHTML = `<div class="window-content">${config?.content ?? ""}</div>`;
+    element.innerHTML = `<header class="window-header"><h1 class="window-title"></h1></header><div class="window-content">${typeof config.content === "string" ? cleanHTML(config.content) : ""}</div><footer class="form-footer"></footer>`;
+    element.querySelector(".window-title").textContent = localize(config.window?.title ?? "");
+    for (const b of buttons) {
+      const button = client.document.createElement("button");
+      button.dataset.action = b.action;
+      button.append(client.document.createElement("span"));
+      button.firstChild.textContent = localize(b.label ?? "");
+      element.querySelector("footer").append(button);
+    }
     client.document.body.append(element);
     client.dialogs.push({ kind, config, element });
     try { return client.respond ? await client.respond(kind, config, element) : null; } finally { element.remove(); }
@@ -309,7 +328,7 @@ export function makeClient(world, userId, storage) {
   };
   client.foundry = {
     utils: {
-      deepClone, getProperty, setProperty, expandObject, randomID, diffObject, isNewerVersion, escapeHTML,
+      deepClone, getProperty, setProperty, expandObject, randomID, diffObject, isNewerVersion, escapeHTML, cleanHTML,
       mergeObject: (a, b) => mergeInto(a, b),
       saveDataToFile: (data, type, filename) => client.downloads.push({ data, type, filename }),
       logCompatibilityWarning: (message, { since, until } = {}) => client.deprecate(message, { since, until })

@@ -5,6 +5,6 @@ export { coreSort, dnd5eSort, pf2eSort, SORTS } from "./sorting.js";
 export { Hooks } from "./hooks.js";
 export { GENERATIONS, DEFAULT_BUILDS, releaseOf, assertNoDeprecations, packageCompatible } from "./generation.js";
 export { ForcedDeletion, DELETE, diffObject } from "./utils.js";
-export { eachGeneration, selectedGenerations, makeTable, addCombat, cast, GM, ALICE, BOB } from "./testing.js";
+export { eachGeneration, selectedGenerations, makeTable, addCombat, cast, browser, GM, ALICE, BOB } from "./testing.js";
 /** Core's sort under its old name (before systems' comparators were selectable). */
 export { coreSort as sortCombatants } from "./sorting.js";

@@ -22,6 +22,16 @@ export function selectedGenerations() {
 }
 
 /**
+ * One browser origin's localStorage, where Foundry keeps client-scope settings under
+ * `namespace.key` with no world in the key [F13 `client/helpers/client-settings.mjs`: client
+ * scope maps to `window.localStorage`, `get` reads `storage.getItem(setting.id)`; research §9].
+ * Pass the same one to `world.connect(id, {storage})` of two worlds: two worlds of one Foundry
+ * server opened in one browser, which share every client setting.
+ * @returns {Map<string, unknown>}
+ */
+export function browser() { return new Map(); }
+
+/**
  * Register one node:test per generation: `eachGeneration(test, "name", async (generation, t) => …)`
  * (options may come third: `eachGeneration(test, "name", {timeout}, body)`). The test names
  * end in ` [v13]` / ` [v14]`.

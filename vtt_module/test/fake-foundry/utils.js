@@ -3,6 +3,8 @@
 // replaced, `-=key` deletes a key (v13; deprecated since v14), `ForcedDeletion` (`_del`)
 // deletes a key (v14), and an update carries only its difference (`diffObject`).
 
+import { parseHTML } from "linkedom";
+
 /**
  * v14's deletion operator (`foundry.data.operators.ForcedDeletion`, global `_del`).
  * Source: foundry-vtt-types 14.366 `src/foundry/common/data/operators.d.mts` (class, toJSON
@@ -165,4 +167,24 @@ export function randomID(length = 16) {
  */
 export function escapeHTML(s) {
   return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" }[c]));
+}
+
+/**
+ * `foundry.utils.cleanHTML(raw)`: "Clean a provided HTML fragment, closing unbalanced tags and
+ * stripping some undesirable properties" [D14 foundry.utils.cleanHTML; D13 the same]. The
+ * double's cleaning: parsed as a fragment (which closes unbalanced tags), then `<script>`
+ * elements, `on…` event attributes and `javascript:` URLs are removed. Markup itself stays
+ * markup: a name put into `content` unescaped still becomes elements (`<b>`, `<img>`).
+ */
+export function cleanHTML(raw) {
+  const { document } = parseHTML("<!doctype html><html><body><template></template></body></html>");
+  const box = document.createElement("div");
+  box.innerHTML = String(raw ?? "");
+  for (const s of box.querySelectorAll("script")) s.remove();
+  for (const el of box.querySelectorAll("*")) {
+    for (const { name, value } of [...el.attributes]) {
+      if (/^on/i.test(name) || (/^(href|src|action|formaction)$/i.test(name) && /^\s*javascript:/i.test(value))) el.removeAttribute(name);
+    }
+  }
+  return box.innerHTML;
 }

@@ -15,21 +15,20 @@ export const BOB = "plBob00000000001";
  * Boot the module on each client of a world. Settings are set before `ready`.
  * @returns {{world, clients: Record<string, object>, sent: object[], auths: object[]}}
  */
-export function bootTable(world, { url = "http://127.0.0.1:9", token = "", ruleset = "foundry-core", users = [GM, ALICE, BOB], record = false, storage = {} } = {}) {
+export function bootTable(world, { url = "http://127.0.0.1:9", token = "", ruleset = "foundry-core", users = [GM, ALICE, BOB], storage = {} } = {}) {
   world.worldSettings.set("initiative-sidecar.url", url);
   world.worldSettings.set("initiative-sidecar.ruleset", ruleset);
   const sent = [];
   const auths = [];
   const clients = {};
-  for (const id of users) clients[id] = bootClient(world, id, { token, record, storage: storage[id], sent, auths });
+  for (const id of users) clients[id] = bootClient(world, id, { token, storage: storage[id], sent, auths });
   return { world, clients, sent, auths };
 }
 
 /** Boot one client (a reload reuses its storage). */
-export function bootClient(world, id, { token = "", record = false, storage, sent = [], auths = [] } = {}) {
+export function bootClient(world, id, { token = "", storage, sent = [], auths = [] } = {}) {
   const store = storage ?? new Map();
-  if (token && world.isGM(id)) store.set("initiative-sidecar.token", token);
-  if (record) store.set("initiative-sidecar.record", true);
+  if (token && world.isGM(id)) store.set(`initiative-sidecar.token-${world.id}`, token);
   const client = world.connect(id, { storage: store });
   const realIo = client.env.io;
   client.env.io = (u, opts) => {

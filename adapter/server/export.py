@@ -1,0 +1,55 @@
+"""The ``export`` event: the GM's page asks for its world's recording (docs/protocol.md).
+
+The sidecar stores every message it acks, and each session, so the module keeps no recording
+of its own: the world's connection asks, and the answer carries the world's stored history as
+the JSON Lines ``initiative-sidecar replay`` reads, line for line what ``initiative-sidecar
+export`` writes. Only the world's writer asks: the connection the active GM opened with the
+token (a connection another one took the world from gets ``superseded``). A straight line:
+check the sender, validate, take the world's lock, read, answer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import protocol
+from ..errors import InvalidMessage, RateLimited, SidecarError, StoreUnavailable, Superseded
+from ..pipeline import refusal
+from ..replay import dumps
+from ..store.contract import WorldStore
+
+if TYPE_CHECKING:
+    from . import Sidecar
+
+
+def recording_of(store: WorldStore, world: str) -> tuple[int, str]:
+    """The world's stored sessions and messages as a recording: (lines, text)."""
+    lines = [dumps({"event": entry.kind, "data": entry.data}) + "\n" for entry in store.history(world)]
+    return len(lines), "".join(lines)
+
+
+async def export(sidecar: Sidecar, sid: str, *args: Any) -> dict[str, Any]:
+    """Answer an ``export``: the recording of the world this connection writes, or a refusal."""
+    conn = sidecar.connections.get(sid)
+    try:
+        if conn is None or sidecar.writers.get(conn.world) != sid:
+            raise Superseded("another connection took over this world; ask from the page that holds it")
+        if len(args) != 1:
+            raise InvalidMessage(f"an export is one payload object, not {len(args)} arguments", path="")
+        protocol.validate("export", args[0])
+        if not sidecar.sio.take(sid):
+            raise RateLimited(f"more than {sidecar.config.rate:g} messages per second; slow down and ask again")
+        async with sidecar.lock(conn.world):
+            try:
+                lines, text = recording_of(sidecar.worlds.store, conn.world)
+            except SidecarError:
+                raise
+            except Exception as error:  # the store failed: answered, never left hanging
+                raise StoreUnavailable(f"the recording could not be read ({type(error).__name__}); ask again later") from error
+    except SidecarError as error:
+        answer = refusal(None, error)
+    else:
+        answer = {"ok": True, "world": conn.world, "lines": lines, "recording": text}
+    if sidecar.config.check_outbound:
+        protocol.check_outbound("export-answer", answer)
+    return answer
