@@ -16,11 +16,12 @@ After every message (checked by :class:`session_table.Table` and :func:`check_pl
    ``next_round`` said (round, current, order, numbers, acts);
 5. at the end, replaying the stored log gives the same plans, and a restart rebuilds the
    same world from the store;
-6. under ``dice-pool`` (DP-5), a round starts in the order the last one ended in, unless
-   that round brought a new score, a joiner, a departure, a temporary place that ends, a
-   place next to a group's member or between two of them (kept next to the whole group,
-   DP-6); chained step-ins and a holder still holding at the round's end keep their places
-   (docs/rules.md, DP-5; the failing example that showed it is
+6. under ``dice-pool`` (DP-5), a round starts in the order the last one ended in, a
+   group's members together (DP-6) and whoever stood between two of them right after the
+   group (right before it, if it stepped in before a member), unless that round brought it
+   a new score, a joiner, a departure, a temporary place that ends, or a place next to a
+   group's member; chained step-ins and a holder still holding at the round's end keep
+   their places (docs/rules.md, DP-5; the failing example that showed the group's rule is
    tests/rulesets/dice_pool/test_dice_pool_dp5_failure.py).
 
 ``--full`` runs the ``sessions-full`` hypothesis profile: 400 sessions per ruleset instead
@@ -36,6 +37,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from adapter.engine.holding import ANY_POINT, holding, is_waiting
+from adapter.engine.model import Combat, Combatant
 from tests.rulesets.session_table import COMBAT, GM, PLAYERS, ROLLS, Table, foundry_order
 
 RULESETS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
@@ -252,35 +254,48 @@ def check_turns(t: Table, round_ended: int, present: set[str]) -> None:
         assert taken == 1 or (round_ended, cid) in t.excused, f"{cid} lost its turn in round {round_ended}"
 
 
-def check_sequence(t: Table, round_ended: int, order: list[str]) -> None:
+def check_sequence(t: Table, round_ended: int, order: list[str], ended: Combat) -> None:
     """Property 6, DP-5 "Данная последовательность действий сохраняется до конца боя, если не
     заявляется действий, напрямую влияющих на инициативу": under ``dice-pool`` a round starts
-    in the order the last one ended in, a place taken by stepping in included. Compared pair
-    by pair, leaving out whoever that round gave a new score, a roster change in its group,
-    a temporary place (ST-4/ST-5 rulings) that ends, a place next to a group's member, or a
-    place between two members of a group (DP-6 ruling: kept next to the whole group, after
-    it unless it stepped in before a member; chained step-ins and a holder still holding
-    when the round ends are no exception: docs/rules.md, DP-5)."""
+    in the order the last one ended in (``order``; ``ended``: the combat then), a place taken
+    by stepping in included, but for a group's members (DP-6 ruling): they act together, and
+    whoever stood between two of them goes right after the group, or right before it if it
+    stepped in before a member (:func:`ruled_order`; chained step-ins and a holder still
+    holding when the round ends are no exception: docs/rules.md, DP-5). Compared pair by
+    pair, leaving out whoever that round gave a new score, a roster change in its group, a
+    temporary place (ST-4/ST-5 rulings) that ends, or a place next to a group's member."""
     if t.ruleset != "dice-pool":
         return
-    between = between_members(t, order)
-    kept = [c for c in order if (round_ended, c) not in t.resequenced and c not in between]
+    kept = [c for c in ruled_order(ended, order) if (round_ended, c) not in t.resequenced]
     now = [c for c in plan_order(t) if c in kept]
     assert now == [c for c in kept if c in now], f"round {t.round} does not keep round {round_ended}'s order"
     t.sequences_checked += len(now) > 1
 
 
-def between_members(t: Table, order: list[str]) -> set[str]:
-    """Who stood, in ``order``, between two members of one group who keep its place (DP-6):
-    the next round puts the group's members together, so such a one cannot keep both sides."""
-    combatants = t.world.combats[COMBAT].combatants
-    between: set[str] = set()
-    for gid in {c.group for c in combatants.values()} - {None}:
-        at = [i for i, cid in enumerate(order) if cid in combatants
-              and combatants[cid].group == gid and not getattr(combatants[cid].ext, "apart", False)]
-        if len(at) > 1:
-            between |= {cid for cid in order[at[0] + 1:at[-1]] if order.index(cid) not in at}
-    return between
+def ruled_order(ended: Combat, order: list[str]) -> list[str]:
+    """``order`` with each group's members who keep its place (not apart, as the round ended)
+    together at the first one's place, in Foundry's order (``_id``), DP-6; whoever stood
+    between two of them right after them, or right before them if its own step-in (as the
+    round ended) was before one of them (docs/rules.md, DP-5: between a group's members)."""
+    combatants = ended.combatants
+    for gid in ended.groups:
+        block = [cid for cid in order if cid in combatants and combatants[cid].group == gid
+                 and not getattr(combatants[cid].ext, "apart", False)]
+        if len(block) < 2:
+            continue
+        first, last = order.index(block[0]), order.index(block[-1])
+        between = [cid for cid in order[first:last + 1] if cid not in block]
+        ahead = [cid for cid in between if cid in combatants and _stepped_in_before(combatants[cid], block)]
+        order = (order[:first] + ahead + sorted(block) + [c for c in between if c not in ahead]
+                 + order[last + 1:])
+    return order
+
+
+def _stepped_in_before(c: Combatant, block: list[str]) -> bool:
+    """Its place as the round ended is a step-in before one of ``block`` (still holding
+    there, or stepped in)."""
+    held = holding(c)
+    return held is not None and held.point is not None and held.point[0] == "before" and held.point[1] in block
 
 
 def plan_order(t: Table) -> list[str]:
@@ -309,10 +324,11 @@ def play(ruleset: str, data: st.DataObject) -> Table:
             t.start()
         elif t.round > 0 and data.draw(st.integers(0, 2)) == 0:
             ending, present, order = t.round, set(t.ids()), plan_order(t)
+            ended = t.world.combats[COMBAT]  # groups, apart flags and step-ins as it ends
             t.next_turn()
             if t.round > ending:
                 check_turns(t, ending, present)
-                check_sequence(t, ending, order)
+                check_sequence(t, ending, order, ended)
         else:
             pool = STEPS[ruleset] if data.draw(st.integers(0, 9)) else FOREIGN
             data.draw(st.sampled_from(pool))(t, data)

@@ -26,7 +26,7 @@ from ...engine.events import Clock, CombatStarted, Joined
 from ...engine.messages import ReadyBreak, ReadyConfirm, ReadyStart
 from ...engine.model import Combat, Combatant
 from ...errors import NotPermitted, RuleViolation
-from .state import Watch, WorldState, put_world_state, update_fighter, world_state
+from .state import Watch, WorldState, fighter, put_world_state, update_fighter, world_state
 
 WATCH_SECONDS = 6.0  # BI-3: "at least 6 seconds (1 round)"
 
@@ -177,8 +177,9 @@ def ready_to_strike_confirm(ctx: Ctx, combat: Combat | None, intent: ReadyConfir
     watch = state.watches.get(actor)
     if watch is None and _in_started_combat(ctx, combat, actor):
         raise RuleViolation(
-            f"actor {actor!r} is fighting: its Ready to strike was used up when it joined the "
-            "combat (BI-3 is declared and confirmed outside combat)", rule="BI-3", field="actor_id")
+            f"actor {actor!r} is fighting: a Ready to strike declared before is used up when "
+            "its combat starts or when it joins a combat under way (BI-3 is declared and "
+            "confirmed outside combat)", rule="BI-3", field="actor_id")
     if watch is None:
         raise RuleViolation(f"actor {actor!r} has not declared Ready to strike (or broke it)",
                             rule="BI-3", field="actor_id")
@@ -196,13 +197,16 @@ def _combat_starts(ctx: Ctx, combat: Combat) -> Combat:
 
 def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Combat:
     """The declarations of the actors of ``ids`` are used up; the ready ones apply (one not
-    ready, or broken since it showed before the start, does not)."""
+    ready, or broken or used up elsewhere since it showed before the start, does not). A
+    used-up declaration no longer shows on its actor in the other combats not yet begun."""
     state = world_state(ctx)
     used: set[str] = set()
     for cid in ids:
         c = combat.combatants[cid]
         watch = state.watches.get(c.actor_id or "")
         if watch is None or not _is_watcher(c, watch):
+            if fighter(c).ready_to_strike:  # shown before the start, gone since
+                combat = update_fighter(combat, c.id, ready_to_strike=False, watched=())
             continue
         used.add(watch.actor_id)
         # the early reaction holds whoever is in the fight (issue 11)
@@ -211,6 +215,7 @@ def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Comba
     if used:
         put_world_state(ctx, WorldState(
             watches={a: w for a, w in state.watches.items() if a not in used}))
+        _show_elsewhere(ctx, used, combat)
     return combat
 
 

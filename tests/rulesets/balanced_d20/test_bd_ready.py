@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from adapter.rulesets.balanced_d20.state import WorldState
-from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
+from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, Table, fighter
 
 ROGUE, BARBARIAN, ORC1, ORC2, WOLF = ("cmbRogue00000001", "cmbBarbarian0001", "cmbOrc0000000001",
                                       "cmbOrc0000000002", "cmbWolf000000001")
@@ -323,3 +323,75 @@ def test_BI_3_a_confirm_shows_at_once_in_a_combat_not_yet_begun_and_a_break_take
     assert "ready_to_strike" not in t.entry(ROGUE)["tags"]
     t.start()
     assert t.reaction(ROGUE) == (False, "before_first_turn")
+
+
+# ---------------------------------------------------------------- one actor, two combats
+
+OTHER = "cmbBalanced00002"
+
+
+def two_encounters() -> Table:
+    """The rogue, ready (the GM confirmed), is in two combats not yet begun: the patrol
+    (the table's combat) and a wolf's (``OTHER``); it has rolled 14 in both."""
+    t = patrol()
+    watch(t)
+    t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
+    prepared(t)
+    t.switch(OTHER)
+    t.join(fighter(ROGUE, "Rogue", dex=4, owners=(ROGUE_PLAYER,), actor=ROGUE_ACTOR,
+                   token=ROGUE_TOKEN))
+    t.join(fighter(WOLF, "Wolf", npc=True))
+    t.roll(ROGUE, 10, 4)
+    t.roll(WOLF, 15)
+    assert t.reaction(ROGUE) == (True, "ready_to_strike")  # shown in both before either begins
+    return t
+
+
+def test_BI_3_a_declaration_used_up_at_one_start_no_longer_shows_in_another_combat() -> None:
+    """Reviewer's scenario: the declaration is used up when the patrol's combat starts; the
+    wolf's combat, begun afterwards, gives the rogue no reaction before its first turn."""
+    t = two_encounters()
+    t.switch(COMBAT)
+    t.start()
+    assert t.reaction(ROGUE) == (True, "ready_to_strike")
+    t.switch(OTHER)
+    # the start's ack brought the wolf's combat with the declaration taken back
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+    assert "ready_to_strike" not in t.entry(ROGUE)["tags"]
+    t.start()
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+    assert "ready_to_strike" not in t.entry(ROGUE)["tags"]
+    error = t.refused("rule_violation", t.intent_msg("ready.confirm", combat=False,
+                                                     actor_id=ROGUE_ACTOR))
+    assert "when its combat starts" in error.message  # used up at a start, not by a join
+
+
+def test_BI_3_a_declaration_used_up_by_a_join_no_longer_shows_in_another_combat() -> None:
+    """The same through a join: the rogue, shown ready in the wolf's combat not yet begun,
+    joins the patrol's fight already under way (its declaration applies there and is used
+    up); the wolf's combat, begun afterwards, gives it no early reaction."""
+    t = patrol()
+    watch(t)
+    t.intent("ready.confirm", combat=False, actor_id=ROGUE_ACTOR)
+    rogue = t.fighters.pop(0)
+    t.switch(OTHER)
+    t.join(fighter(ROGUE, "Rogue", dex=4, owners=(ROGUE_PLAYER,), actor=ROGUE_ACTOR,
+                   token=ROGUE_TOKEN))
+    t.join(fighter(WOLF, "Wolf", npc=True))
+    t.roll(ROGUE, 10, 4)
+    t.roll(WOLF, 15)
+    assert t.reaction(ROGUE) == (True, "ready_to_strike")
+    t.switch(COMBAT)
+    t.create()
+    t.roll(BARBARIAN, 9, 1)
+    t.roll(ORC1, 15, 1)
+    t.roll(ORC2, 3, 1)
+    t.start()
+    t.join(rogue)
+    t.roll(ROGUE, 10, 4)
+    assert t.reaction(ROGUE) == (True, "ready_to_strike")
+    t.switch(OTHER)
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+    t.start()
+    assert t.reaction(ROGUE) == (False, "before_first_turn")
+    assert "ready_to_strike" not in t.entry(ROGUE)["tags"]

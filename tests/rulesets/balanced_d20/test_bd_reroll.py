@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from adapter.rulesets.balanced_d20.natural import natural_d20, reroll_formula
+from adapter.rulesets.balanced_d20.state import fighter as fighter_state
 from tests.decoded import as_roll
-from tests.rulesets.balanced_d20.bd_table import GM, Table, d20, fighter
+from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, Table, d20, fighter
 
 WIZ, ORC, ROGUE = "cmbWizard0000001", "cmbOrc0000000001", "cmbRogue00000001"
 PLAYER, OTHER = "playerWizard0001", "playerOther00001"
@@ -347,7 +348,12 @@ def test_BI_2_after_the_gms_number_a_qualifying_roll_gets_a_new_offer() -> None:
     """The withdrawn offer did not use the right up (only a reroll made or a decline does)."""
     t = table()
     t.roll(WIZ, 3, 2)
+    offer = offer_of(t)
     t.intent("initiative.set", WIZ, value=12)
+    # the GM's number withdrew the offer itself (not the next roll): closed, not used up
+    assert t.world.prompts == {} and "reroll_pending" not in t.entry(WIZ)["tags"]
+    reroll = fighter_state(t.world.combats[COMBAT].combatants[WIZ]).reroll
+    assert reroll is not None and reroll.offer_id == offer and reroll.status == "superseded"
     t.roll(WIZ, 2, 2)
     assert len(t.prompts("reroll")) == 1
 

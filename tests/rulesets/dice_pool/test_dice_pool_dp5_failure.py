@@ -11,7 +11,9 @@ D H (G and H joined). Round 6 starts G F B C D E H A: G and H by DP-2 (G's 2 suc
 first; H's 0 before A's −1), A back after D where round 5 started it (a step-in from a
 carried hold is for one round), C and D together (DP-6) and E right after them: it stood
 between two members, and no order keeps it between them. The property asked for E before D;
-it now leaves out whoever stood between a group's members, as docs/rules.md (DP-5) says.
+it now expects whoever stood between a group's members right after the group (right before
+it, had it stepped in before a member), as docs/rules.md (DP-5) says, and compares every
+pair of that order.
 """
 
 from __future__ import annotations
