@@ -174,7 +174,9 @@ eachGeneration(test, "settings by scope: world shared (GM writes), user per user
 });
 
 eachGeneration(test, "world and user settings are a server round trip: get answers the old value until the write comes back; client scope at once", async (generation) => {
-  const t = makeTable({ generation, settingLatency: 40 });
+  const answers = []; // the server answers each write when the test says, not after a time a loaded machine may outlast
+  const t = makeTable({ generation, settingLatency: () => new Promise((r) => answers.push(r)) });
+  const answer = async () => { while (!answers.length) await new Promise((r) => setImmediate(r)); answers.shift()(); };
   const changes = [];
   for (const c of t.clients) {
     c.game.settings.register("mod", "w", { scope: "world", default: {}, onChange: (v) => changes.push([c.userId, v]) });
@@ -190,13 +192,16 @@ eachGeneration(test, "world and user settings are a server round trip: get answe
   assert.deepEqual(changes, [], "no onChange before the server answers");
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(settings.get("mod", "w"), {}, "a tick later still the old value: the latency is not over");
+  await answer();
   assert.deepEqual(await first, { a: 1, b: 2 }, "set resolves with the value given");
   assert.deepEqual(t.alice.game.settings.get("mod", "w"), { a: 1 }, "the first write, everywhere, once it came back");
+  await answer();
   await second;
   assert.deepEqual(settings.get("mod", "w"), { c: 3 }, "the second write, built on the old value, drops the first");
   assert.equal(changes.length, 2 * t.clients.length, "onChange on every client for each write");
   const user = t.alice.game.settings.set("mod", "u", 5);
   assert.equal(t.alice.game.settings.get("mod", "u"), 0, "a user setting is a Setting document too");
+  await answer();
   await user;
   assert.equal(t.alice.game.settings.get("mod", "u"), 5);
   const client = t.alice.game.settings.set("mod", "c", 6);

@@ -35,7 +35,8 @@ export class World {
    * @param {"core"|"dnd5e"|"pf2e"} [o.rolls] initiative roll behaviour (dnd5e and pf2e roll the actor's own initiative, ignoring a passed formula); default from system
    * @param {number} [o.storageQuota] bytes of localStorage per client (default 5 MiB)
    * @param {object} [o.manifest] a manifest whose `compatibility` decides activation (default: vtt_module/module.json)
-   * @param {number} [o.settingLatency] ms a world/user setting write takes to come back (default 0: one tick)
+   * @param {number|function(): Promise<void>} [o.settingLatency] ms a world/user setting write takes to come back
+   *   (default 0: one tick), or a function whose promise says when it comes back (a test's gate, timing-free)
    */
   constructor({ id = "test-world", system = "dnd5e", users = [], actors = [], tokens = [], initiativeFormula = "1d20 + @abilities.dex.mod", seed = 42,
     generation = defaultGeneration(), build, sort, rolls, lang = "en", storageQuota = 5 * 1024 * 1024, manifest, settingLatency = 0 } = {}) {
@@ -141,7 +142,8 @@ export class World {
 
   /** A world or user setting's write to the server and back (see `settings.set` in client.js). */
   async settingRoundTrip() {
-    if (this.settingLatency > 0) await new Promise((r) => setTimeout(r, this.settingLatency));
+    if (typeof this.settingLatency === "function") await this.settingLatency();
+    else if (this.settingLatency > 0) await new Promise((r) => setTimeout(r, this.settingLatency));
     else await this.tick();
   }
 
