@@ -13,6 +13,7 @@ from aiohttp import web
 from ..html import source
 from ..texts import TEXTS, language
 from .hostcheck import public_scheme
+from .pacing import request_client
 from .status import COOKIE, HEADERS, SESSION_SECONDS, StatusBoard, Subscriber
 
 
@@ -42,7 +43,7 @@ def add_status_routes(app: web.Application, board: StatusBoard) -> None:
     async def login(request: web.Request) -> web.Response:
         form = await request.post()
         lang = language(str(form.get("lang", "")), request.headers.get("Accept-Language", ""))
-        keys = board.throttle_keys(request.remote or "?")
+        keys = board.throttle_keys(request_client(request, bool(board.config.public_origins)))
         wait = board.throttle.turn(keys)
         if wait > 0:  # recent wrong tokens: this attempt waits its turn, then is checked
             await asyncio.sleep(wait)
