@@ -122,3 +122,19 @@ def test_the_client_is_the_proxy_s_entry_only_from_a_loopback_peer_with_public_o
     peer: str, header: list[str], behind_proxy: bool, client: str,
 ) -> None:
     assert client_address(peer, header, behind_proxy) == client
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/metrics"])
+@pytest.mark.parametrize("header", [{"X-Forwarded-For": "1.2.3.4"}, {"Forwarded": "for=1.2.3.4"},
+                                    {"X-Real-IP": "1.2.3.4"}])
+async def test_health_and_metrics_refuse_a_forged_loopback_host_that_came_through_a_proxy(
+    mounted: Running, path: str, header: dict[str, str],
+) -> None:
+    """The proxy passes Host as the client wrote it: ``Host: 127.0.0.1:8765`` through Foundry's
+    server block looks like loopback, but the proxy's own header says where it came from."""
+    forged = {"Host": f"127.0.0.1:{mounted.config.port}", **header}
+    async with aiohttp.ClientSession() as http:
+        async with http.get(mounted.url + BASE + path, headers=forged) as through:
+            assert through.status == 403
+        async with http.get(mounted.url + BASE + path) as direct:
+            assert direct.status == 200
