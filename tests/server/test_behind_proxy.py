@@ -138,3 +138,38 @@ async def test_health_and_metrics_refuse_a_forged_loopback_host_that_came_throug
             assert through.status == 403
         async with http.get(mounted.url + BASE + path) as direct:
             assert direct.status == 200
+
+
+def directives(policy: str) -> dict[str, list[str]]:
+    return {d.split()[0]: d.split()[1:] for d in (p.strip() for p in policy.split(";")) if d}
+
+
+@pytest.mark.parametrize("path", ["/", "/status/status.js", "/status/status.css"])
+async def test_the_status_page_runs_only_its_own_files_not_all_of_foundry_s_origin(mounted: Running,
+                                                                                 path: str) -> None:
+    """Behind the proxy the page's origin is Foundry's: ``'self'`` would let it run a script a
+    player uploaded to Foundry's Data folder, so each source is named by its path."""
+    here = f"{PUBLIC}{BASE}"
+    async with aiohttp.ClientSession() as http:
+        async with http.get(mounted.url + BASE + path, headers=proxied(GM)) as page:
+            policy = directives(page.headers["Content-Security-Policy"])
+    assert policy["script-src"] == [f"{here}/status/status.js"]
+    assert policy["style-src"] == [f"{here}/status/status.css"]
+    assert policy["connect-src"] == [f"{here}/status/events"]
+    assert policy["form-action"] == [f"{here}/"]
+    assert policy["default-src"] == ["'none'"]
+    assert "'self'" not in repr(policy)
+
+
+async def test_a_host_no_browser_sends_does_not_write_into_the_policy(tmp_path: Path) -> None:
+    """A sidecar listening beyond loopback checks no Host: a weird one gets ``'self'``."""
+    running = Running(Config(host="0.0.0.0", allow_remote=True, port=free_port(), db=tmp_path / "s.db", token=TOKEN))
+    await running.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(running.url + "/", headers={"Host": "a.example; script-src *"}) as page:
+                assert page.status == 401
+                policy = directives(page.headers["Content-Security-Policy"])
+    finally:
+        await running.stop()
+    assert policy["script-src"] == ["'self'"] and "*" not in repr(policy)
