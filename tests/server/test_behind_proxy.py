@@ -7,6 +7,7 @@ any other peer or without ``--public-origin``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -20,11 +21,18 @@ from tests.server.rawclient import RawClient
 from tests.server.test_origins import EVIL, app_of, attempt, recording
 from tests.support.sidecar import TOKEN, Running, auth, free_port, until
 
+ROOT = Path(__file__).resolve().parents[2]
 BASE = "/initiative-sidecar"
 PUBLIC = "https://foundry.example.org"
 WORLD_A, WORLD_B = "worldAAAAAAAAAAA", "worldBBBBBBBBBBB"
 TOKENS = {WORLD_A: "token-of-world-a-0123456789", WORLD_B: "token-of-world-b-0123456789"}
 ATTACKER, GM = "203.0.113.1", "198.51.100.2"
+
+
+def test_the_nginx_snippet_names_the_client_in_the_rightmost_entry() -> None:
+    """What the sidecar counts by: nginx appends its peer's address to the client's header."""
+    sample = (ROOT / "deploy/same-origin/nginx.conf").read_text(encoding="utf-8")
+    assert re.search(r"^\s*proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;", sample, re.M)
 
 
 def proxied(client: str) -> dict[str, str]:
