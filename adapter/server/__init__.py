@@ -78,7 +78,7 @@ class Sidecar:
     # ---------------------------------------------------------------- connecting
 
     async def connect(self, sid: str, environ: dict[str, Any], auth: Any) -> None:
-        remote = remote_of(environ)
+        remote = remote_of(environ, bool(self.config.public_origins))  # the proxy's client behind it
         try:
             if (narrowed := origin_refusal(self.config, environ)) is not None:
                 raise narrowed  # before the token: a page --origins refuses cannot even guess
@@ -286,7 +286,7 @@ def create_app(config: Config) -> web.Application:
     sio = GuardedServer(
         limits=Limits(rate=config.rate, burst=config.burst, connect_timeout=config.connect_timeout,
                       pending_per_address=config.pending_per_address,
-                      max_outgoing_bytes=config.max_outgoing_bytes),
+                      max_outgoing_bytes=config.max_outgoing_bytes, behind_proxy=bool(config.public_origins)),
         async_mode="aiohttp",
         cors_allowed_origins=[],  # no check at the handshake: --origins is checked at CONNECT (.origins)
         max_http_buffer_size=config.buffer_bytes,

@@ -6,7 +6,8 @@ outside attack found (issue 15):
 * **Sockets that never authenticate.** An Engine.IO socket that has not been accepted by the
   sidecar (a Socket.IO CONNECT with good auth) within ``connect_timeout`` seconds is closed,
   and one address may hold at most ``pending_per_address`` such sockets at a time (all of
-  127.0.0.0/8 counts as one address, an IPv6 address by its /64): a new one closes the
+  127.0.0.0/8 counts as one address, an IPv6 address by its /64; behind the same-origin
+  proxy, the client it names, :func:`~.pacing.client_address`): a new one closes the
   address's oldest idle one, so 1,014 idle sockets no longer use up the process's file
   descriptors, and the newest socket (the GM's, reconnecting) is the one kept.
 * **Clients that never read.** Engine.IO queues every outgoing packet without a limit (an
@@ -58,6 +59,8 @@ class Limits:
     connect_timeout: float = 5.0
     pending_per_address: int = 64
     max_outgoing_bytes: int = 8 * 1024 * 1024
+    #: ``--public-origin`` is set: a loopback peer's X-Forwarded-For names the client
+    behind_proxy: bool = False
 
 
 @dataclass
@@ -117,7 +120,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         return [sid for sid, p in self.peers.items() if p.address == address and not p.accepted]
 
     async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
-        address = address_key(remote_of(environ))
+        address = address_key(remote_of(environ, self.limits.behind_proxy))
         waiting = self.pending(address)
         if len(waiting) >= self.limits.pending_per_address:
             idle = [sid for sid in waiting if not self.peers[sid].connecting]

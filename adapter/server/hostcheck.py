@@ -13,7 +13,10 @@ host names are answered too. The guard stays sound there: a browser always sends
 resolved (``Host`` is a header no page may set), so a rebinding page sends its own name,
 which is no public origin unless its author owns the Foundry's domain. /healthz and
 /metrics refuse a public name: such a request came through the public proxy, whatever its
-peer address (the proxy's loopback) says.
+peer address (the proxy's loopback) says. They also refuse any request carrying a header a
+proxy adds (``X-Forwarded-For``, ``Forwarded``, ``X-Real-IP``): the proxy passes ``Host`` as
+the client wrote it, so a client of Foundry's server block (the proxy's default one) may
+write ``Host: 127.0.0.1:8765``, and the proxy's own header is what tells it came through.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from ..config import Config, is_loopback
 UNCHECKED = ("/socket.io/", "/module/")
 #: paths only the operator reads (loopback or --metrics-from), never through the public proxy
 OPERATOR_PATHS = ("/healthz", "/metrics")
+#: headers a proxy adds: a request carrying one came through a proxy, whatever its Host says
+PROXY_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-IP")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -68,7 +73,8 @@ def host_guard(config: Config) -> Callable[[web.Request, Handler], Awaitable[web
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         host = request.host.lower()
-        if host in public and request.path in operator:
+        proxied = host in public or any(h in request.headers for h in PROXY_HEADERS)
+        if proxied and request.path in operator:
             raise web.HTTPForbidden(text="health and metrics are read on the sidecar itself, not through the proxy")
         if checked and not request.path.startswith(unchecked) and not loopback_name(host) and host not in public:
             raise web.HTTPForbidden(text="this sidecar answers only to a loopback host name (127.0.0.1, localhost) "
@@ -76,7 +82,6 @@ def host_guard(config: Config) -> Callable[[web.Request, Handler], Awaitable[web
         return await handler(request)
 
     return guard
-
 
 
 def public_scheme(config: Config, request: web.Request) -> str:

@@ -1,7 +1,8 @@
 """Pacing and bookkeeping the transport guard and the server share: a token bucket per
 connection, logging a repeated error once a second with a count, collecting closed
 connections while sockets keep closing, giving freed memory back to the system, and who is
-asking (per-address limits count all of loopback as one address).
+asking (per-address limits count all of loopback as one address; behind the same-origin
+proxy, the client the proxy names).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import ipaddress
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,15 +160,29 @@ def release_memory() -> None:
     release_pages()
 
 
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address in ``text`` (``203.0.113.1``, ``203.0.113.1:4711``, ``[2001:db8::1]:4711``,
+    ``fe80::1%eth0``; an IPv4-mapped IPv6 address as its IPv4 one), or None."""
+    text = text.strip()
+    if text.startswith("["):
+        text = text[1:].partition("]")[0]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
+    try:
+        ip = ipaddress.ip_address(text.split("%")[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
 def address_key(remote: str) -> str:
     """Who is asking, for per-address limits: all of loopback is one machine (rotating through
     127.x.y.z changes nothing), an IPv6 address counts by its /64."""
-    try:
-        ip = ipaddress.ip_address(remote.split("%")[0])
-    except ValueError:
+    ip = _ip(remote)
+    if ip is None:
         return remote
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
     if ip.is_loopback:
         return "loopback"
     if isinstance(ip, ipaddress.IPv6Address):
@@ -175,8 +190,33 @@ def address_key(remote: str) -> str:
     return str(ip)
 
 
-def remote_of(environ: dict[str, Any]) -> str:
+def client_address(peer: str, forwarded_for: Iterable[str], behind_proxy: bool) -> str:
+    """The address a request came from. Behind the same-origin proxy (``behind_proxy``: the
+    sidecar was started with ``--public-origin``) every browser reaches the sidecar from the
+    proxy's loopback address, so the per-address limits would count every client of the
+    internet as one: there, and only for a peer on loopback, the client is the **rightmost**
+    ``X-Forwarded-For`` entry, the one the proxy itself appends (nginx's
+    ``$proxy_add_x_forwarded_for``, Caddy's default); entries to its left are whatever the
+    client sent. From any other peer, or without ``--public-origin``, the header is the
+    client's own word and is ignored: the peer address counts."""
+    if not behind_proxy:
+        return peer
+    peer_ip = _ip(peer)
+    if peer_ip is None or not peer_ip.is_loopback:
+        return peer
+    entries = [e for header in forwarded_for for e in header.split(",")]
+    client = _ip(entries[-1]) if entries else None
+    return str(client) if client is not None else peer
+
+
+def remote_of(environ: dict[str, Any], behind_proxy: bool = False) -> str:
+    """The client address of an Engine.IO connection (see :func:`client_address`)."""
     request = environ.get("aiohttp.request")
     if request is not None and request.remote:
-        return str(request.remote)
+        return request_client(request, behind_proxy)
     return str(environ.get("REMOTE_ADDR", "?"))
+
+
+def request_client(request: Any, behind_proxy: bool) -> str:
+    """The client address of an aiohttp request (see :func:`client_address`)."""
+    return client_address(str(request.remote or "?"), request.headers.getall("X-Forwarded-For", ()), behind_proxy)

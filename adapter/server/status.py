@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import re
 import secrets
 import time
 from collections import deque
@@ -37,6 +38,7 @@ from ..engine import plan_of
 from ..html import environment
 from ..texts import TEXTS
 from ..version import __version__
+from .hostcheck import public_scheme
 from .observe import Answered
 from .pacing import address_key
 from .throttle import Throttle
@@ -46,14 +48,31 @@ SESSION_SECONDS = 12 * 3600
 MAX_SESSIONS = 64
 REFUSALS_KEPT = 20
 PATHS = ("/", "/login", "/logout", "/status/events", "/status/status.js", "/status/status.css")
-#: the page runs only its own script and style, talks only to its own origin
 HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "Cache-Control": "no-store",
     "Referrer-Policy": "same-origin",  # "no-referrer" makes Chromium send "Origin: null" with the form
     "X-Content-Type-Options": "nosniff",
 }
+#: a Host a browser can send (a name or an address, its port); anything else gets the policy
+#: by 'self' (no browser sends it, and it must not write into the policy)
+BROWSER_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
+def page_headers(config: Config, request: web.Request) -> dict[str, str]:
+    """The status page's headers. Its Content-Security-Policy lets it run its own script and
+    style and read its own event stream, each named by its URL (a source with a path), not
+    the whole of ``'self'``: behind the same-origin proxy the page's origin is Foundry's, where
+    ``'self'`` would let it run any file under that origin (a script a player uploaded to
+    Foundry's Data folder)."""
+    if BROWSER_HOST.fullmatch(request.host):
+        here = f"{public_scheme(config, request)}://{request.host}{config.base_path}"
+        script, style, events, forms = (f"{here}/status/status.js", f"{here}/status/status.css",
+                                        f"{here}/status/events", f"{here}/")
+    else:
+        script = style = events = forms = "'self'"
+    policy = (f"default-src 'none'; script-src {script}; style-src {style}; connect-src {events}; "
+              f"form-action {forms}; frame-ancestors 'none'; base-uri 'none'")
+    return {"Content-Security-Policy": policy, **HEADERS}
 
 
 @dataclass(frozen=True)

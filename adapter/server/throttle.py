@@ -1,7 +1,8 @@
 """Slowing down token guesses without ever refusing the right token.
 
 Failed attempts are counted per source address (all of loopback is one address, see
-:func:`adapter.server.pacing.address_key`) and per token (a world with its own token in
+:func:`adapter.server.pacing.address_key`; behind the same-origin proxy, the client it names,
+:func:`adapter.server.pacing.client_address`) and per token (a world with its own token in
 ``--tokens-file``, or the shared token all other worlds use), over a sliding window. Once
 either has ``failures`` wrong tokens in the window, the attempts that involve it are checked
 one at a time, at most one per ``spacing`` seconds, in the order they came: each waits for its

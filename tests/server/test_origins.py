@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 import aiohttp
 import pytest
 import socketio
+from aiohttp import web
 
 from adapter import protocol
+from adapter.server import MOUNTED_KEY, sidecar_of
+from adapter.server.operations import STATUS_KEY
+from adapter.server.throttle import Throttle
 from tests.support.sidecar import TOKEN, Running, auth
 
 FORGE = "https://gm-table.forge-vtt.com"
@@ -22,9 +27,10 @@ LAN = "http://192.168.1.20:30000"
 EVIL = "https://evil.example"
 
 
-async def attempt(url: str, data: dict[str, Any], origin: str | None, path: str = "socket.io") -> dict[str, Any]:
-    """Connect with this Origin; what the sidecar said: ``welcome`` and its data, or the
-    refusal's ``code``/``message``, plus every other event heard."""
+async def attempt(url: str, data: dict[str, Any], origin: str | None, path: str = "socket.io",
+                  headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """Connect with this Origin (and these other headers); what the sidecar said: ``welcome``
+    and its data, or the refusal's ``code``/``message``, plus every other event heard."""
     sio = socketio.AsyncClient(reconnection=False)
     heard: list[tuple[str, Any]] = []
     welcomed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -36,7 +42,7 @@ async def attempt(url: str, data: dict[str, Any], origin: str | None, path: str 
 
     sio.on("welcome", on_welcome)
     sio.on("*", lambda event, d: heard.append((event, d)))
-    headers = {"Origin": origin} if origin else {}
+    headers = {**(headers or {}), **({"Origin": origin} if origin else {})}
     try:
         await sio.connect(url, auth=data, transports=["websocket"], wait_timeout=5, headers=headers,
                           socketio_path=path)
@@ -48,6 +54,40 @@ async def attempt(url: str, data: dict[str, Any], origin: str | None, path: str 
     welcome = await asyncio.wait_for(welcomed, 5)
     await sio.disconnect()
     return {"welcome": welcome, "heard": heard}
+
+
+class Recording(Throttle):
+    """The sidecar's throttle, keeping the keys each attempt was checked against, the wait it
+    was given and the moment its turn came (the throttle's clock, not the test's)."""
+
+    def __init__(self, like: Throttle) -> None:
+        super().__init__(like.failures, like.window, like.spacing, like.clock)
+        self.asked: list[tuple[str, ...]] = []
+        self.turns: list[float] = []
+        self.slots: list[float] = []
+
+    def turn(self, keys: Iterable[str]) -> float:
+        self.asked.append(tuple(keys))
+        wait = super().turn(self.asked[-1])
+        self.turns.append(wait)
+        taken = [self.next_turn[k] for k in self.asked[-1] if k in self.next_turn]
+        self.slots.append(max(taken) - self.spacing if wait or taken else float("nan"))
+        return wait
+
+
+def app_of(running: Running) -> web.Application:
+    assert running.runner is not None
+    return running.runner.app
+
+
+def recording(running: Running) -> Recording:
+    """Put a :class:`Recording` throttle in the running sidecar (sockets and status login)."""
+    app = app_of(running)
+    sidecar = sidecar_of(app)
+    throttle = Recording(sidecar.throttle)
+    sidecar.throttle = throttle
+    app.get(MOUNTED_KEY, app)[STATUS_KEY].throttle = throttle
+    return throttle
 
 
 async def reconfigure(sidecar: Running, **changes: Any) -> None:
@@ -92,13 +132,14 @@ async def test_a_foreign_page_s_guesses_are_throttled_like_any_other(sidecar: Ru
     """Wrong tokens from a foreign origin count against the address and the token as any do:
     past ``auth_failures``, each guess waits its turn; the right token still gets in."""
     await reconfigure(sidecar, auth_failures=3, throttle_seconds=30.0, throttle_spacing=0.2)
+    throttle = recording(sidecar)
     for n in range(3):
         assert (await attempt(sidecar.url, auth(token=f"guess-{n}"), EVIL))["refused"]["code"] == "auth_failed"
-    loop = asyncio.get_running_loop()
-    began = loop.time()
+    assert throttle.turns == [0.0] * 3  # not under attack yet
     guesses = await asyncio.gather(*(attempt(sidecar.url, auth(token=f"more-{n}"), EVIL) for n in range(4)))
     assert [g["refused"]["code"] for g in guesses] == ["auth_failed"] * 4
-    assert loop.time() - began >= 3 * 0.2  # one check per 0.2 s
+    slots = sorted(throttle.slots[3:])  # when each guess was given its turn: one per 0.2 s
+    assert all(b - a >= 0.2 - 1e-9 for a, b in zip(slots, slots[1:])), slots
     assert (await attempt(sidecar.url, auth(), FORGE))["welcome"]
 
 
@@ -115,10 +156,8 @@ async def test_origins_narrows_the_socket_and_a_refused_origin_is_told_so_before
             assert refusal["code"] == "origin_refused"
             assert FORGE not in refusal["message"]  # the list is not told to strangers
     assert "refused: origin_refused" in caplog.text
-    loop = asyncio.get_running_loop()
-    began = loop.time()
-    assert (await attempt(sidecar.url, auth(), FORGE))["welcome"]  # the guesses above counted nothing
-    assert loop.time() - began < 5.0
+    assert sidecar_of(app_of(sidecar)).throttle.failed == {}  # the guesses above counted nothing
+    assert (await attempt(sidecar.url, auth(), FORGE))["welcome"]
 
 
 @pytest.mark.parametrize("path", ["/", "/healthz", "/health", "/module/module.json"])
