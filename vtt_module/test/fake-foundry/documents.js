@@ -5,6 +5,7 @@
 import { deepClone, getProperty, mergeInto } from "./utils.js";
 import { sortFor, coreSort } from "./sorting.js";
 import { pf2eEncounter } from "./pf2e.js";
+import { turnEventMethods, dnd5eCombat, pf2eTurnAutomation } from "./turn-events.js";
 
 export function makeDocumentClasses(client) {
   const world = client.world;
@@ -45,7 +46,8 @@ export function makeDocumentClasses(client) {
     get img() { return this._source.img || null; }
     get isOwner() { return client.user.isGM || Boolean(this.actor?.testUserPermission(client.user, "OWNER")); }
     get isNPC() { return !this.actor || !this.actor.hasPlayerOwner; }
-    get isDefeated() { return Boolean(this._source.defeated); }
+    /** The field or the actor's defeated status [F13 `client/documents/combatant.mjs` `isDefeated`; research §2]. */
+    get isDefeated() { return Boolean(this._source.defeated) || Boolean(this.actor?.statuses?.has(client.CONFIG.specialStatusEffects.DEFEATED)); }
     get visible() { return this.isOwner || !this.hidden; }
     get players() { return client.game.users.filter((u) => !u.isGM && this.actor?.testUserPermission(u, "OWNER")); }
     getFlag(scope, key) { return getProperty(this._source.flags?.[scope] ?? {}, key); }
@@ -328,12 +330,15 @@ export function makeDocumentClasses(client) {
     }
   }
 
+  Object.assign(Combat.prototype, turnEventMethods(world));
+
   /** A system's subclass: same API, its own comparator (CONFIG.Combat.documentClass). */
   const sort = sortFor({ sort: world.sortName });
   class SortedCombat extends Combat {
     _sortCombatants(a, b) { return sort(a, b); }
   }
-  const SystemCombat = world.systemRolls === "pf2e" ? pf2eEncounter(SortedCombat, client) : SortedCombat;
+  const SystemCombat = world.systemRolls === "pf2e" ? pf2eTurnAutomation(pf2eEncounter(SortedCombat, client), client)
+    : world.systemRolls === "dnd5e" ? dnd5eCombat(SortedCombat, world) : SortedCombat;
   Object.defineProperty(SystemCombat, "name", { value: { dnd5e: "Combat5e", pf2e: "EncounterPF2e" }[world.sortName] ?? "Combat" });
 
   return { Combat: SystemCombat, BaseCombat: Combat, Combatant, Collection };
