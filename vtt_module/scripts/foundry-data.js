@@ -77,14 +77,3 @@ export function statesOf(combat) {
   }
   return out;
 }
-
-/** `foundry.utils.setProperty` or a local fallback. */
-export function setProperty(env, obj, key, value) {
-  const fn = env.foundry?.utils?.setProperty;
-  if (fn) return fn(obj, key, value);
-  const parts = key.split(".");
-  let o = obj;
-  for (const p of parts.slice(0, -1)) o = o[p] ??= {};
-  o[parts.at(-1)] = value;
-  return true;
-}

@@ -9,6 +9,7 @@ import { registerRollMarking, rollMark } from "../scripts/initiative.js";
 import { FORWARDED_HOOKS, MODULE_ID } from "../scripts/constants.js";
 import { deletion, menuEntry, gmOnlyMessage, generation } from "../scripts/compat.js";
 import { Hooks } from "./fake-foundry/hooks.js";
+import { setProperty } from "./fake-foundry/utils.js";
 
 const M = MODULE_ID;
 const entry = (id, initiative, acts = "full", extra = {}) => ({ combatant_id: id, initiative, acts, reaction: null, tags: [], detail: {}, rules: [], ...extra });
@@ -61,7 +62,7 @@ test("a combat whose system keeps turn null gets no turn unless a rule moved the
 });
 
 test("a reroll with the same total and a clear-and-roll-again with the same roll both reach the sidecar as rolls", () => {
-  const env = { foundry: { utils: { randomID: (() => { let n = 0; return () => `nonce${++n}`; })(), setProperty: undefined } }, Hooks: new Hooks() };
+  const env = { foundry: { utils: { randomID: (() => { let n = 0; return () => `nonce${++n}`; })(), setProperty } }, Hooks: new Hooks() };
   const rolls = new Map();
   registerRollMarking(env, () => rolls);
   const roll = { total: 14, toJSON: () => ({ class: "Roll", formula: "1d20", terms: [{ class: "Die", faces: 20, number: 1, results: [{ result: 14, active: true }] }], total: 14 }) };

@@ -1,0 +1,52 @@
+// Issue 25's lows of the turns half outside steering: the roll patch goes through libWrapper when
+// it is active; the reroll card speaks as the combatant's token (actor, token, scene); a ruling
+// that names a hidden combatant is whispered to the GMs, never posted in public.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { World, eachGeneration } from "./fake-foundry/index.js";
+import { bootTable, party, GM, ALICE } from "./helpers/table.js";
+import { wrapInitiativeRoll, rollReroll } from "../scripts/initiative.js";
+import { announce } from "../scripts/announce.js";
+
+async function table(generation) {
+  const { actors, tokens } = party();
+  const world = new World({ id: `lows-${generation}`, generation, system: "core", users: [{ _id: GM, name: "GM", role: World.ROLES.GAMEMASTER }, { _id: ALICE, name: "Alice", role: World.ROLES.PLAYER }], actors, tokens });
+  const t = bootTable(world, { users: [GM, ALICE] });
+  const gm = t.clients[GM];
+  const combat = await world.createCombat(gm, { scene: "scnReal000000001" });
+  await combat.createEmbeddedDocuments("Combatant", tokens.map((tk) => ({ actorId: tk.actorId, tokenId: tk._id, sceneId: "scnReal000000001", hidden: tk.name === "Hidden Boss" })));
+  return { world, gm, combat };
+}
+
+test("the initiative roll patch goes through libWrapper when it is active (MIXED), the prototype untouched", () => {
+  const registered = [];
+  const original = function (formula) { return { formula, id: this.id }; };
+  class Combatant {}
+  Combatant.prototype.getInitiativeRoll = original;
+  const env = { CONFIG: { Combatant: { documentClass: Combatant } }, libWrapper: { register: (...args) => registered.push(args) }, Roll: class {} };
+  const pending = wrapInitiativeRoll(env);
+  assert.equal(Combatant.prototype.getInitiativeRoll, original, "not patched by hand");
+  assert.deepEqual(registered.map(([pkg, target, , type]) => [pkg, target, type]), [["initiative-sidecar", "CONFIG.Combatant.documentClass.prototype.getInitiativeRoll", "MIXED"]]);
+  const wrapper = registered[0][2];
+  const me = { id: "c1", flags: {} };
+  const roll = wrapper.call(me, (f) => original.call(me, f), "1d20");
+  assert.deepEqual(roll, { formula: "1d20", id: "c1" });
+  assert.equal(pending.get("c1"), roll, "the roll handed out is remembered");
+});
+
+eachGeneration(test, "the reroll card speaks as the combatant's token: actor, token and scene", async (generation) => {
+  const { world, gm, combat } = await table(generation);
+  const aria = combat.combatants.find((c) => c.name === "Aria");
+  await rollReroll(gm.env, { prompt_id: "p1", rule: "clever_reroll", combat_id: combat.id, combatant_id: aria.id, data: { formula: "1d20" } });
+  const speaker = world.chat.at(-1).speaker;
+  assert.deepEqual([speaker.actor, speaker.token, speaker.scene], [aria.actorId, aria.tokenId, "scnReal000000001"]);
+});
+
+eachGeneration(test, "a ruling whose text names a hidden combatant is whispered to the GMs", async (generation) => {
+  const { world, gm, combat } = await table(generation);
+  const aria = combat.combatants.find((c) => c.name === "Aria");
+  await announce(gm.env, [{ kind: "act.after", text: "Aria acts after Hidden Boss", combatant_id: aria.id }], { data: { combat_id: combat.id } });
+  assert.deepEqual(world.chat.at(-1).whisper, [GM]);
+  await announce(gm.env, [{ kind: "act.after", text: "Aria acts after Brother Tolm", combatant_id: aria.id }], { data: { combat_id: combat.id } });
+  assert.deepEqual(world.chat.at(-1).whisper ?? [], [], "a ruling naming only visible combatants stays public");
+});
