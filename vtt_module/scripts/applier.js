@@ -189,7 +189,13 @@ export class PlanApplier {
       const present = (rows ?? []).filter((r) => combat.combatants.get(r._id));
       if (present.length) { await combat.updateEmbeddedDocuments("Combatant", present, options()); this.writes += 1; }
       const index = current ? combat.turns.findIndex((c) => c.id === current) : -1;
-      if (!round && index >= 0) flag.turn = index;
+      if (!round && index >= 0) {
+        // an interrupter placed at or above the current combatant's place: a turn change to a
+        // lower index is no turn start for pf2e (`changed.turn > previous.turn`), so the pointer
+        // goes through "no one's turn" first, without turn events (docs/module.md)
+        if (Number.isInteger(combat.turn) && index <= combat.turn) { await combat.update({ turn: null }, { ...options(), turnEvents: false }); this.writes += 1; }
+        flag.turn = index;
+      }
       if (Object.keys(flag).length) { await combat.update(flag, options()); this.writes += 1; }
       if (round) await this.beginRound(combat, plan);
     }

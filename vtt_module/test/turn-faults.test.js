@@ -91,6 +91,21 @@ eachGeneration(test, "fault 4: pf2e does not end the current turn when a plan pl
     "Tolm's turn ends once, when it ends");
 });
 
+eachGeneration(test, "fault 4: an interrupter placed at the current combatant's place gets its start of turn, once, and the interrupted turn does not end", async (generation) => {
+  const { world, combat, ids, applier } = await table(generation, "pf2e");
+  await combat.startCombat();
+  await combat.nextTurn();
+  world.pf2eTurns.length = 0;
+  world.turnEvents.length = 0;
+  // the Goblin acts before Tolm (ST-2): placed at Tolm's index, made current
+  await applier.take(planOf(combat, 1, 1, ids.Goblin, [entry(ids.Aria, 20), entry(ids.Goblin, 16), entry(ids["Brother Tolm"], 15), entry(ids["Hidden Boss"], 5)]));
+  assert.equal(combat.combatant.id, ids.Goblin);
+  assert.deepEqual(world.pf2eTurns.map((e) => [e.kind, e.combatantId]), [["startTurn", ids.Goblin]]);
+  assert.deepEqual(world.turnEvents.map((e) => [e.event, e.combatantId, e.skipped]), [["startTurn", ids.Goblin, false]]);
+  await combat.nextTurn(); // back to Tolm: the Goblin's turn ends, Tolm's (already begun) is not begun again by pf2e
+  assert.deepEqual(world.pf2eTurns.slice(1).map((e) => [e.kind, e.combatantId]), [["endTurn", ids.Goblin]]);
+});
+
 // ------------------------------------------------------------------ lows
 eachGeneration(test, "a direct turn write by another module or a macro is not steered", async (generation) => {
   const { world, gm, combat, ids, applier } = await table(generation, "core");
