@@ -15,16 +15,12 @@ import { menuEntry, elementOf } from "./compat.js";
 import { dashContent, anchorButtons, readiedContent, readyContent, setInitiativeContent } from "./dialogs.js";
 
 /**
- * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them.
- * @param {object|undefined} state the combatant's plan state
- * @param {{isGM:boolean}} ctx
- * @returns {string[]} action ids (`dash`, `hold`, `hold.next_round`, `hold.target_aware`,
- *   `act.now`, `act.after`, `act.before`, `reaction.use`, `readied.declare`, `readied.trigger`)
+ * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them (ids of
+ * {@link LABELS}). @param {object|undefined} state the combatant's plan state @param {{isGM:boolean}} ctx
+ * @returns {string[]}
  */
 export function availableActions(state, { isGM }) {
-  const out = [...(state?.actions ?? [])];
-  if (isGM) out.push(...(state?.gm_actions ?? []));
-  return out;
+  return [...(state?.actions ?? []), ...(isGM ? state?.gm_actions ?? [] : [])];
 }
 
 /** The intent an action id declares (dialog answers in `extra`). */
@@ -49,6 +45,7 @@ export function actionIntent(action, combat_id, combatant_id, extra = {}) {
   }
 }
 
+/** Action id → [label key, icon]. */
 const LABELS = Object.freeze({
   "dash": ["dash", "fa-solid fa-person-running"],
   "hold": ["hold", "fa-solid fa-hourglass-half"],
@@ -73,13 +70,9 @@ export class Actions {
     return availableActions(combatant.flags?.[MODULE_ID]?.state, { isGM: this.env.game.user.isGM });
   }
 
-  /**
-   * Do an action: ask what it needs (dialog), then declare it.
-   * @param {string} action @param {object} combat @param {object} combatant @param {object} [given] skip the dialog
-   */
+  /** Do an action: ask what it needs (dialog), then declare it. @param {string} action @param {object} combat @param {object} combatant @param {object} [given] skip the dialog */
   async perform(action, combat, combatant, given) {
-    let extra = given;
-    if (!extra) extra = await this.ask(action, combat, combatant);
+    let extra = given ?? await this.ask(action, combat, combatant);
     if (extra === null) return null;
     if (action === "readied.trigger") extra = { readied_id: combatant.flags?.[MODULE_ID]?.state?.detail?.readied_id, ...extra };
     return this.relay.request(actionIntent(action, combat.id, combatant.id, extra ?? {}));
@@ -106,10 +99,8 @@ export class Actions {
   }
 
   /**
-   * GM: set a combatant's initiative by hand. The dialog shows the rule score plainly; the
-   * value is written as Foundry's own edit would be, and the forwarder sends it as the GM's
-   * `initiative.set`.
-   * @param {object} combatant @param {number} [given] skip the dialog
+   * GM: set a combatant's initiative by hand (the dialog shows the rule score plainly), written as
+   * Foundry's own edit; the forwarder sends it as `initiative.set`. @param {object} combatant @param {number} [given]
    */
   async setInitiative(combatant, given) {
     let value = given;
@@ -126,10 +117,7 @@ export class Actions {
     return combatant.update({ initiative: value });
   }
 
-  /**
-   * Entries for `getCombatTrackerContextOptions` (read once, at the tracker's first render).
-   * @param {object[]} menuItems the list to extend
-   */
+  /** Entries for `getCombatTrackerContextOptions` (read once, at the tracker's first render). @param {object[]} menuItems */
   extendTrackerMenu(menuItems) {
     const lookup = (li) => {
       const el = elementOf(li);
@@ -163,13 +151,8 @@ export class Actions {
       if (!answer) return null;
     }
     const watching = answer.watching ?? [...(game.user.targets ?? [])].map((t) => t.id ?? t.document?.id).filter(Boolean);
-    return this.relay.request({
-      kind: "ready.start",
-      args: {
-        actor_id: actor.id, token_id: token.id, owners: ownersOf(this.env, actor),
-        watching, sees: Boolean(answer.sees), weapon_ready: Boolean(answer.weapon_ready)
-      }
-    });
+    const args = { actor_id: actor.id, token_id: token.id, owners: ownersOf(this.env, actor), watching, sees: Boolean(answer.sees), weapon_ready: Boolean(answer.weapon_ready) };
+    return this.relay.request({ kind: "ready.start", args });
   }
 
   /** GM: confirm that an actor watched for 6 seconds (BI-3). */

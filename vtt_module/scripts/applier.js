@@ -1,25 +1,19 @@
 /**
  * Plans into Foundry (active GM only), through Foundry's own contracts:
- * - the combatants' initiatives and plan states with `updateEmbeddedDocuments("Combatant", …)`:
- *   core keeps the current combatant current through the write's `combatTurn` without turn
- *   events [research §1.2], `updateCombatant` fires on every client (systems and modules that
- *   watch initiative see each change), and an id that no longer exists is refused instead of
- *   recreated [research §9], so a combatant deleted meanwhile never comes back;
- * - the pointer, only when a rule moved it (the plan's current is not Foundry's), with one
- *   `Combat#update({turn})`: systems see a turn change (`changed.turn`) exactly when one happens;
- * - a round begun by a rule with core's own `Combat#nextRound()`: world time, round events and
- *   `combatRound` as for the Next Round button; steering (turns.js) lands it on the plan's current.
+ * - initiatives and plan states with `updateEmbeddedDocuments("Combatant", …)`: core keeps the
+ *   current combatant current (`combatTurn`, no turn events) [research §1.2], `updateCombatant`
+ *   fires on every client, an id that no longer exists is refused, never recreated [research §9];
+ * - the pointer, only when a rule moved it, with one `Combat#update({turn})`: systems see a turn
+ *   change (`changed.turn`) exactly when one happens;
+ * - a round begun by a rule with core's `Combat#nextRound()` (world time, round events,
+ *   `combatRound`); steering (turns.js) lands it on the plan's current.
  * Every write carries `options["initiative-sidecar"] = {own: true, revision}` (not forwarded).
  *
- * No plan from the past: a plan answers a message, and the combat may have moved on since
- * (the GM pressed Next again while the sidecar was slow, or a backlog is being replayed after
- * the sidecar was away). Written over the combat as it is now, it would move the pointer back
- * to a turn already played. So a combat's plan waits while the outbox still holds a message
- * about that combat the sidecar has not answered: only the newest plan received is kept, and
- * it is written once the last of those messages is answered ({@link PlanApplier#release}). A
- * plan the sidecar has already replaced by one this client never got (its `welcome` says a
- * higher revision) is dropped: the combat keeps Foundry's state until the next message about
- * it brings the current plan.
+ * No plan from the past: a plan answers a message, and the table may have moved on since (Next
+ * pressed again while the sidecar was slow, a backlog replayed). So a combat's plan waits while
+ * the outbox holds a message about that combat the sidecar has not answered; only the newest is
+ * kept and written once the last answer comes ({@link PlanApplier#release}). A plan the sidecar
+ * has replaced by one this client never got (its `welcome` says a higher revision) is dropped.
  * @module applier
  */
 
@@ -40,20 +34,14 @@ export class PlanApplier {
   constructor(env, hooks = {}) {
     this.env = env;
     this.hooks = hooks;
-    /** combat id → highest revision applied or being applied */
-    this.applied = new Map();
-    /** combat id → newest plan waiting (for a write in flight, or for answers still due) */
-    this.waiting = new Map();
-    this.running = new Map();
-    /** combat id → the promise `take` returns: settled once nothing waits or is written for the combat */
-    this.parked = new Map();
-    /** combat id → the sidecar's revision at its last `welcome` */
-    this.theirs = new Map();
-    /** combat id → the plan last applied (for announcements) */
-    this.last = new Map();
+    this.applied = new Map();  // combat id → highest revision applied or being applied
+    this.waiting = new Map();  // combat id → newest plan waiting (a write in flight, or answers due)
+    this.running = new Map();  // combat id → the write loop in progress
+    this.parked = new Map();   // combat id → {promise, resolve}: settled once nothing waits or is written
+    this.theirs = new Map();   // combat id → the sidecar's revision at its last `welcome`
+    this.last = new Map();     // combat id → the plan last applied
+    this.rounds = new Map();   // combat id → the plan whose round is being begun with `nextRound()`
     this.writes = 0;
-    /** combat id → the plan whose round the applier is beginning with `nextRound()` */
-    this.rounds = new Map();
   }
 
   /** Is a round of this combat being begun for a rule? (its `combatRound` is our own write) */
@@ -62,29 +50,24 @@ export class PlanApplier {
   /** The revision applied for a combat (memory, else the combat's flag). */
   appliedRevision(combatId) {
     if (this.applied.has(combatId)) return this.applied.get(combatId);
-    const combat = this.env.game.combats.get(combatId);
-    return combat?.flags?.[MODULE_ID]?.plan?.revision;
+    return this.env.game.combats.get(combatId)?.flags?.[MODULE_ID]?.plan?.revision;
   }
 
   /**
-   * On `welcome`: the sidecar's own revision of each combat. A plan revision above it is
-   * not ours to keep (a sidecar with a new database numbers plans from 1 again), so what
-   * counts as applied comes down to it, and its next plans are not taken for stale ones. A plan
-   * still waiting below it is one the sidecar has replaced ({@link drain} drops it).
+   * On `welcome`: the sidecar's own revision of each combat. A revision of ours above it is not
+   * ours to keep (a sidecar with a new database numbers plans from 1 again): what counts as
+   * applied comes down to it. A plan still waiting below it has been replaced ({@link drain}).
    * @param {{combat_id:string, revision:number}[]} combats
    */
   align(combats) {
     const theirs = new Map(combats.map((c) => [c.combat_id, c.revision]));
-    const ids = new Set([...this.applied.keys(), ...Array.from(this.env.game.combats ?? [], (c) => c.id)]);
-    for (const id of ids) {
+    for (const id of new Set([...this.applied.keys(), ...Array.from(this.env.game.combats ?? [], (c) => c.id)])) {
       const revision = theirs.get(id) ?? 0;
       this.theirs.set(id, revision);
       const mine = this.appliedRevision(id);
       const waiting = this.waiting.get(id);
-      if (mine === undefined || mine > revision) {
-        // a plan still waiting at or below their revision is not written yet: not taken for applied
-        this.applied.set(id, waiting && waiting.revision <= revision ? Math.min(revision, waiting.revision - 1) : revision);
-      }
+      // a plan still waiting at or below their revision is not written yet: not taken for applied
+      if (mine === undefined || mine > revision) this.applied.set(id, waiting && waiting.revision <= revision ? Math.min(revision, waiting.revision - 1) : revision);
       if (waiting && waiting.revision > revision && mine > revision) { this.waiting.delete(id); this.idle(id); }
     }
   }
@@ -93,10 +76,9 @@ export class PlanApplier {
   awaiting(combatId) { return Boolean(this.hooks.awaiting?.(combatId)); }
 
   /**
-   * Take a plan (from an ack or a broadcast). Stale ones are ignored; one that comes while
-   * answers about its combat are still due waits for them (see the module's comment).
-   * @param {object} plan @returns {Promise<void>} resolves once it (or a newer one) is written,
-   *   or dropped as replaced
+   * Take a plan (from an ack or a broadcast): stale ones are ignored, one that comes while
+   * answers about its combat are due waits for them. @param {object} plan
+   * @returns {Promise<void>} once it (or a newer one) is written, or dropped as replaced
    */
   take(plan) {
     const id = plan.combat_id;
@@ -105,45 +87,32 @@ export class PlanApplier {
       return this.parked.get(id)?.promise ?? Promise.resolve();
     }
     this.waiting.set(id, plan);
-    const done = this.park(id);
+    if (!this.parked.has(id)) {
+      let resolve;
+      const promise = new Promise((r) => { resolve = r; });
+      this.parked.set(id, { promise, resolve });
+    }
+    const done = this.parked.get(id).promise;
     this.release(id);
     return done;
   }
 
   /**
    * Start writing the waiting plan of each combat (or of one) no answer is due for any more.
-   * Called after every ack and every `welcome`: an ack may carry no plan (the plan did not
-   * change), yet be the last answer a waiting plan needed.
+   * Called after every ack and `welcome`: an ack without a plan may be the last answer due.
    * @param {string} [combatId]
    */
   release(combatId) {
-    if (combatId === undefined) {
-      for (const id of [...this.waiting.keys()]) this.release(id);
-      return;
-    }
-    // a write in flight: its loop takes the newest plan next
-    if (this.running.has(combatId) || !this.waiting.has(combatId) || this.awaiting(combatId)) return;
-    const run = this.drain(combatId).finally(() => {
+    if (combatId === undefined) { for (const id of [...this.waiting.keys()]) this.release(id); return; }
+    if (this.running.has(combatId) || !this.waiting.has(combatId) || this.awaiting(combatId)) return; // a loop takes the newest next
+    this.running.set(combatId, this.drain(combatId).finally(() => {
       this.running.delete(combatId);
       this.release(combatId); // the last answer came while the loop was ending
       this.idle(combatId);
-    });
-    this.running.set(combatId, run);
+    }));
   }
 
-  /** The promise that settles once nothing waits or is written for the combat. */
-  park(combatId) {
-    let parked = this.parked.get(combatId);
-    if (!parked) {
-      let resolve;
-      const promise = new Promise((r) => { resolve = r; });
-      parked = { promise, resolve };
-      this.parked.set(combatId, parked);
-    }
-    return parked.promise;
-  }
-
-  /** Settle {@link park}'s promise when nothing is left to do for the combat. */
+  /** Settle `take`'s promise when nothing is left to do for the combat. */
   idle(combatId) {
     if (this.waiting.has(combatId) || this.running.has(combatId)) return;
     this.parked.get(combatId)?.resolve();
@@ -158,16 +127,13 @@ export class PlanApplier {
       if (isStale(plan, this.appliedRevision(combatId))) continue;
       const replaced = this.theirs.get(combatId);
       if (Number.isFinite(replaced) && plan.revision < replaced) {
-        // the sidecar has a newer plan this client never got (an ack lost with the connection):
-        // this one would rewind the combat; the next message about it brings the current plan
+        // the sidecar has a newer plan this client never got: this one would rewind the combat
         log.warn(`plan revision ${plan.revision} dropped: the sidecar is at revision ${replaced} of that combat`);
         continue;
       }
       this.applied.set(combatId, plan.revision);
       try { await this.write(plan); } catch (e) { log.error(`applying plan revision ${plan.revision} failed`, e); }
-      // a change that landed with this write reaches the outbox a microtask after its hook
-      // (the forwarder's queue): let it, before asking whether answers are due
-      await null;
+      await null; // a change that landed with this write reaches the outbox a microtask after its hook
     }
   }
 

@@ -57,50 +57,32 @@ export function classifyCombatantChange(changed, mark, initiative, byGM = true) 
  * @returns {string[]} the hook names registered
  */
 export function registerForwarder(env, sidecar) {
-  const { Hooks } = env;
-  const live = () => (isActiveGM(env) ? sidecar() : null);
+  const live = (options) => (isActiveGM(env) && !isOwnWrite(options) ? sidecar() : null);
   const later = (send) => queueMicrotask(() => { const s = live(); if (s) send(s); });
+  const combatHook = (name) => (combat, a, b, c) => {
+    const [changed, options, userId] = name === "updateCombat" ? [a, b, c] : [undefined, a, b];
+    if (live(options)) later((s) => s.hook(name, combat, userId, changed, options));
+  };
+  const combatantHook = (name) => (combatant, options, userId) => {
+    if (live(options) && combatant.parent) later((s) => s.hook(name, combatant.parent, userId, { _id: combatant.id }, options));
+  };
   const handlers = {
-    createCombat: (combat, options, userId) => {
-      if (!live() || isOwnWrite(options)) return;
-      later((s) => s.hook("createCombat", combat, userId, undefined, options));
-    },
-    updateCombat: (combat, changed, options, userId) => {
-      if (!live() || isOwnWrite(options)) return;
-      later((s) => s.hook("updateCombat", combat, userId, changed, options));
-    },
-    deleteCombat: (combat, options, userId) => {
-      if (!live() || isOwnWrite(options)) return;
-      later((s) => s.hook("deleteCombat", combat, userId, undefined, options));
-    },
-    createCombatant: (combatant, options, userId) => {
-      if (!live() || isOwnWrite(options) || !combatant.parent) return;
-      const combat = combatant.parent;
-      later((s) => s.hook("createCombatant", combat, userId, { _id: combatant.id }, options));
-    },
-    deleteCombatant: (combatant, options, userId) => {
-      if (!live() || isOwnWrite(options) || !combatant.parent) return;
-      const combat = combatant.parent;
-      later((s) => s.hook("deleteCombatant", combat, userId, { _id: combatant.id }, options));
-    },
+    createCombat: combatHook("createCombat"), updateCombat: combatHook("updateCombat"), deleteCombat: combatHook("deleteCombat"),
+    createCombatant: combatantHook("createCombatant"), deleteCombatant: combatantHook("deleteCombatant"),
     updateCombatant: (combatant, changed, options, userId) => {
-      if (!live() || isOwnWrite(options) || !combatant.parent) return;
+      if (!live(options) || !combatant.parent) return;
       const combat = combatant.parent;
       const byGM = env.game.users?.get?.(userId)?.isGM ?? false;
       const what = classifyCombatantChange(changed, combatant.flags?.[MODULE_ID]?.roll, combatant.initiative, byGM);
       if (what.kind === "none") return;
       if (what.unmarked) log.warn(`user ${userId} changed the initiative of combatant ${combatant.id} without a roll the module knows; only a GM may set one by hand, so the rules keep their own value`);
       later((s) => {
-        if (what.kind === "roll") {
-          s.hook("initiativeRoll", combat, userId, undefined, options, initiativeRollField(combatant.id, what.roll, what.rerollOf, rollingGroup(combatant)));
-        } else if (what.kind === "set") {
-          s.intent({ user: userId, kind: "initiative.set", combat_id: combat.id, combatant_id: combatant.id, args: { value: what.value } });
-        } else {
-          s.hook("updateCombatant", combat, userId, changed, options);
-        }
+        if (what.kind === "roll") s.hook("initiativeRoll", combat, userId, undefined, options, initiativeRollField(combatant.id, what.roll, what.rerollOf, rollingGroup(combatant)));
+        else if (what.kind === "set") s.intent({ user: userId, kind: "initiative.set", combat_id: combat.id, combatant_id: combatant.id, args: { value: what.value } });
+        else s.hook("updateCombatant", combat, userId, changed, options);
       });
     }
   };
-  for (const name of FORWARDED_HOOKS) Hooks.on(name, handlers[name]);
+  for (const name of FORWARDED_HOOKS) env.Hooks.on(name, handlers[name]);
   return [...FORWARDED_HOOKS];
 }

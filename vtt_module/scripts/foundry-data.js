@@ -26,32 +26,20 @@ export function gmIds(env) {
 /** The world clock in seconds. @param {object} env */
 export function worldTime(env) { return Number(env.game.time?.worldTime ?? 0); }
 
-/**
- * Non-GM users owning an actor (the ones a prompt about it goes to).
- * @param {object} env @param {object|null} actor @returns {string[]}
- */
+/** Non-GM users owning an actor (the ones a prompt about it goes to). @param {object} env @param {object|null} actor @returns {string[]} */
 export function ownersOf(env, actor) {
-  if (!actor) return [];
-  return env.game.users
-    .filter((u) => !u.isGM && (actor.testUserPermission?.(u, "OWNER") ?? false))
-    .map((u) => u.id);
+  return actor ? env.game.users.filter((u) => !u.isGM && (actor.testUserPermission?.(u, "OWNER") ?? false)).map((u) => u.id) : [];
 }
 
 /**
- * `combat.toObject()` extended with each combatant's name, owners, NPC/defeated status and stats.
- * @param {object} env @param {object} combat a Combat document @returns {object}
+ * `combat.toObject()` extended with each combatant's name, owners, NPC status, `isDefeated` (the
+ * field or the actor's defeated status, research §2) and stats. @param {object} env @param {object} combat
  */
 export function snapshotOf(env, combat) {
   const paths = rulesetStatPaths(env);
   const extras = {};
   for (const c of combat.combatants) {
-    extras[c.id] = {
-      name: c.name ?? c.token?.name ?? c.actor?.name ?? null,
-      owners: ownersOf(env, c.actor),
-      is_npc: Boolean(c.isNPC),
-      is_defeated: Boolean(c.isDefeated ?? c.defeated),
-      stats: readStats(c.actor, paths)
-    };
+    extras[c.id] = { name: c.name ?? c.token?.name ?? c.actor?.name ?? null, owners: ownersOf(env, c.actor), is_npc: Boolean(c.isNPC), is_defeated: Boolean(c.isDefeated), stats: readStats(c.actor, paths) };
   }
   return combatSnapshot(combat.toObject(), extras);
 }
@@ -65,15 +53,7 @@ export function currentOfCombat(combat) {
   return currentOf(combat);
 }
 
-/**
- * The plan state of each combatant, from its flags (every client has them).
- * @param {object} combat @returns {Record<string, object>}
- */
+/** The plan state of each combatant, from its flags (every client has them). @param {object} combat @returns {Record<string, object>} */
 export function statesOf(combat) {
-  const out = {};
-  for (const c of combat?.combatants ?? []) {
-    const s = c.flags?.[MODULE_ID]?.state;
-    if (s) out[c.id] = s;
-  }
-  return out;
+  return Object.fromEntries([...(combat?.combatants ?? [])].filter((c) => c.flags?.[MODULE_ID]?.state).map((c) => [c.id, c.flags[MODULE_ID].state]));
 }

@@ -6,21 +6,14 @@
 
 import { MODULE_ID, OPTION_WHITELIST, PROTOCOL, DND5E_SKILLS } from "./constants.js";
 
-/**
- * A JSON-safe deep copy (drops functions, undefined and class instances' methods).
- * @template T @param {T} value @returns {T}
- */
+/** A JSON-safe deep copy (drops functions, undefined and class instances' methods). @template T @param {T} value @returns {T} */
 export function plain(value) {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
-/**
- * Read a dotted path from an object (`"system.abilities.dex.mod"`).
- * @param {object} obj @param {string} path @returns {unknown}
- */
+/** Read a dotted path from an object (`"system.abilities.dex.mod"`). @param {object} obj @param {string} path */
 export function readPath(obj, path) {
-  if (!obj || !path) return undefined;
-  return path.split(".").reduce((o, k) => (o == null ? undefined : o[k]), obj);
+  return !obj || !path ? undefined : path.split(".").reduce((o, k) => (o == null ? undefined : o[k]), obj);
 }
 
 /**
@@ -58,18 +51,10 @@ export function currentOf(combat) {
   const started = (combat.round ?? 0) > 0;
   const turn = started && Number.isInteger(combat.turn) ? combat.turn : null;
   const c = turn === null ? null : combat.turns[turn] ?? null;
-  return {
-    round: started ? combat.round : null,
-    turn,
-    combatantId: c ? c.id : null,
-    tokenId: c ? c.tokenId ?? null : null
-  };
+  return { round: started ? combat.round : null, turn, combatantId: c ? c.id : null, tokenId: c ? c.tokenId ?? null : null };
 }
 
-/**
- * Keep only whitelisted, JSON-safe hook options (Foundry passes live Documents in `parent`).
- * @param {object|undefined} options @returns {object}
- */
+/** Keep only whitelisted, JSON-safe hook options (Foundry passes live Documents in `parent`). @param {object|undefined} options */
 export function whitelistOptions(options) {
   const out = {};
   if (!options || typeof options !== "object") return out;
@@ -89,23 +74,14 @@ export function whitelistOptions(options) {
  */
 export function combatSnapshot(source, extras) {
   const combat = plain(source);
-  combat.combatants = (combat.combatants ?? []).map((c) => ({
-    ...c,
-    name: extras[c._id]?.name ?? c.name ?? "?",
-    owners: extras[c._id]?.owners ?? [],
-    is_npc: extras[c._id]?.is_npc ?? true,
-    is_defeated: extras[c._id]?.is_defeated ?? Boolean(c.defeated),
-    stats: extras[c._id]?.stats ?? {}
-  }));
+  combat.combatants = (combat.combatants ?? []).map((c) => {
+    const x = extras[c._id] ?? {};
+    return { ...c, name: x.name ?? c.name ?? "?", owners: x.owners ?? [], is_npc: x.is_npc ?? true, is_defeated: x.is_defeated ?? Boolean(c.defeated), stats: x.stats ?? {} };
+  });
   return combat;
 }
 
-/**
- * A `hook` payload without its `seq` (the outbox numbers it).
- * @param {{user:string, world_time:number, hook:string, combat:object, current:object,
- *   changed?:object, options?:object, roll?:object}} p
- * @returns {object}
- */
+/** A `hook` payload without its `seq` (the outbox numbers it). @param {{user:string, world_time:number, hook:string, combat:object, current:object, changed?:object, options?:object, roll?:object}} p */
 export function hookPayload({ user, world_time, hook, combat, current, changed, options, roll }) {
   const data = { user, world_time: Number(world_time) || 0, hook, combat, current };
   if (changed !== undefined) data.changed = plain(changed);
@@ -116,10 +92,8 @@ export function hookPayload({ user, world_time, hook, combat, current, changed, 
 
 /**
  * The `roll` field of an `initiativeRoll` hook: for the combatant, or, with `groupId`, for its
- * CombatantGroup (see {@link rollingGroup}).
- * @param {string} combatantId @param {object} rollJSON `Roll#toJSON()` @param {string} [rerollOf]
- * @param {string|null} [groupId]
- * @returns {{combatant_id?:string, group_id?:string, roll:object, reroll_of?:string}}
+ * CombatantGroup ({@link rollingGroup}). @param {string} combatantId @param {object} rollJSON
+ * @param {string} [rerollOf] @param {string|null} [groupId]
  */
 export function initiativeRollField(combatantId, rollJSON, rerollOf, groupId = null) {
   const out = groupId ? { group_id: groupId, roll: plain(rollJSON) } : { combatant_id: combatantId, roll: plain(rollJSON) };
@@ -141,12 +115,7 @@ export function rollingGroup(combatant) {
   return id && combatant.flags?.[MODULE_ID]?.state?.detail?.group === id ? id : null;
 }
 
-/**
- * An `intent` payload without its `seq`.
- * @param {{user:string, world_time:number, kind:string, combat_id?:string|null,
- *   combatant_id?:string|null, args?:object}} p
- * @returns {object}
- */
+/** An `intent` payload without its `seq`. @param {{user:string, world_time:number, kind:string, combat_id?:string|null, combatant_id?:string|null, args?:object}} p */
 export function intentPayload({ user, world_time, kind, combat_id, combatant_id, args }) {
   const data = { user, world_time: Number(world_time) || 0, kind };
   if (combat_id) data.combat_id = combat_id;
@@ -155,28 +124,15 @@ export function intentPayload({ user, world_time, kind, combat_id, combatant_id,
   return data;
 }
 
-/**
- * The socket.io connect `auth`.
- * @param {{token:string, world:string, ruleset:string, settings:object, gm_users:string[],
- *   module_version:string, foundry_version:string, system:string}} p
- * @returns {object}
- */
+/** The socket.io connect `auth`. @param {{token:string, world:string, ruleset:string, settings:object, gm_users:string[], module_version:string, foundry_version:string, system:string}} p */
 export function connectAuth({ token, world, ruleset, settings, gm_users, module_version, foundry_version, system }) {
   return {
-    token, world, ruleset,
-    settings: plain(settings ?? {}),
-    gm_users: [...gm_users],
-    protocol: PROTOCOL,
-    module_version: String(module_version),
-    foundry_version: String(foundry_version),
-    system: String(system)
+    token, world, ruleset, settings: plain(settings ?? {}), gm_users: [...gm_users], protocol: PROTOCOL,
+    module_version: String(module_version), foundry_version: String(foundry_version), system: String(system)
   };
 }
 
-/**
- * The connect auth as a recording's session line stores it: without the token.
- * @param {object} auth @returns {object}
- */
+/** The connect auth as a recording's session line stores it: without the token. @param {object} auth */
 export function sessionOf(auth) {
   const { token: _token, ...rest } = auth;
   return plain(rest);

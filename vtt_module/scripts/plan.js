@@ -19,20 +19,12 @@ import { deletion } from "./compat.js";
  * @param {C[]} combatants @returns {C[]} a new sorted array
  */
 export function foundrySort(combatants) {
+  const init = (c) => (Number.isFinite(c.initiative) ? c.initiative : -Infinity);
   const idOf = (c) => c._id ?? c.id;
-  return [...combatants].sort((a, b) => {
-    const ia = Number.isFinite(a.initiative) ? a.initiative : -Infinity;
-    const ib = Number.isFinite(b.initiative) ? b.initiative : -Infinity;
-    if (ia !== ib) return ib - ia;
-    const x = idOf(a), y = idOf(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  return [...combatants].sort((a, b) => (init(b) - init(a)) || (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
 }
 
-/**
- * Is this plan older than (or the same as) one already applied?
- * @param {{revision:number}} plan @param {number|undefined} appliedRevision
- */
+/** Is this plan older than (or the same as) one already applied? @param {{revision:number}} plan @param {number|undefined} appliedRevision */
 export function isStale(plan, appliedRevision) {
   return Number.isFinite(appliedRevision) && plan.revision <= appliedRevision;
 }
@@ -55,45 +47,34 @@ export const OPTIONAL_STATE_KEYS = Object.freeze(["actions", "gm_actions", "form
  */
 export function entryState(entry, revision) {
   const state = {
-    revision,
-    acts: entry.acts,
+    revision, acts: entry.acts,
     reaction: entry.reaction ? { available: Boolean(entry.reaction.available), reason: entry.reaction.reason ?? null } : null,
-    tags: [...(entry.tags ?? [])],
-    detail: { ...(entry.detail ?? {}) },
-    rules: [...(entry.rules ?? [])]
+    tags: [...(entry.tags ?? [])], detail: { ...(entry.detail ?? {}) }, rules: [...(entry.rules ?? [])]
   };
-  if (Array.isArray(entry.actions) && entry.actions.length) state.actions = [...entry.actions];
-  if (Array.isArray(entry.gm_actions) && entry.gm_actions.length) state.gm_actions = [...entry.gm_actions];
+  for (const key of ["actions", "gm_actions"]) if (Array.isArray(entry[key]) && entry[key].length) state[key] = [...entry[key]];
   if (typeof entry.formula === "string" && entry.formula) state.formula = entry.formula;
   return state;
 }
 
-/** Does the state carry any optional key (an action, a GM action, a formula)? */
-const offersAny = (state) => OPTIONAL_STATE_KEYS.some((k) => hasValue(state[k]));
-
 /** An optional key that says something: absent, null and an empty list say nothing. */
 const hasValue = (v) => v !== undefined && v !== null && !(Array.isArray(v) && !v.length) && v !== "";
 
+/** No reaction, detail, rules or optional key: a state of `acts` and `tags` alone. */
+const bare = (state) => state.reaction === null && !Object.keys(state.detail).length && !state.rules.length
+  && !OPTIONAL_STATE_KEYS.some((k) => hasValue(state[k]));
+
 /** A state that says nothing Foundry does not do itself (no need to write it where none is). */
-function isPlainState(state) {
-  return state.acts === "full" && state.reaction === null && !state.tags.length && !Object.keys(state.detail).length
-    && !state.rules.length && !offersAny(state);
-}
+const isPlainState = (state) => state.acts === "full" && !state.tags.length && bare(state);
 
 /** A state that only restates the document: a defeated combatant that does not act. */
-function restatesDefeat(state, c) {
-  return Boolean(c.defeated) && state.acts === "none" && same(state.tags, ["defeated"]) && state.reaction === null
-    && !Object.keys(state.detail).length && !state.rules.length && !offersAny(state);
-}
+const restatesDefeat = (state, c) => Boolean(c.defeated) && state.acts === "none" && same(state.tags, ["defeated"]) && bare(state);
 
 /**
  * Do two values say the same? Objects compare key by key whatever the keys' order (a merged
  * flag keeps its old keys first and appends new ones); an optional state key that is absent,
  * deleted, null or an empty list is one and the same.
  */
-function same(a, b) {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
+const same = (a, b) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 
 /** Keys sorted, nothing-saying optional keys dropped (see {@link same}). */
 function canonical(v, top = true) {

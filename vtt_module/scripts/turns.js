@@ -32,10 +32,7 @@ export function landing(combat, proposal, { skipped = [], skipDefeated = false }
     const acts = next ?? c.flags?.[MODULE_ID]?.state?.acts;
     return Boolean(acts && skipped.includes(acts)) || (skipDefeated && c.isDefeated);
   };
-  const firstFrom = (round, from) => {
-    for (let k = from; k < turns.length; k++) if (!skips(turns[k], round)) return { round, turn: k };
-    return null;
-  };
+  const firstFrom = (round, from) => { const k = turns.findIndex((c, i) => i >= from && !skips(c, round)); return k < 0 ? null : { round, turn: k }; };
   const startOf = (round, from) => {
     const i = turns.findIndex((c) => c.id === planned(round)?.current);
     if (i >= 0 && !(skipDefeated && turns[i].isDefeated)) return { round, turn: i };
