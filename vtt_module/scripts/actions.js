@@ -156,9 +156,7 @@ export class Actions {
   }
 
   /** GM: confirm that an actor watched for 6 seconds (BI-3). */
-  readyConfirm(actorId) {
-    return this.relay.request({ kind: "ready.confirm", args: { actor_id: actorId } });
-  }
+  readyConfirm(actorId) { return this.relay.request({ kind: "ready.confirm", args: { actor_id: actorId } }); }
 
   /** Token HUD buttons (`renderTokenHUD`), where the sidecar's ruleset accepts `ready.start`. */
   decorateTokenHUD(hud, html) {
@@ -169,13 +167,9 @@ export class Actions {
     const col = el.querySelector(".col.right") ?? el;
     const doc = el.ownerDocument;
     const add = (label, icon, fn) => {
-      const b = doc.createElement("button");
-      b.type = "button";
-      b.className = "control-icon initiative-sidecar-hud";
+      const b = Object.assign(doc.createElement("button"), { type: "button", className: "control-icon initiative-sidecar-hud" });
       b.dataset.tooltipText = this.t(`INITIATIVE_SIDECAR.action.${label}`);
-      const i = doc.createElement("i");
-      i.className = icon;
-      b.append(i);
+      b.append(Object.assign(doc.createElement("i"), { className: icon }));
       b.addEventListener("click", fn);
       col.append(b);
     };

@@ -26,11 +26,7 @@ export function noticeMessage(notice, look) {
   let whisper = [];
   if ((notice.combatant_id && look.hidden(notice.combatant_id)) || look.namesHidden?.(notice.text)) whisper = [...look.gms];
   else if (notice.actor_id && !notice.combatant_id) whisper = [...new Set([...look.gms, ...look.owners(notice.actor_id)])];
-  return {
-    content: `<p class="initiative-sidecar-ruling">${esc}</p>`,
-    whisper,
-    flags: { [MODULE_ID]: { notice: notice.kind } }
-  };
+  return { content: `<p class="initiative-sidecar-ruling">${esc}</p>`, whisper, flags: { [MODULE_ID]: { notice: notice.kind } } };
 }
 
 /**

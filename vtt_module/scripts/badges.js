@@ -9,13 +9,9 @@
  */
 
 /**
- * The badges for one combatant.
- * @param {{acts?:string, reaction?:{available:boolean, reason:string|null}|null, tags?:string[],
- *   detail?:object, rules?:string[]}|undefined} state
- * @param {Translate} t localizer (`INITIATIVE_SIDECAR.badge.<key>` keys)
- * @param {number|null} [plainScore] the rule score to show when the tracker's numbers carry
- *   decimals (tie-breakers) and the plan gives no score of its own
- * @returns {Badge[]}
+ * The badges for one combatant. @param {object|undefined} state its plan state
+ * @param {Translate} t localizer (`INITIATIVE_SIDECAR.badge.<key>`) @param {number|null} [plainScore]
+ * the rule score to show when the tracker's numbers carry decimals and the plan gives none @returns {Badge[]}
  */
 export function badgesFor(state, t, plainScore = null) {
   if (!state) return plainScore === null ? [] : [ruleScore(t, plainScore)];

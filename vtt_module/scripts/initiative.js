@@ -1,22 +1,15 @@
 /**
- * Initiative rolls. Foundry has no initiative hook, so on every client the module wraps
- * `Combatant#getInitiativeRoll` (through libWrapper when it is active [GitHub
- * ruipin/fvtt-lib-wrapper README], else on the prototype) to remember the Roll it hands out,
- * and in `preUpdateCombatant` (the roller's own client) marks the initiative change with it:
- * `flags.initiative-sidecar.roll = {json, reroll_of, nonce, total}`. The nonce is new for every
- * roll: Foundry sends only the diff of an update, so a mark carrying only the roll would vanish
- * when a reroll gives the same roll [research §9]. An initiative change without a new nonce is
- * a manual edit (`initiative.set`, forwarder.js).
- *
- * pf2e never calls `getInitiativeRoll`: its initiative check's chat card (flags
- * `pf2e.context.type === "initiative"`) is created and awaited BEFORE `setMultipleInitiatives`
- * writes the initiatives [GitHub foundryvtt/pf2e `src/module/encounter/document.ts`,
- * `src/module/actor/initiative.ts`, `src/module/system/check/check.ts`]. So `preCreateChatMessage`
- * (initiating client only [research §1.2]) remembers that card's roll for the speaker's
- * combatants. A reroll card (`context.isReroll`) is not: pf2e writes a reroll before its card.
- *
- * Dice: a plan state's `formula` (the dice-pool ruleset's pool) is rolled by the module itself:
- * a system's own roll may ignore the formula it is passed (dnd5e, research §9).
+ * Initiative rolls. Foundry has no initiative hook, so every client wraps
+ * `Combatant#getInitiativeRoll` (through libWrapper when active [GitHub ruipin/fvtt-lib-wrapper],
+ * else on the prototype) to remember the Roll it hands out, and `preUpdateCombatant` (the roller's
+ * client) marks the change with it: `flags.initiative-sidecar.roll = {json, reroll_of, nonce,
+ * total}`, a nonce per roll since Foundry sends only the diff [research §9]. A change without a new
+ * nonce is a manual edit (forwarder.js).
+ * pf2e never calls `getInitiativeRoll`: its initiative check card (`flags.pf2e.context.type ===
+ * "initiative"`) is created before `setMultipleInitiatives` writes [GitHub foundryvtt/pf2e
+ * `src/module/encounter/document.ts`, `actor/initiative.ts`, `system/check/check.ts`], so
+ * `preCreateChatMessage` remembers its roll; a reroll card (written after its value) is not.
+ * A plan state's `formula` (dice-pool) is rolled by the module: dnd5e ignores a passed one (§9).
  * @module initiative
  */
 

@@ -17,11 +17,8 @@ export function readPath(obj, path) {
 }
 
 /**
- * The ruleset's inputs read from an actor's data by the configured stat paths.
- * Numbers only; `proficient` lists proficient skills (dnd5e: `system.skills.<key>.proficient >= 1`).
- * @param {object|null} actorData actor source-like data (`{system: ...}`)
- * @param {Record<string,string>} paths stat name → dotted path
- * @returns {Record<string, number|string[]>}
+ * The ruleset's inputs read from an actor's data (`{system: …}`) by the stat paths (name → dotted
+ * path): numbers only; `proficient` lists proficient skills (dnd5e: `system.skills.<key>.proficient >= 1`).
  */
 export function readStats(actorData, paths) {
   const stats = {};
@@ -42,11 +39,7 @@ export function readStats(actorData, paths) {
   return stats;
 }
 
-/**
- * Foundry's `{round, turn, combatantId, tokenId}` for a combat (nulls before it starts).
- * @param {{round:number, turn:number|null, turns:Array<{id:string, tokenId?:string|null}>}} combat
- * @returns {{round:number|null, turn:number|null, combatantId:string|null, tokenId:string|null}}
- */
+/** Foundry's `{round, turn, combatantId, tokenId}` for a combat (nulls before it starts). @param {{round:number, turn:number|null, turns:object[]}} combat */
 export function currentOf(combat) {
   const started = (combat.round ?? 0) > 0;
   const turn = started && Number.isInteger(combat.turn) ? combat.turn : null;
@@ -66,12 +59,7 @@ export function whitelistOptions(options) {
   return out;
 }
 
-/**
- * `Combat#toObject()` with each combatant extended by the fields the sidecar reads.
- * @param {object} source `combat.toObject()`
- * @param {Record<string, {name:string, owners:string[], is_npc:boolean, is_defeated:boolean, stats:object}>} extras by combatant id
- * @returns {object}
- */
+/** `Combat#toObject()` with each combatant extended by the fields the sidecar reads (`extras` by combatant id). */
 export function combatSnapshot(source, extras) {
   const combat = plain(source);
   combat.combatants = (combat.combatants ?? []).map((c) => {
@@ -102,12 +90,9 @@ export function initiativeRollField(combatantId, rollJSON, rerollOf, groupId = n
 }
 
 /**
- * The CombatantGroup whose roll a member's roll is: the group Foundry has the combatant in
- * (v13 `Combatant#group`, its id in the source data, research notes section 2), when the
- * sidecar's plan says the combatant rolls with that group (`detail.group` in its plan state:
- * dice-pool DP-6, one roll for the group with its slowest member's pool, the formula the
- * member was handed). Otherwise null: the roll is the combatant's own.
- * @param {object} combatant @returns {string|null}
+ * The CombatantGroup whose roll a member's roll is (v13 `Combatant#group`, research §2), when the
+ * plan says the combatant rolls with it (`detail.group`: dice-pool DP-6, one roll with the slowest
+ * member's pool); else null, the roll is the combatant's own. @param {object} combatant
  */
 export function rollingGroup(combatant) {
   const group = combatant?.group;

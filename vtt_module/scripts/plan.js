@@ -29,21 +29,13 @@ export function isStale(plan, appliedRevision) {
   return Number.isFinite(appliedRevision) && plan.revision <= appliedRevision;
 }
 
-/**
- * The state keys a plan entry may leave out: the sidecar sends `actions`/`gm_actions` only
- * when there are any and `formula` only for a ruleset that rolls its own dice. A key the new
- * state lacks is deleted from the flag (Foundry merges a flag key by key: left alone, the old
- * value would stay).
- */
+/** State keys an entry may leave out (sent only when they say something); one the new state lacks is deleted from the flag. */
 export const OPTIONAL_STATE_KEYS = Object.freeze(["actions", "gm_actions", "formula"]);
 
 /**
- * The combatant flag state for a plan entry (what every client reads: badges, steering, the
- * actions a combatant's owners may take now and those only a GM may, the dice its ruleset
- * rolls, all from the sidecar). The optional keys are present only when they say something
- * (a non-empty list, a formula), so an empty or null one reads as absent.
+ * The combatant flag state for a plan entry (badges, steering, the actions its owners and the GM
+ * may take, the dice its ruleset rolls); optional keys only when they say something.
  * @param {object} entry plan order entry @param {number} revision
- * @returns {{revision:number, acts:string, reaction:object|null, tags:string[], detail:object, rules:string[], actions?:string[], gm_actions?:string[], formula?:string}}
  */
 export function entryState(entry, revision) {
   const state = {
@@ -69,11 +61,7 @@ const isPlainState = (state) => state.acts === "full" && !state.tags.length && b
 /** A state that only restates the document: a defeated combatant that does not act. */
 const restatesDefeat = (state, c) => Boolean(c.defeated) && state.acts === "none" && same(state.tags, ["defeated"]) && bare(state);
 
-/**
- * Do two values say the same? Objects compare key by key whatever the keys' order (a merged
- * flag keeps its old keys first and appends new ones); an optional state key that is absent,
- * deleted, null or an empty list is one and the same.
- */
+/** Do two values say the same, whatever the keys' order, an absent optional key as an empty one? */
 const same = (a, b) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 
 /** Keys sorted, nothing-saying optional keys dropped (see {@link same}). */
@@ -81,31 +69,21 @@ function canonical(v, top = true) {
   if (Array.isArray(v)) return v.map((x) => canonical(x, false));
   if (!v || typeof v !== "object") return v;
   const out = {};
-  for (const k of Object.keys(v).sort()) {
-    if (v[k] === undefined) continue;
-    if (top && OPTIONAL_STATE_KEYS.includes(k) && !hasValue(v[k])) continue;
-    out[k] = canonical(v[k], false);
-  }
+  for (const k of Object.keys(v).sort()) if (v[k] !== undefined && !(top && OPTIONAL_STATE_KEYS.includes(k) && !hasValue(v[k]))) out[k] = canonical(v[k], false);
   return out;
 }
 
 /**
- * What applying a plan changes, holding only what a rule changed:
- * - `combatants`: rows for `updateEmbeddedDocuments("Combatant", …)`: an initiative where the
- *   plan's differs (never `null` over a number), a plan state where it differs (a plain state is
- *   not written where none is; a state that only restates the document, a defeated combatant not
- *   acting, only beside another change). Rows name only combatants in `source`;
- * - `current`: the combatant the pointer must move to, when a rule moved it: the combat's
- *   current combatant (`opts.currentId`, else core's order at `source.turn`) is someone else. An
- *   initiative write never moves it (Foundry keeps the current combatant current through the
- *   write's `combatTurn`). A started combat whose system keeps `turn: null` gets a turn only when
- *   the last plan applied (the combat's flag) named another current (docs/module.md);
- * - `round`: the plan's round, when it is past the combat's (a round begun by a rule);
- * - the combat's plan flag, when its `next_round` tells the steering something, or beside
- *   anything else when it changed (or moves the pointer).
- * A plan that agrees with the combat gives `data: null`.
- * @param {object} source `combat.toObject()`
- * @param {object} plan the sidecar's plan
+ * What applying a plan changes, only what a rule changed (`data: null` when it agrees):
+ * - `combatants`: rows of combatants in `source`: an initiative where the plan's differs (never
+ *   null over a number), a plan state where it differs (a plain state not where none is; one
+ *   restating a defeat only beside another change);
+ * - `current`: the combatant the pointer must move to, when it is not Foundry's current one
+ *   (`opts.currentId`); a started combat keeping `turn: null` gets a turn only when the last plan
+ *   applied (the combat's flag) named another current (docs/module.md);
+ * - `round`: the plan's round, when past the combat's (a round begun by a rule);
+ * - the plan flag, when its `next_round` steers, or beside the rest when it changed.
+ * @param {object} source `combat.toObject()` @param {object} plan
  * @param {{del?:(path:string, key:string) => [string, unknown], skipped?:string[], currentId?:string|null}} [opts]
  * @returns {{data:object|null, changedCombatants:number}}
  */

@@ -12,11 +12,9 @@ import { badgesFor } from "./badges.js";
 export const BADGES_CLASS = "initiative-sidecar-badges";
 
 /**
- * Add badges to every `li.combatant[data-combatant-id]` under `root`.
- * @param {HTMLElement} root the tracker element (`renderCombatTracker`'s HTMLElement in v13)
- * @param {Record<string, object>} states combatant id → plan state (from its flags)
- * @param {(key:string, data?:object) => string} t localizer
- * @param {Record<string, number>} [scores] plain rule scores (see badges.js `plainScores`)
+ * Add badges to every `li.combatant[data-combatant-id]` under `root` (`renderCombatTracker`'s
+ * element). @param {HTMLElement} root @param {Record<string, object>} states id → plan state
+ * @param {(key:string, data?:object) => string} t @param {Record<string, number>} [scores] plain rule scores
  * @returns {number} how many badges were added
  */
 export function decorateTracker(root, states, t, scores = {}) {

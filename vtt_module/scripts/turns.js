@@ -1,14 +1,12 @@
 /**
- * Steering: where Foundry's own Next Turn, Next Round and Begin Combat land. Core works out the
- * step (`updateData = {round, turn}`, defeated combatants already skipped by `isDefeated`, a null
- * turn kept across rounds) and calls `combatStart`/`combatTurn`/`combatRound` on the initiating
- * client before it writes; both objects may be changed [research §1.1; D14 hookEvents.combatTurn,
- * combatRound]. The module only moves that proposal forward past turns the sidecar's plan says are
- * skipped (`acts` listed in its `welcome`), and onto the plan's first combatant of a new round.
- * It starts from core's choice and never re-does it: no plan flag on the combat (foundry-core, or a
- * combat the sidecar never planned), a backward step (`direction: -1`) or "no one's turn" (a null
- * turn) leave core's proposal as it is. A plain `combat.update({turn})` by another module or a
- * macro passes no turn hook and is not steered.
+ * Steering: where Foundry's own Begin Combat, Next Turn and Next Round land. Core works out the
+ * step (`updateData = {round, turn}`, defeated combatants skipped by `isDefeated`, a null turn kept
+ * across rounds) and calls `combatStart`/`combatTurn`/`combatRound` on the initiating client before
+ * it writes; both objects may be changed [research §1.1; D14 hookEvents.combatTurn, combatRound].
+ * The module moves that proposal forward past turns the plan says are skipped (`acts` the sidecar's
+ * `welcome` lists), and onto the plan's first combatant of a new round, never re-doing core: no
+ * plan flag (foundry-core, an unplanned combat), a backward step or no one's turn (null) keep
+ * core's proposal. A plain `combat.update({turn})` (a macro, another module) passes no turn hook.
  * @module turns
  */
 
