@@ -98,3 +98,18 @@ eachGeneration(test, "another module's direct turn write carries no direction an
   assert.equal(combat.turn, 3);
   assert.equal(t.gm.game.user.id, GM);
 });
+
+eachGeneration(test, "dnd5e groups tracker rows by getGroupingKey (the floored initiative, disposition, base actor), shown at the first member", async (generation) => {
+  const t = makeTable({ generation, system: "dnd5e" });
+  const combat = await addCombat(t, { [ARIA]: 15.4, [TOLM]: 3, [GOB_A]: 15.6, [GOB_B]: 15.2, [BOSS]: 1 });
+  const gobA = byToken(combat, GOB_A), gobB = byToken(combat, GOB_B);
+  assert.equal(gobA.getGroupingKey(), "0015:-1:actGob0000000001");
+  assert.equal(gobB.getGroupingKey(), gobA.getGroupingKey(), "15.6 and 15.2 floor alike");
+  assert.deepEqual([...combat.createGroups().values()].map((g) => g.combatants.map((c) => c.id)), [[gobA.id, gobB.id]]);
+  t.gm.boot();
+  const list = t.gm.ui.combat.element.querySelector(".combat-tracker");
+  const shown = [...list.children].map((li) => (li.classList.contains("combatant-group") ? [...li.querySelectorAll("li[data-combatant-id]")].map((r) => r.dataset.combatantId) : li.dataset.combatantId));
+  assert.deepEqual(shown, [[gobA.id, gobB.id], byToken(combat, ARIA).id, byToken(combat, TOLM).id, byToken(combat, BOSS).id],
+    "the turn order is Goblin, Aria, Goblin: the group shows both goblins first");
+  assert.deepEqual(combat.turns.map((c) => c.id).slice(0, 3), [gobA.id, byToken(combat, ARIA).id, gobB.id]);
+});

@@ -50,3 +50,21 @@ eachGeneration(test, "a ruling whose text names a hidden combatant is whispered 
   await announce(gm.env, [{ kind: "act.after", text: "Aria acts after Brother Tolm", combatant_id: aria.id }], { data: { combat_id: combat.id } });
   assert.deepEqual(world.chat.at(-1).whisper ?? [], [], "a ruling naming only visible combatants stays public");
 });
+
+eachGeneration(test, "under dnd5e's grouped tracker, the order shown is the turn order: a group split by a tie-break is taken apart", async (generation) => {
+  const { actors, tokens } = party();
+  tokens.push({ _id: "tokGob2000000009", actorId: "actGob0000000001", name: "Goblin 2" });
+  const world = new World({ id: `groups-${generation}`, generation, system: "dnd5e", users: [{ _id: GM, name: "GM", role: World.ROLES.GAMEMASTER }, { _id: ALICE, name: "Alice", role: World.ROLES.PLAYER }], actors, tokens });
+  const gm = bootTable(world, { users: [GM, ALICE] }).clients[GM];
+  const combat = await world.createCombat(gm, {});
+  await combat.createEmbeddedDocuments("Combatant", tokens.map((tk) => ({ actorId: tk.actorId, tokenId: tk._id })));
+  const init = { Aria: 15.4, Goblin: 15.6, "Goblin 2": 15.2, "Brother Tolm": 9, "Hidden Boss": 12 };
+  await combat.updateEmbeddedDocuments("Combatant", combat.combatants.map((c) => ({ _id: c.id, initiative: init[c.name] })));
+  const list = gm.ui.combat.element.querySelector(".combat-tracker");
+  const shown = [...list.querySelectorAll("li.combatant[data-combatant-id]")].map((li) => li.dataset.combatantId);
+  assert.deepEqual(shown, combat.turns.map((c) => c.id), "Goblin, Aria, Goblin 2, Boss, Tolm");
+  assert.equal(list.querySelector("li.combatant-group"), null);
+  await combat.updateEmbeddedDocuments("Combatant", [{ _id: combat.combatants.find((c) => c.name === "Aria").id, initiative: 17 }]);
+  assert.equal(list.ownerDocument, gm.ui.combat.element.ownerDocument);
+  assert.equal(gm.ui.combat.element.querySelectorAll("li.combatant-group").length, 1, "goblins side by side in the turns: dnd5e's group stays");
+});

@@ -33,6 +33,9 @@ export function makeClient(world, userId, storage) {
   const client = { world, userId, storage, notifications: [], dialogs: [], downloads: [], received: [], deprecations: [], windows: [] };
   client.deprecate = (message, opts) => recordDeprecation(client, message, opts);
   client.Hooks = new Hooks();
+  // dnd5e groups the tracker's rows from its own renderCombatTracker hook, registered when the
+  // system loads, before any module [GitHub foundryvtt/dnd5e `dnd5e.mjs`: Hooks.on("renderCombatTracker", (app, html) => app.renderGroups(html))]
+  if (world.systemRolls === "dnd5e") client.Hooks.on("renderCombatTracker", (app, html) => app.renderGroups(html));
   // the defeated status id [F13 client/config.mjs specialStatusEffects.DEFEATED: "dead"]
   client.CONFIG = { Combat: { initiative: { formula: null, decimals: 2 } }, Combatant: {}, queries: {}, ChatMessage: {}, Dice: {}, specialStatusEffects: { DEFEATED: "dead" } };
   const { Combat, Combatant, Collection } = makeDocumentClasses(client);
@@ -93,6 +96,8 @@ export function makeClient(world, userId, storage) {
       tokens.set(id, {
         id: t._id, _id: t._id,
         get name() { return world.tokens.get(id).name; },
+        get actorLink() { return Boolean(world.tokens.get(id).actorLink); },
+        get disposition() { return world.tokens.get(id).disposition ?? -1; },
         get actorId() { return world.tokens.get(id).actorId; },
         get actor() { return actors.get(world.tokens.get(id).actorId); },
         get baseActor() { return actors.get(world.tokens.get(id).actorId) ?? null; },

@@ -331,6 +331,17 @@ export function makeDocumentClasses(client) {
   }
 
   Object.assign(Combat.prototype, turnEventMethods(world));
+  if (world.systemRolls === "dnd5e") {
+    /**
+     * dnd5e `Combatant5e#getGroupingKey`: null for a linked token, a token without base actor or
+     * no initiative; else the initiative FLOORED (four digits), the token's disposition and the
+     * base actor's id [GitHub foundryvtt/dnd5e `module/documents/combatant.mjs`].
+     */
+    Combatant.prototype.getGroupingKey = function getGroupingKey() {
+      if (this.token?.actorLink || !this.token?.baseActor || this.initiative === null) return null;
+      return `${String(Math.floor(this.initiative)).padStart(4, "0")}:${this.token.disposition}:${this.token.baseActor.id}`;
+    };
+  }
 
   /** A system's subclass: same API, its own comparator (CONFIG.Combat.documentClass). */
   const sort = sortFor({ sort: world.sortName });

@@ -105,6 +105,19 @@ export function turnEventMethods(world) {
 /** dnd5e's recovery on turn events, `skipped` ignored, defeated combatants left out (see the sources). */
 export function dnd5eCombat(Base, world) {
   return class Combat5e extends Base {
+    expandedGroups = new Set();
+    /** Combatants by grouping key, groups of two or more [dnd5e `Combat5e#createGroups`]. */
+    createGroups() {
+      const groups = new Map();
+      for (const c of this.combatants) {
+        const key = c.getGroupingKey();
+        if (key === null) continue;
+        if (!groups.has(key)) groups.set(key, { combatants: [], expanded: this.expandedGroups.has(key) });
+        groups.get(key).combatants.push(c);
+      }
+      for (const [key, g] of groups) if (g.combatants.length <= 1) groups.delete(key);
+      return groups;
+    }
     _onStartTurn(combatant, context) {
       super._onStartTurn(combatant, context);
       if (combatant && !combatant.isDefeated) world.recoveries.push({ period: "turnStart", combatantId: combatant.id, round: context.round });
