@@ -16,48 +16,35 @@ import { dashContent, anchorButtons, readiedContent, readyContent, setInitiative
 
 /**
  * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them (ids of
- * {@link LABELS}). @param {object|undefined} state the combatant's plan state @param {{isGM:boolean}} ctx
+ * {@link ACTIONS}). @param {object|undefined} state the combatant's plan state @param {{isGM:boolean}} ctx
  * @returns {string[]}
  */
 export function availableActions(state, { isGM }) {
   return [...(state?.actions ?? []), ...(isGM ? state?.gm_actions ?? [] : [])];
 }
 
+/** Action id → [label key, icon, (dialog answers) => [intent kind, args]]. */
+const ACTIONS = Object.freeze({
+  "dash": ["dash", "fa-solid fa-person-running", (x) => ["dash", { amount: Math.trunc(Number(x.amount)) }]],
+  "hold": ["hold", "fa-solid fa-hourglass-half", () => ["hold", {}]],
+  "hold.next_round": ["holdNextRound", "fa-solid fa-forward", () => ["hold", { next_round: true }]],
+  "hold.target_aware": ["holdAware", "fa-solid fa-eye", () => ["hold", { target_aware: true }]],
+  "act.now": ["actNow", "fa-solid fa-bolt", () => ["act", { now: true }]],
+  "act.after": ["actAfter", "fa-solid fa-arrow-down", (x) => ["act", { after: x.anchor }]],
+  "act.before": ["actBefore", "fa-solid fa-arrow-up", (x) => ["act", { before: x.anchor }]],
+  "reaction.use": ["reaction", "fa-solid fa-shield-halved", (x) => ["reaction.use", x.reason ? { reason: String(x.reason) } : {}]],
+  "readied.declare": ["readiedDeclare", "fa-solid fa-crosshairs", (x) => ["readied.declare", {
+    mode: x.mode === "preemptive" ? "preemptive" : "standard", trigger: String(x.trigger ?? ""), action: String(x.action ?? ""), ...(x.target_id ? { target_id: x.target_id } : {})
+  }]],
+  "readied.trigger": ["readiedTrigger", "fa-solid fa-burst", (x) => ["readied.trigger", { readied_id: x.readied_id }]]
+});
+
 /** The intent an action id declares (dialog answers in `extra`). */
 export function actionIntent(action, combat_id, combatant_id, extra = {}) {
-  const base = { combat_id, combatant_id };
-  switch (action) {
-    case "dash": return { ...base, kind: "dash", args: { amount: Math.trunc(Number(extra.amount)) } };
-    case "hold": return { ...base, kind: "hold", args: {} };
-    case "hold.next_round": return { ...base, kind: "hold", args: { next_round: true } };
-    case "hold.target_aware": return { ...base, kind: "hold", args: { target_aware: true } };
-    case "act.now": return { ...base, kind: "act", args: { now: true } };
-    case "act.after": return { ...base, kind: "act", args: { after: extra.anchor } };
-    case "act.before": return { ...base, kind: "act", args: { before: extra.anchor } };
-    case "reaction.use": return { ...base, kind: "reaction.use", args: extra.reason ? { reason: String(extra.reason) } : {} };
-    case "readied.declare": {
-      const args = { mode: extra.mode === "preemptive" ? "preemptive" : "standard", trigger: String(extra.trigger ?? ""), action: String(extra.action ?? "") };
-      if (extra.target_id) args.target_id = extra.target_id;
-      return { ...base, kind: "readied.declare", args };
-    }
-    case "readied.trigger": return { ...base, kind: "readied.trigger", args: { readied_id: extra.readied_id } };
-    default: throw new Error(`unknown action ${action}`);
-  }
+  if (!ACTIONS[action]) throw new Error(`unknown action ${action}`);
+  const [kind, args] = ACTIONS[action][2](extra);
+  return { combat_id, combatant_id, kind, args };
 }
-
-/** Action id → [label key, icon]. */
-const LABELS = Object.freeze({
-  "dash": ["dash", "fa-solid fa-person-running"],
-  "hold": ["hold", "fa-solid fa-hourglass-half"],
-  "hold.next_round": ["holdNextRound", "fa-solid fa-forward"],
-  "hold.target_aware": ["holdAware", "fa-solid fa-eye"],
-  "act.now": ["actNow", "fa-solid fa-bolt"],
-  "act.after": ["actAfter", "fa-solid fa-arrow-down"],
-  "act.before": ["actBefore", "fa-solid fa-arrow-up"],
-  "reaction.use": ["reaction", "fa-solid fa-shield-halved"],
-  "readied.declare": ["readiedDeclare", "fa-solid fa-crosshairs"],
-  "readied.trigger": ["readiedTrigger", "fa-solid fa-burst"]
-});
 
 /** Player actions bound to one client. */
 export class Actions {
@@ -124,7 +111,7 @@ export class Actions {
       const combat = this.env.game.combat;
       return { combat, combatant: combat?.combatants.get(el?.dataset?.combatantId) };
     };
-    for (const [action, [label, icon]] of Object.entries(LABELS)) {
+    for (const [action, [label, icon]] of Object.entries(ACTIONS)) {
       menuItems.push(menuEntry(this.env, {
         label: `INITIATIVE_SIDECAR.action.${label}`,
         icon: `<i class="${icon}"></i>`,

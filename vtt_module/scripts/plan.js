@@ -137,13 +137,10 @@ export function planUpdate(source, plan, opts = {}) {
   return { data, changedCombatants: combatants.length + passive.length };
 }
 
-/** Does `next_round` ask for anything Foundry's own next round would not do? */
+/** Does `next_round` ask for anything Foundry's own next round would not do? (a defeat not acting restates the document) */
 function nextRoundSteers(next, byId, skipped) {
-  if (!next) return false;
-  return (next.order ?? []).some((e) => {
+  return (next?.order ?? []).some((e) => {
     const c = byId.get(e.combatant_id);
-    if (!c) return false;
-    const skips = skipped.includes(e.acts) && !(e.acts === "none" && c.defeated); // a defeat restates the document
-    return skips || (Number.isFinite(e.initiative) && c.initiative !== e.initiative);
+    return Boolean(c) && ((skipped.includes(e.acts) && !(e.acts === "none" && c.defeated)) || (Number.isFinite(e.initiative) && c.initiative !== e.initiative));
   });
 }

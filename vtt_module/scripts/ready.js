@@ -50,14 +50,10 @@ export class ReadyWatch {
 
   /** Learn from notices. @param {object[]} notices @returns {Promise<void>} when saved */
   learn(notices) {
+    const mine = (notices ?? []).filter((n) => n.kind === "ready_to_strike" && n.actor_id);
     return this.change((actors) => {
-      let changed = false;
-      for (const n of notices ?? []) {
-        if (n.kind !== "ready_to_strike" || !n.actor_id) continue;
-        if (n.state === "broken") delete actors[n.actor_id]; else actors[n.actor_id] = n.state ?? "watching";
-        changed = true;
-      }
-      return changed;
+      for (const n of mine) { if (n.state === "broken") delete actors[n.actor_id]; else actors[n.actor_id] = n.state ?? "watching"; }
+      return mine.length > 0;
     });
   }
 

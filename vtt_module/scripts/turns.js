@@ -42,10 +42,8 @@ export function landing(combat, proposal, { skipped = [], skipDefeated = false }
 }
 
 /**
- * Register the steering hooks (every client: whoever presses Next steps).
- * @param {object} env Foundry globals
- * @param {{ruleRound:(combatId:string) => ({revision:number}|null)}} [applier] a round the
- *   applier begins for a rule is the module's own write
+ * Register the steering hooks (every client: whoever presses Next steps). @param {object} env
+ * @param {{ruleRound:(combatId:string) => ({revision:number}|null)}} [applier] whose rule rounds are the module's own writes
  */
 export function registerSteering(env, applier) {
   const skipDefeated = () => Boolean(env.game.settings.get("core", "combatTrackerConfig")?.skipDefeated);
