@@ -46,7 +46,6 @@ export function landing(combat, proposal, { skipped = [], skipDefeated = false }
  * @param {{ruleRound:(combatId:string) => ({revision:number}|null)}} [applier] whose rule rounds are the module's own writes
  */
 export function registerSteering(env, applier) {
-  const skipDefeated = () => Boolean(env.game.settings.get("core", "combatTrackerConfig")?.skipDefeated);
   // Core worked out the step's world time for the turn it proposed, before the hooks [F13
   // `client/documents/combat.mjs` nextTurn/nextRound; D14 hookEvents.combatTurn/combatRound:
   // `updateOptions.worldTime.delta`, mutable]. A step moved elsewhere gets the delta of where it
@@ -60,7 +59,8 @@ export function registerSteering(env, applier) {
     const rule = applier?.ruleRound(combat.id);
     if (rule && updateOptions) updateOptions[MODULE_ID] = { own: true, revision: rule.revision };
     if ((updateOptions?.direction ?? 1) < 0) return;
-    const to = landing(combat, updateData, { skipped: sidecarRules(env).skipped_acts, skipDefeated: skipDefeated() });
+    // the tracker's own setting as the combat reads it [research §2: `combat.settings.skipDefeated`]
+    const to = landing(combat, updateData, { skipped: sidecarRules(env).skipped_acts, skipDefeated: Boolean(combat.settings?.skipDefeated) });
     if (!to) return;
     updateData.round = to.round;
     updateData.turn = to.turn;
