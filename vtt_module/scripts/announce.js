@@ -7,7 +7,7 @@
  */
 
 import { MODULE_ID } from "./constants.js";
-import { gmIds } from "./foundry-data.js";
+import { gmIds, ownersOf } from "./foundry-data.js";
 import { escapeHTML } from "./html.js";
 
 /** Notice kinds that are bookkeeping, not rulings worth a chat line. */
@@ -41,7 +41,7 @@ export async function announce(env, notices, message) {
     hidden: (id) => Boolean(combat?.combatants.get(id)?.hidden),
     namesHidden: (text) => Boolean(combat?.combatants.some((c) => c.hidden && c.name && text.includes(c.name))),
     gms: gmIds(env),
-    owners: (actorId) => game.users.filter((u) => !u.isGM && game.actors?.get(actorId)?.testUserPermission?.(u, "OWNER")).map((u) => u.id)
+    owners: (actorId) => ownersOf(env, game.actors?.get(actorId) ?? null)
   };
   for (const notice of notices) {
     const data = noticeMessage(notice, look);

@@ -150,10 +150,11 @@ export class PlanApplier {
     this.last.set(plan.combat_id, plan);
     const before = this.writes;
     if (data) {
-      const { combatants: rows, round, current, ...flag } = data;
+      const { combatants: rows, groups, round, current, ...flag } = data;
       const options = () => ({ [MODULE_ID]: { own: true, revision: plan.revision } });
       const present = (rows ?? []).filter((r) => combat.combatants.get(r._id));
       if (present.length) { await combat.updateEmbeddedDocuments("Combatant", present, options()); this.writes += 1; }
+      if (groups) { await combat.updateEmbeddedDocuments("CombatantGroup", groups, options()); this.writes += 1; }
       const index = current ? combat.turns.findIndex((c) => c.id === current) : -1;
       if (!round && index >= 0) {
         // an interrupter placed at or above the current combatant's place: a turn change to a

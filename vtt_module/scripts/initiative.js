@@ -47,10 +47,7 @@ export function rollMark(env, roll, rerollOf = null) {
   return { json: JSON.stringify(roll.toJSON()), reroll_of: rerollOf, nonce: env.foundry.utils.randomID(16), total: roll.total };
 }
 
-/**
- * The roll of a pf2e initiative check card, as a Roll-like `{total, toJSON()}`, or null for any
- * other message. @param {object} message a ChatMessage, or its data
- */
+/** The roll of a pf2e initiative check card as a Roll-like `{total, toJSON()}`, else null. @param {object} message a ChatMessage, or its data */
 export function pf2eInitiativeRoll(message) {
   const context = message?.flags?.pf2e?.context;
   if (context?.type !== "initiative" || context.isReroll) return null;
@@ -87,9 +84,8 @@ export function registerRollMarking(env, pending) {
 }
 
 /**
- * Roll what a `reroll.roll` prompt asks (on the owner's client, or the GM's for NPCs) and post
- * it to chat as the combatant's token speaks (actor, token, scene: the card links to the token).
- * A hidden combatant's roll stays with the GMs, as Foundry's own initiative rolls do.
+ * Roll what a `reroll.roll` prompt asks (the owner's client, or the GM's for NPCs) and post it as
+ * the combatant's token speaks (actor, token, scene); a hidden combatant's roll stays with the GMs.
  * @param {object} env @param {object} prompt @returns {Promise<{rollJSON:object, rerollOf:string}>}
  */
 export async function rollReroll(env, prompt) {

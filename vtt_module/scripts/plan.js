@@ -77,7 +77,7 @@ function canonical(v, top = true) {
  * What applying a plan changes, only what a rule changed (`data: null` when it agrees):
  * - `combatants`: rows of combatants in `source`: an initiative where the plan's differs (never
  *   null over a number), a plan state where it differs (a plain state not where none is; one
- *   restating a defeat only beside another change);
+ *   restating a defeat only beside another change); `groups`: CombatantGroup rows;
  * - `current`: the combatant the pointer must move to, when it is not Foundry's current one
  *   (`opts.currentId`); a started combat keeping `turn: null` gets a turn only when the last plan
  *   applied (the combat's flag) named another current (docs/module.md);
@@ -116,6 +116,13 @@ export function planUpdate(source, plan, opts = {}) {
   }
   const data = {};
   if (combatants.length) data.combatants = combatants;
+  // a CombatantGroup's own initiative overrides its members' [research §2 `_prepareGroup`]: it
+  // takes the members' common value, or none when the plan sets them apart
+  for (const g of (source.groups ?? []).filter((x) => Number.isFinite(x.initiative))) {
+    const values = new Set((plan.order ?? []).filter((e) => byId.get(e.combatant_id)?.group === g._id && Number.isFinite(e.initiative)).map((e) => e.initiative));
+    const initiative = values.size === 1 ? [...values][0] : values.size ? null : g.initiative;
+    if (initiative !== g.initiative) (data.groups ??= []).push({ _id: g._id, initiative });
+  }
   const oldFlag = source.flags?.[MODULE_ID]?.plan;
   if ((source.round ?? 0) > 0 && plan.current && byId.has(plan.current)) {
     const keepsNull = source.turn === null || source.turn === undefined;

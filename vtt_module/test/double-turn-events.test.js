@@ -113,3 +113,18 @@ eachGeneration(test, "dnd5e groups tracker rows by getGroupingKey (the floored i
     "the turn order is Goblin, Aria, Goblin: the group shows both goblins first");
   assert.deepEqual(combat.turns.map((c) => c.id).slice(0, 3), [gobA.id, byToken(combat, ARIA).id, gobB.id]);
 });
+
+eachGeneration(test, "a CombatantGroup with an initiative of its own overrides its members'; updateEmbeddedDocuments('CombatantGroup') re-sorts, the current combatant kept, an unknown id refused", async (generation) => {
+  const t = makeTable({ generation, system: "core" });
+  const combat = await addCombat(t, INITS);
+  await combat.update({ groups: [{ _id: "grpA000000000001", type: "base", name: "Pack", initiative: null, flags: {} }] });
+  const gobB = byToken(combat, GOB_B);
+  await gobB.update({ group: "grpA000000000001" });
+  assert.equal(gobB.initiative, 5, "a group without initiative: the member's own");
+  await combat.startCombat();
+  await combat.updateEmbeddedDocuments("CombatantGroup", [{ _id: "grpA000000000001", initiative: 30 }]);
+  assert.equal(gobB.initiative, 30);
+  assert.equal(combat.turns[0].id, gobB.id);
+  assert.equal(combat.combatant.tokenId, ARIA, "Aria stays current");
+  await assert.rejects(combat.updateEmbeddedDocuments("CombatantGroup", [{ _id: "nope000000000001", initiative: 1 }]), /does not exist/);
+});

@@ -68,3 +68,21 @@ eachGeneration(test, "under dnd5e's grouped tracker, the order shown is the turn
   assert.equal(list.ownerDocument, gm.ui.combat.element.ownerDocument);
   assert.equal(gm.ui.combat.element.querySelectorAll("li.combatant-group").length, 1, "goblins side by side in the turns: dnd5e's group stays");
 });
+
+eachGeneration(test, "members of a CombatantGroup follow the plan: the group's own initiative takes their common value", async (generation) => {
+  const { world, gm, combat } = await table(generation);
+  const gob = combat.combatants.filter((c) => c.name === "Goblin" || c.name === "Hidden Boss");
+  const group = "grpGob0000000001";
+  await combat.update({ groups: [{ _id: group, type: "base", name: "Pack", initiative: 4, flags: {} }] });
+  await combat.updateEmbeddedDocuments("Combatant", gob.map((c) => ({ _id: c.id, group })));
+  const rest = combat.combatants.filter((c) => !gob.includes(c));
+  await combat.updateEmbeddedDocuments("Combatant", rest.map((c, i) => ({ _id: c.id, initiative: 10 - i })));
+  assert.deepEqual(gob.map((c) => c.initiative), [4, 4], "members show the group's 4");
+  const applier = gm.module.state.applier;
+  applier.hooks.awaiting = () => false;
+  const entry = (c, initiative) => ({ combatant_id: c.id, initiative, acts: "full", reaction: null, tags: [], detail: {}, rules: [] });
+  await applier.take({ combat_id: combat.id, revision: 1, round: 0, current: null, next_round: null, order: [...gob.map((c) => entry(c, 14)), ...rest.map((c, i) => entry(c, 10 - i))] });
+  assert.deepEqual(gob.map((c) => c.initiative), [14, 14]);
+  assert.deepEqual(combat.turns.slice(0, 2).map((c) => c.id).sort(), gob.map((c) => c.id).sort(), "the pack first, as the plan says");
+  assert.ok(world.log.some((e) => e.kind === "updateGroups" && e.own));
+});

@@ -28,7 +28,14 @@ export function makeDocumentClasses(client) {
     get id() { return this._source._id; }
     get _id() { return this._source._id; }
     get combat() { return this.parent; }
-    get initiative() { return this._source.initiative; }
+    /**
+     * Prepared: a member of a CombatantGroup whose initiative is a number shows and sorts by the
+     * group's [research §2; F13 `client/documents/combatant.mjs` `_prepareGroup`].
+     */
+    get initiative() {
+      const group = this._source.group ? this.parent?._source.groups?.find((g) => g._id === this._source.group) : null;
+      return Number.isFinite(group?.initiative) ? group.initiative : this._source.initiative;
+    }
     get hidden() { return this._source.hidden; }
     get defeated() { return this._source.defeated; }
     get flags() { return this._source.flags; }
@@ -220,7 +227,9 @@ export function makeDocumentClasses(client) {
     // -------------------------------------------------- the API a module calls
     update(changed, options = {}) { return world.updateCombat(client, this.id, changed, options); }
     delete(options = {}) { return world.deleteCombat(client, this.id, options); }
-    updateEmbeddedDocuments(type, updates, options = {}) { return world.updateCombatants(client, this.id, updates, options); }
+    updateEmbeddedDocuments(type, updates, options = {}) {
+      return type === "CombatantGroup" ? world.updateGroups(client, this.id, updates, options) : world.updateCombatants(client, this.id, updates, options);
+    }
     createEmbeddedDocuments(type, data, options = {}) { return world.createCombatants(client, this.id, data, options); }
     deleteEmbeddedDocuments(type, ids, options = {}) { return world.deleteCombatants(client, this.id, ids, options); }
     getEmbeddedDocument(type, id) { return this.combatants.get(id); }
