@@ -5,7 +5,7 @@
  */
 
 import { MODULE_ID } from "./constants.js";
-import { combatSnapshot, currentOf, readStats } from "./payloads.js";
+import { combatSnapshot, readStats } from "./payloads.js";
 import { rulesetStatPaths } from "./settings.js";
 
 /** A localizer bound to `game.i18n`. @param {object} env @returns {(key:string, data?:object) => string} */
@@ -44,13 +44,10 @@ export function snapshotOf(env, combat) {
   return combatSnapshot(combat.toObject(), extras);
 }
 
-/** Foundry's `combat.current` (or the same computed from `turns`). @param {object} combat */
+/** Foundry's `combat.current` (`CombatHistoryData`, research §1.1), each field null when unset. @param {object} combat */
 export function currentOfCombat(combat) {
-  const cur = combat.current;
-  if (cur && "combatantId" in cur) {
-    return { round: cur.round ?? null, turn: cur.turn ?? null, combatantId: cur.combatantId ?? null, tokenId: cur.tokenId ?? null };
-  }
-  return currentOf(combat);
+  const { round, turn, combatantId, tokenId } = combat.current ?? {};
+  return { round: round ?? null, turn: turn ?? null, combatantId: combatantId ?? null, tokenId: tokenId ?? null };
 }
 
 /** The plan state of each combatant, from its flags (every client has them). @param {object} combat @returns {Record<string, object>} */

@@ -52,7 +52,7 @@ export function registerSteering(env, applier) {
   // lands from the same method [T13 13.345.1 and types 14.366 `Combat#getTimeDelta`].
   const retime = (combat, options, to) => {
     const time = options?.worldTime;
-    if (!time || typeof time !== "object" || !Number.isFinite(time.delta) || typeof combat.getTimeDelta !== "function") return;
+    if (!time || typeof time !== "object" || !Number.isFinite(time.delta)) return;
     options.worldTime = { ...time, delta: combat.getTimeDelta(combat.round, combat.turn ?? null, to.round, to.turn) };
   };
   const onStep = (combat, updateData, updateOptions) => {
