@@ -39,14 +39,6 @@ export function readStats(actorData, paths) {
   return stats;
 }
 
-/** Foundry's `{round, turn, combatantId, tokenId}` for a combat (nulls before it starts). @param {{round:number, turn:number|null, turns:object[]}} combat */
-export function currentOf(combat) {
-  const started = (combat.round ?? 0) > 0;
-  const turn = started && Number.isInteger(combat.turn) ? combat.turn : null;
-  const c = turn === null ? null : combat.turns[turn] ?? null;
-  return { round: started ? combat.round : null, turn, combatantId: c ? c.id : null, tokenId: c ? c.tokenId ?? null : null };
-}
-
 /** Keep only whitelisted, JSON-safe hook options (Foundry passes live Documents in `parent`). @param {object|undefined} options */
 export function whitelistOptions(options) {
   const out = {};

@@ -2,7 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { combatSnapshot, currentOf, whitelistOptions, hookPayload, intentPayload, connectAuth, sessionOf, readStats } from "../scripts/payloads.js";
+import { currentOfCombat } from "../scripts/foundry-data.js";
+import { combatSnapshot, whitelistOptions, hookPayload, intentPayload, connectAuth, sessionOf, readStats } from "../scripts/payloads.js";
 import { Outbox, memoryStore } from "../scripts/outbox.js";
 import { foundrySort, planUpdate, isStale } from "../scripts/plan.js";
 import { landing } from "../scripts/turns.js";
@@ -22,8 +23,7 @@ test("a hook payload built from Foundry's real v13 shapes fits the hook schema",
   const names = SAMPLES.combat_toObject_started.derived_not_in_toObject.names;
   const extras = Object.fromEntries(source.combatants.map((c) => [c._id, { name: names[c._id], owners: [], is_npc: true, is_defeated: c.defeated, stats: { dex: 2 } }]));
   const combat = combatSnapshot(source, extras);
-  const turns = SAMPLES.combat_toObject_started.derived_not_in_toObject.turns.map((id) => ({ id, tokenId: source.combatants.find((c) => c._id === id).tokenId }));
-  const current = currentOf({ round: 2, turn: 1, turns });
+  const current = currentOfCombat({ current: SAMPLES.combat_toObject_started.derived_not_in_toObject.current });
   assert.deepEqual(current, SAMPLES.combat_toObject_started.derived_not_in_toObject.current);
   const options = SAMPLES.turn_change_hooks.updateCombat.args[2];
   const data = { seq: 1, ...hookPayload({ user: "zQ8mN2vB7xL4pR1s", world_time: 12, hook: "updateCombat", combat, current, changed: SAMPLES.turn_change_hooks.updateCombat.args[1], options: { ...options, parent: { live: "document" } } }) };
@@ -34,8 +34,9 @@ test("a hook payload built from Foundry's real v13 shapes fits the hook schema",
   assertValid("hook", roll);
 });
 
-test("before a combat starts, current is all nulls", () => {
-  assert.deepEqual(currentOf({ round: 0, turn: null, turns: [] }), { round: null, turn: null, combatantId: null, tokenId: null });
+test("current is Foundry's combat.current, an unset field null", () => {
+  assert.deepEqual(currentOfCombat({ current: { round: 0, turn: null, combatantId: null } }), { round: 0, turn: null, combatantId: null, tokenId: null });
+  assert.deepEqual(currentOfCombat({}), { round: null, turn: null, combatantId: null, tokenId: null });
 });
 
 test("whitelisted options drop live documents and functions", () => {
