@@ -1,8 +1,8 @@
 // The 230 raw Combat documents of ../shared/real-combats (v11, v12, v13; provenance in each file
 // and in its README), read in place, never copied here. Each document is met first by the real
-// sidecar under foundry-core (an updateCombat carrying it, as when a GM enables the module
-// mid-fight) and its plan handed to the module's applier in a double world holding the document:
-// nothing is written. Then Next Turn and Next Round from the document land, with the module on
+// sidecar (an updateCombat carrying it, as when a GM enables the module mid-fight) and its plan
+// handed to the module's applier in a double world holding the document: under foundry-core
+// nothing is written, under each rule-bearing ruleset only the sidecar's own flags. Then Next Turn and Next Round from the document land, with the module on
 // every client, exactly where a world without the module lands (null turns, a turn past the end,
 // hidden and defeated combatants included). Without ../shared (a user's clone) the tests skip
 // with one line saying why; with CI=true they fail instead.
@@ -42,9 +42,9 @@ function worldOf(fx, withModule) {
   return { world, gm };
 }
 
-/** The sidecar's first plan for a document, under foundry-core (each in its own world). */
-async function firstPlan(fx, i) {
-  const auth = { token: sidecar.token, world: `realcore${i}`, ruleset: "foundry-core", settings: {}, gm_users: [GM], protocol: 1 };
+/** The sidecar's first plan for a document under a ruleset (each in its own world). */
+async function firstPlan(fx, i, ruleset = "foundry-core") {
+  const auth = { token: sidecar.token, world: `real${ruleset.replace(/-/g, "")}${i}`, ruleset, settings: {}, gm_users: [GM], protocol: 1 };
   const socket = io(sidecar.url, { transports: ["websocket"], auth, forceNew: true, reconnection: false });
   try {
     await new Promise((resolve, reject) => { socket.once("welcome", resolve); socket.once("connect_error", reject); });
@@ -73,6 +73,37 @@ test(`under foundry-core, each of the real combats met first leads to zero write
   }
   assert.deepEqual(written, []);
 });
+
+/** The combat as stored without the sidecar's own flags (on the combat and each combatant). */
+function foundrysPart(source) {
+  const strip = (doc) => { const d = structuredClone(doc); if (d.flags) delete d.flags["initiative-sidecar"]; return d; };
+  return { ...strip(source), combatants: source.combatants.map(strip) };
+}
+
+for (const ruleset of ["balanced-d20", "dice-pool", "storyteller"]) {
+  test(`under ${ruleset}, each real combat met first gets the sidecar's flags and nothing of Foundry's written`, { skip, timeout: 300000 }, async () => {
+    const written = [];
+    let writes = 0;
+    for (const [i, fx] of CORPUS.entries()) {
+      const plan = await firstPlan(fx, i, ruleset);
+      if (!plan) continue;
+      const { world, gm } = worldOf(fx, true);
+      world.worldSettings.set("initiative-sidecar.sidecarRules", { ruleset, intents: [], skipped_acts: ["defend_only", "held", "none"] });
+      const before = foundrysPart(world.combats.get(fx.combat._id));
+      const updates = world.updates;
+      await gm.module.state.applier.take(plan);
+      writes += world.updates - updates;
+      const after = foundrysPart(world.combats.get(fx.combat._id));
+      // a stored turn past the end (3 documents): every client shows turn 0 of the next round
+      // (setupTurns clamps it, research §3), and core's combatTurn on the combatants' write
+      // stores that 0: core's repair, the module writes no turn
+      if (Number.isInteger(before.turn) && before.turn >= before.combatants.length && after.turn === 0) before.turn = 0;
+      if (JSON.stringify(after) !== JSON.stringify(before)) written.push(`${fx.file}: ${JSON.stringify(world.log.slice(-3))}`);
+    }
+    assert.ok(writes > 0, "no write at all: the check would say nothing");
+    assert.deepEqual(written, []);
+  });
+}
 
 /** Where a step from the document lands: {round, turn, combatantId}. */
 async function step(fx, withModule, how) {
