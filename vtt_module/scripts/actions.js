@@ -15,52 +15,36 @@ import { menuEntry, elementOf } from "./compat.js";
 import { dashContent, askAnchor, readiedContent, readyContent, setInitiativeContent } from "./dialogs.js";
 
 /**
- * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them.
- * @param {object|undefined} state the combatant's plan state
- * @param {{isGM:boolean}} ctx
- * @returns {string[]} action ids (`dash`, `hold`, `hold.next_round`, `hold.target_aware`,
- *   `act.now`, `act.after`, `act.before`, `reaction.use`, `readied.declare`, `readied.trigger`)
+ * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them (ids of
+ * {@link ACTIONS}). @param {object|undefined} state the combatant's plan state @param {{isGM:boolean}} ctx
+ * @returns {string[]}
  */
 export function availableActions(state, { isGM }) {
-  const out = [...(state?.actions ?? [])];
-  if (isGM) out.push(...(state?.gm_actions ?? []));
-  return out;
+  return [...(state?.actions ?? []), ...(isGM ? state?.gm_actions ?? [] : [])];
 }
+
+/** Action id → [label key, icon, (dialog answers) => [intent kind, args]]. */
+const ACTIONS = Object.freeze({
+  "dash": ["dash", "fa-solid fa-person-running", (x) => ["dash", { amount: Math.trunc(Number(x.amount)) }]],
+  "hold": ["hold", "fa-solid fa-hourglass-half", () => ["hold", {}]],
+  "hold.next_round": ["holdNextRound", "fa-solid fa-forward", () => ["hold", { next_round: true }]],
+  "hold.target_aware": ["holdAware", "fa-solid fa-eye", () => ["hold", { target_aware: true }]],
+  "act.now": ["actNow", "fa-solid fa-bolt", () => ["act", { now: true }]],
+  "act.after": ["actAfter", "fa-solid fa-arrow-down", (x) => ["act", { after: x.anchor }]],
+  "act.before": ["actBefore", "fa-solid fa-arrow-up", (x) => ["act", { before: x.anchor }]],
+  "reaction.use": ["reaction", "fa-solid fa-shield-halved", (x) => ["reaction.use", x.reason ? { reason: String(x.reason) } : {}]],
+  "readied.declare": ["readiedDeclare", "fa-solid fa-crosshairs", (x) => ["readied.declare", {
+    mode: x.mode === "preemptive" ? "preemptive" : "standard", trigger: String(x.trigger ?? ""), action: String(x.action ?? ""), ...(x.target_id ? { target_id: x.target_id } : {})
+  }]],
+  "readied.trigger": ["readiedTrigger", "fa-solid fa-burst", (x) => ["readied.trigger", { readied_id: x.readied_id }]]
+});
 
 /** The intent an action id declares (dialog answers in `extra`). */
 export function actionIntent(action, combat_id, combatant_id, extra = {}) {
-  const base = { combat_id, combatant_id };
-  switch (action) {
-    case "dash": return { ...base, kind: "dash", args: { amount: Math.trunc(Number(extra.amount)) } };
-    case "hold": return { ...base, kind: "hold", args: {} };
-    case "hold.next_round": return { ...base, kind: "hold", args: { next_round: true } };
-    case "hold.target_aware": return { ...base, kind: "hold", args: { target_aware: true } };
-    case "act.now": return { ...base, kind: "act", args: { now: true } };
-    case "act.after": return { ...base, kind: "act", args: { after: extra.anchor } };
-    case "act.before": return { ...base, kind: "act", args: { before: extra.anchor } };
-    case "reaction.use": return { ...base, kind: "reaction.use", args: extra.reason ? { reason: String(extra.reason) } : {} };
-    case "readied.declare": {
-      const args = { mode: extra.mode === "preemptive" ? "preemptive" : "standard", trigger: String(extra.trigger ?? ""), action: String(extra.action ?? "") };
-      if (extra.target_id) args.target_id = extra.target_id;
-      return { ...base, kind: "readied.declare", args };
-    }
-    case "readied.trigger": return { ...base, kind: "readied.trigger", args: { readied_id: extra.readied_id } };
-    default: throw new Error(`unknown action ${action}`);
-  }
+  if (!ACTIONS[action]) throw new Error(`unknown action ${action}`);
+  const [kind, args] = ACTIONS[action][2](extra);
+  return { combat_id, combatant_id, kind, args };
 }
-
-const LABELS = Object.freeze({
-  "dash": ["dash", "fa-solid fa-person-running"],
-  "hold": ["hold", "fa-solid fa-hourglass-half"],
-  "hold.next_round": ["holdNextRound", "fa-solid fa-forward"],
-  "hold.target_aware": ["holdAware", "fa-solid fa-eye"],
-  "act.now": ["actNow", "fa-solid fa-bolt"],
-  "act.after": ["actAfter", "fa-solid fa-arrow-down"],
-  "act.before": ["actBefore", "fa-solid fa-arrow-up"],
-  "reaction.use": ["reaction", "fa-solid fa-shield-halved"],
-  "readied.declare": ["readiedDeclare", "fa-solid fa-crosshairs"],
-  "readied.trigger": ["readiedTrigger", "fa-solid fa-burst"]
-});
 
 /** Player actions bound to one client. */
 export class Actions {
@@ -73,13 +57,9 @@ export class Actions {
     return availableActions(combatant.flags?.[MODULE_ID]?.state, { isGM: this.env.game.user.isGM });
   }
 
-  /**
-   * Do an action: ask what it needs (dialog), then declare it.
-   * @param {string} action @param {object} combat @param {object} combatant @param {object} [given] skip the dialog
-   */
+  /** Do an action: ask what it needs (dialog), then declare it. @param {string} action @param {object} combat @param {object} combatant @param {object} [given] skip the dialog */
   async perform(action, combat, combatant, given) {
-    let extra = given;
-    if (!extra) extra = await this.ask(action, combat, combatant);
+    let extra = given ?? await this.ask(action, combat, combatant);
     if (extra === null) return null;
     if (action === "readied.trigger") extra = { readied_id: combatant.flags?.[MODULE_ID]?.state?.detail?.readied_id, ...extra };
     return this.relay.request(actionIntent(action, combat.id, combatant.id, extra ?? {}));
@@ -106,10 +86,8 @@ export class Actions {
   }
 
   /**
-   * GM: set a combatant's initiative by hand. The dialog shows the rule score plainly; the
-   * value is written as Foundry's own edit would be, and the forwarder sends it as the GM's
-   * `initiative.set`.
-   * @param {object} combatant @param {number} [given] skip the dialog
+   * GM: set a combatant's initiative by hand (the dialog shows the rule score plainly), written as
+   * Foundry's own edit; the forwarder sends it as `initiative.set`. @param {object} combatant @param {number} [given]
    */
   async setInitiative(combatant, given) {
     let value = given;
@@ -126,17 +104,14 @@ export class Actions {
     return combatant.update({ initiative: value });
   }
 
-  /**
-   * Entries for `getCombatTrackerContextOptions` (read once, at the tracker's first render).
-   * @param {object[]} menuItems the list to extend
-   */
+  /** Entries for `getCombatTrackerContextOptions` (read once, at the tracker's first render). @param {object[]} menuItems */
   extendTrackerMenu(menuItems) {
     const lookup = (li) => {
       const el = elementOf(li);
       const combat = this.env.game.combat;
       return { combat, combatant: combat?.combatants.get(el?.dataset?.combatantId) };
     };
-    for (const [action, [label, icon]] of Object.entries(LABELS)) {
+    for (const [action, [label, icon]] of Object.entries(ACTIONS)) {
       menuItems.push(menuEntry(this.env, {
         label: `INITIATIVE_SIDECAR.action.${label}`,
         icon: `<i class="${icon}"></i>`,
@@ -163,19 +138,12 @@ export class Actions {
       if (!answer) return null;
     }
     const watching = answer.watching ?? [...(game.user.targets ?? [])].map((t) => t.id ?? t.document?.id).filter(Boolean);
-    return this.relay.request({
-      kind: "ready.start",
-      args: {
-        actor_id: actor.id, token_id: token.id, owners: ownersOf(this.env, actor),
-        watching, sees: Boolean(answer.sees), weapon_ready: Boolean(answer.weapon_ready)
-      }
-    });
+    const args = { actor_id: actor.id, token_id: token.id, owners: ownersOf(this.env, actor), watching, sees: Boolean(answer.sees), weapon_ready: Boolean(answer.weapon_ready) };
+    return this.relay.request({ kind: "ready.start", args });
   }
 
   /** GM: confirm that an actor watched for 6 seconds (BI-3). */
-  readyConfirm(actorId) {
-    return this.relay.request({ kind: "ready.confirm", args: { actor_id: actorId } });
-  }
+  readyConfirm(actorId) { return this.relay.request({ kind: "ready.confirm", args: { actor_id: actorId } }); }
 
   /** Token HUD buttons (`renderTokenHUD`), where the sidecar's ruleset accepts `ready.start`. */
   decorateTokenHUD(hud, html) {
@@ -186,13 +154,9 @@ export class Actions {
     const col = el.querySelector(".col.right") ?? el;
     const doc = el.ownerDocument;
     const add = (label, icon, fn) => {
-      const b = doc.createElement("button");
-      b.type = "button";
-      b.className = "control-icon initiative-sidecar-hud";
+      const b = Object.assign(doc.createElement("button"), { type: "button", className: "control-icon initiative-sidecar-hud" });
       b.dataset.tooltipText = this.t(`INITIATIVE_SIDECAR.action.${label}`);
-      const i = doc.createElement("i");
-      i.className = icon;
-      b.append(i);
+      b.append(Object.assign(doc.createElement("i"), { className: icon }));
       b.addEventListener("click", fn);
       col.append(b);
     };

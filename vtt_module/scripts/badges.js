@@ -9,13 +9,9 @@
  */
 
 /**
- * The badges for one combatant.
- * @param {{acts?:string, reaction?:{available:boolean, reason:string|null}|null, tags?:string[],
- *   detail?:object, rules?:string[]}|undefined} state
- * @param {Translate} t localizer (`INITIATIVE_SIDECAR.badge.<key>` keys)
- * @param {number|null} [plainScore] the rule score to show when the tracker's numbers carry
- *   decimals (tie-breakers) and the plan gives no score of its own
- * @returns {Badge[]}
+ * The badges for one combatant. @param {object|undefined} state its plan state
+ * @param {Translate} t localizer (`INITIATIVE_SIDECAR.badge.<key>`) @param {number|null} [plainScore]
+ * the rule score to show when the tracker's numbers carry decimals and the plan gives none @returns {Badge[]}
  */
 export function badgesFor(state, t, plainScore = null) {
   if (!state) return plainScore === null ? [] : [ruleScore(t, plainScore)];
@@ -62,16 +58,11 @@ function ruleScore(t, score) {
 }
 
 /**
- * The plain score of each combatant when any initiative has decimals (then Foundry shows every
- * row with two decimals [F13 `combat-tracker.mjs` `_prepareTurnContext` `hasDecimals`]): the
- * whole part, the rule score of every ruleset (fractions only break ties).
- * @param {Array<{id:string, initiative:number|null}>} combatants
- * @returns {Record<string, number>}
+ * The plain score of each combatant when any initiative has decimals (Foundry then shows two
+ * decimals on every row [F13 `combat-tracker.mjs` `_prepareTurnContext`]): the whole part, the
+ * rule score (fractions only break ties). @param {Array<{id:string, initiative:number|null}>} combatants
  */
 export function plainScores(combatants) {
-  const list = [...combatants];
-  if (!list.some((c) => Number.isFinite(c.initiative) && !Number.isInteger(c.initiative))) return {};
-  const out = {};
-  for (const c of list) if (Number.isFinite(c.initiative)) out[c.id] = Math.trunc(c.initiative);
-  return out;
+  const list = [...combatants].filter((c) => Number.isFinite(c.initiative));
+  return list.some((c) => !Number.isInteger(c.initiative)) ? Object.fromEntries(list.map((c) => [c.id, Math.trunc(c.initiative)])) : {};
 }

@@ -17,19 +17,12 @@ const QUIET_COMBATANT_KEYS = Object.freeze(["_id", "_stats", "flags", "initiativ
 export function isOwnWrite(options) { return Boolean(options?.[MODULE_ID]?.own); }
 
 /**
- * What to send for an `updateCombatant` change. Foundry sends only the diff of an update
- * [F13 `client/data/client-backend.mjs`], so a roll is recognised by its mark's new `nonce`
- * in the diff (unique per roll), and the roll itself is read from the document: a reroll with
- * the same total, or a clear-and-roll-again with the same roll, leaves the total or the
- * roll's JSON out of the diff.
- *
- * An unmarked number is a manual edit, `initiative.set`, which only a GM may send: a player's
- * unmarked change of her own combatant (a system path that rolls without a card the module
- * knows, or a hand edit) is reported as the `updateCombatant` hook it is (`unmarked: true`),
- * never as a refused `initiative.set` under her id; the sidecar keeps its own value.
- * @param {object} changed the update diff @param {object} [mark] the combatant's `flags.<id>.roll` now
- * @param {number|null} [initiative] the combatant's initiative now
- * @param {boolean} [byGM] whether the user who made the change is a GM
+ * What to send for an `updateCombatant` change. Foundry sends only the diff [research §9], so a
+ * roll is recognised by its mark's new `nonce` and read from the document. An unmarked number is
+ * a manual edit, `initiative.set`, which only a GM may send: a player's unmarked change is the
+ * `updateCombatant` hook it is (`unmarked: true`), and the sidecar keeps its own value.
+ * @param {object} changed the diff @param {object} [mark] `flags.<id>.roll` now
+ * @param {number|null} [initiative] the initiative now @param {boolean} [byGM] was the change a GM's
  * @returns {{kind:"roll", roll:object, rerollOf?:string}|{kind:"set", value:number}|{kind:"hook", unmarked?:true}|{kind:"none"}}
  */
 export function classifyCombatantChange(changed, mark, initiative, byGM = true) {
@@ -45,62 +38,38 @@ export function classifyCombatantChange(changed, mark, initiative, byGM = true) 
 }
 
 /**
- * Register the forwarding hooks (one per name in {@link FORWARDED_HOOKS}). Each handler runs
- * on every client and returns at once unless this is the active GM with a live sidecar link.
- *
- * Combatant hooks fire before the combat re-sorts its turns [F13 `client-backend.mjs`,
- * `combat.mjs` `#onModifyCombatants`]: inside them `combat.turn`/`combat.combatant` can be
- * stale (even the combatant just deleted). Their message is therefore built a microtask
- * later, once Foundry's synchronous refresh is done; every forwarded hook goes through the
- * same queue, so messages keep the order of the hooks.
- * @param {object} env Foundry globals @param {() => import("./sidecar.js").Sidecar|null} sidecar
- * @returns {string[]} the hook names registered
+ * Register the forwarding hooks ({@link FORWARDED_HOOKS}): each returns at once unless this is the
+ * active GM with a sidecar link. Combatant hooks fire before the combat re-sorts [research §9], so
+ * every message is built a microtask later, in the order of the hooks.
+ * @param {object} env @param {() => import("./sidecar.js").Sidecar|null} sidecar @returns {string[]}
  */
 export function registerForwarder(env, sidecar) {
-  const { Hooks } = env;
-  const live = () => (isActiveGM(env) ? sidecar() : null);
+  const live = (options) => (isActiveGM(env) && !isOwnWrite(options) ? sidecar() : null);
   const later = (send) => queueMicrotask(() => { const s = live(); if (s) send(s); });
+  const combatHook = (name) => (combat, a, b, c) => {
+    const [changed, options, userId] = name === "updateCombat" ? [a, b, c] : [undefined, a, b];
+    if (live(options)) later((s) => s.hook(name, combat, userId, changed, options));
+  };
+  const combatantHook = (name) => (combatant, options, userId) => {
+    if (live(options) && combatant.parent) later((s) => s.hook(name, combatant.parent, userId, { _id: combatant.id }, options));
+  };
   const handlers = {
-    createCombat: (combat, options, userId) => {
-      if (!live() || isOwnWrite(options)) return;
-      later((s) => s.hook("createCombat", combat, userId, undefined, options));
-    },
-    updateCombat: (combat, changed, options, userId) => {
-      if (!live() || isOwnWrite(options)) return;
-      later((s) => s.hook("updateCombat", combat, userId, changed, options));
-    },
-    deleteCombat: (combat, options, userId) => {
-      if (!live() || isOwnWrite(options)) return;
-      later((s) => s.hook("deleteCombat", combat, userId, undefined, options));
-    },
-    createCombatant: (combatant, options, userId) => {
-      if (!live() || isOwnWrite(options) || !combatant.parent) return;
-      const combat = combatant.parent;
-      later((s) => s.hook("createCombatant", combat, userId, { _id: combatant.id }, options));
-    },
-    deleteCombatant: (combatant, options, userId) => {
-      if (!live() || isOwnWrite(options) || !combatant.parent) return;
-      const combat = combatant.parent;
-      later((s) => s.hook("deleteCombatant", combat, userId, { _id: combatant.id }, options));
-    },
+    createCombat: combatHook("createCombat"), updateCombat: combatHook("updateCombat"), deleteCombat: combatHook("deleteCombat"),
+    createCombatant: combatantHook("createCombatant"), deleteCombatant: combatantHook("deleteCombatant"),
     updateCombatant: (combatant, changed, options, userId) => {
-      if (!live() || isOwnWrite(options) || !combatant.parent) return;
+      if (!live(options) || !combatant.parent) return;
       const combat = combatant.parent;
       const byGM = env.game.users?.get?.(userId)?.isGM ?? false;
       const what = classifyCombatantChange(changed, combatant.flags?.[MODULE_ID]?.roll, combatant.initiative, byGM);
       if (what.kind === "none") return;
       if (what.unmarked) log.warn(`user ${userId} changed the initiative of combatant ${combatant.id} without a roll the module knows; only a GM may set one by hand, so the rules keep their own value`);
       later((s) => {
-        if (what.kind === "roll") {
-          s.hook("initiativeRoll", combat, userId, undefined, options, initiativeRollField(combatant.id, what.roll, what.rerollOf, rollingGroup(combatant)));
-        } else if (what.kind === "set") {
-          s.intent({ user: userId, kind: "initiative.set", combat_id: combat.id, combatant_id: combatant.id, args: { value: what.value } });
-        } else {
-          s.hook("updateCombatant", combat, userId, changed, options);
-        }
+        if (what.kind === "roll") s.hook("initiativeRoll", combat, userId, undefined, options, initiativeRollField(combatant.id, what.roll, what.rerollOf, rollingGroup(combatant)));
+        else if (what.kind === "set") s.intent({ user: userId, kind: "initiative.set", combat_id: combat.id, combatant_id: combatant.id, args: { value: what.value } });
+        else s.hook("updateCombatant", combat, userId, changed, options);
       });
     }
   };
-  for (const name of FORWARDED_HOOKS) Hooks.on(name, handlers[name]);
+  for (const name of FORWARDED_HOOKS) env.Hooks.on(name, handlers[name]);
   return [...FORWARDED_HOOKS];
 }

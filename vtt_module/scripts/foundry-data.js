@@ -5,7 +5,7 @@
  */
 
 import { MODULE_ID } from "./constants.js";
-import { combatSnapshot, currentOf, readStats } from "./payloads.js";
+import { combatSnapshot, readStats } from "./payloads.js";
 import { rulesetStatPaths } from "./settings.js";
 
 /** A localizer bound to `game.i18n`. @param {object} env @returns {(key:string, data?:object) => string} */
@@ -26,65 +26,31 @@ export function gmIds(env) {
 /** The world clock in seconds. @param {object} env */
 export function worldTime(env) { return Number(env.game.time?.worldTime ?? 0); }
 
-/**
- * Non-GM users owning an actor (the ones a prompt about it goes to).
- * @param {object} env @param {object|null} actor @returns {string[]}
- */
+/** Non-GM users owning an actor (the ones a prompt about it goes to). @param {object} env @param {object|null} actor @returns {string[]} */
 export function ownersOf(env, actor) {
-  if (!actor) return [];
-  return env.game.users
-    .filter((u) => !u.isGM && (actor.testUserPermission?.(u, "OWNER") ?? false))
-    .map((u) => u.id);
+  return actor ? env.game.users.filter((u) => !u.isGM && (actor.testUserPermission?.(u, "OWNER") ?? false)).map((u) => u.id) : [];
 }
 
 /**
- * `combat.toObject()` extended with each combatant's name, owners, NPC/defeated status and stats.
- * @param {object} env @param {object} combat a Combat document @returns {object}
+ * `combat.toObject()` extended with each combatant's name, owners, NPC status, `isDefeated` (the
+ * field or the actor's defeated status, research §2) and stats. @param {object} env @param {object} combat
  */
 export function snapshotOf(env, combat) {
   const paths = rulesetStatPaths(env);
   const extras = {};
   for (const c of combat.combatants) {
-    extras[c.id] = {
-      name: c.name ?? c.token?.name ?? c.actor?.name ?? null,
-      owners: ownersOf(env, c.actor),
-      is_npc: Boolean(c.isNPC),
-      is_defeated: Boolean(c.isDefeated ?? c.defeated),
-      stats: readStats(c.actor, paths)
-    };
+    extras[c.id] = { name: c.name ?? c.token?.name ?? c.actor?.name ?? null, owners: ownersOf(env, c.actor), is_npc: Boolean(c.isNPC), is_defeated: Boolean(c.isDefeated), stats: readStats(c.actor, paths) };
   }
   return combatSnapshot(combat.toObject(), extras);
 }
 
-/** Foundry's `combat.current` (or the same computed from `turns`). @param {object} combat */
+/** Foundry's `combat.current` (`CombatHistoryData`, research §1.1), each field null when unset. @param {object} combat */
 export function currentOfCombat(combat) {
-  const cur = combat.current;
-  if (cur && "combatantId" in cur) {
-    return { round: cur.round ?? null, turn: cur.turn ?? null, combatantId: cur.combatantId ?? null, tokenId: cur.tokenId ?? null };
-  }
-  return currentOf(combat);
+  const { round, turn, combatantId, tokenId } = combat.current ?? {};
+  return { round: round ?? null, turn: turn ?? null, combatantId: combatantId ?? null, tokenId: tokenId ?? null };
 }
 
-/**
- * The plan state of each combatant, from its flags (every client has them).
- * @param {object} combat @returns {Record<string, object>}
- */
+/** The plan state of each combatant, from its flags (every client has them). @param {object} combat @returns {Record<string, object>} */
 export function statesOf(combat) {
-  const out = {};
-  for (const c of combat?.combatants ?? []) {
-    const s = c.flags?.[MODULE_ID]?.state;
-    if (s) out[c.id] = s;
-  }
-  return out;
-}
-
-/** `foundry.utils.setProperty` or a local fallback. */
-export function setProperty(env, obj, key, value) {
-  const fn = env.foundry?.utils?.setProperty;
-  if (fn) return fn(obj, key, value);
-  const parts = key.split(".");
-  let o = obj;
-  for (const p of parts.slice(0, -1)) o = o[p] ??= {};
-  o[parts.at(-1)] = value;
-  return true;
+  return Object.fromEntries([...(combat?.combatants ?? [])].filter((c) => c.flags?.[MODULE_ID]?.state).map((c) => [c.id, c.flags[MODULE_ID].state]));
 }

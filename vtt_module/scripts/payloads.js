@@ -6,29 +6,19 @@
 
 import { MODULE_ID, OPTION_WHITELIST, PROTOCOL, DND5E_SKILLS } from "./constants.js";
 
-/**
- * A JSON-safe deep copy (drops functions, undefined and class instances' methods).
- * @template T @param {T} value @returns {T}
- */
+/** A JSON-safe deep copy (drops functions, undefined and class instances' methods). @template T @param {T} value @returns {T} */
 export function plain(value) {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
-/**
- * Read a dotted path from an object (`"system.abilities.dex.mod"`).
- * @param {object} obj @param {string} path @returns {unknown}
- */
+/** Read a dotted path from an object (`"system.abilities.dex.mod"`). @param {object} obj @param {string} path */
 export function readPath(obj, path) {
-  if (!obj || !path) return undefined;
-  return path.split(".").reduce((o, k) => (o == null ? undefined : o[k]), obj);
+  return !obj || !path ? undefined : path.split(".").reduce((o, k) => (o == null ? undefined : o[k]), obj);
 }
 
 /**
- * The ruleset's inputs read from an actor's data by the configured stat paths.
- * Numbers only; `proficient` lists proficient skills (dnd5e: `system.skills.<key>.proficient >= 1`).
- * @param {object|null} actorData actor source-like data (`{system: ...}`)
- * @param {Record<string,string>} paths stat name → dotted path
- * @returns {Record<string, number|string[]>}
+ * The ruleset's inputs read from an actor's data (`{system: …}`) by the stat paths (name → dotted
+ * path): numbers only; `proficient` lists proficient skills (dnd5e: `system.skills.<key>.proficient >= 1`).
  */
 export function readStats(actorData, paths) {
   const stats = {};
@@ -49,27 +39,7 @@ export function readStats(actorData, paths) {
   return stats;
 }
 
-/**
- * Foundry's `{round, turn, combatantId, tokenId}` for a combat (nulls before it starts).
- * @param {{round:number, turn:number|null, turns:Array<{id:string, tokenId?:string|null}>}} combat
- * @returns {{round:number|null, turn:number|null, combatantId:string|null, tokenId:string|null}}
- */
-export function currentOf(combat) {
-  const started = (combat.round ?? 0) > 0;
-  const turn = started && Number.isInteger(combat.turn) ? combat.turn : null;
-  const c = turn === null ? null : combat.turns[turn] ?? null;
-  return {
-    round: started ? combat.round : null,
-    turn,
-    combatantId: c ? c.id : null,
-    tokenId: c ? c.tokenId ?? null : null
-  };
-}
-
-/**
- * Keep only whitelisted, JSON-safe hook options (Foundry passes live Documents in `parent`).
- * @param {object|undefined} options @returns {object}
- */
+/** Keep only whitelisted, JSON-safe hook options (Foundry passes live Documents in `parent`). @param {object|undefined} options */
 export function whitelistOptions(options) {
   const out = {};
   if (!options || typeof options !== "object") return out;
@@ -81,31 +51,17 @@ export function whitelistOptions(options) {
   return out;
 }
 
-/**
- * `Combat#toObject()` with each combatant extended by the fields the sidecar reads.
- * @param {object} source `combat.toObject()`
- * @param {Record<string, {name:string, owners:string[], is_npc:boolean, is_defeated:boolean, stats:object}>} extras by combatant id
- * @returns {object}
- */
+/** `Combat#toObject()` with each combatant extended by the fields the sidecar reads (`extras` by combatant id). */
 export function combatSnapshot(source, extras) {
   const combat = plain(source);
-  combat.combatants = (combat.combatants ?? []).map((c) => ({
-    ...c,
-    name: extras[c._id]?.name ?? c.name ?? "?",
-    owners: extras[c._id]?.owners ?? [],
-    is_npc: extras[c._id]?.is_npc ?? true,
-    is_defeated: extras[c._id]?.is_defeated ?? Boolean(c.defeated),
-    stats: extras[c._id]?.stats ?? {}
-  }));
+  combat.combatants = (combat.combatants ?? []).map((c) => {
+    const x = extras[c._id] ?? {};
+    return { ...c, name: x.name ?? c.name ?? "?", owners: x.owners ?? [], is_npc: x.is_npc ?? true, is_defeated: x.is_defeated ?? Boolean(c.defeated), stats: x.stats ?? {} };
+  });
   return combat;
 }
 
-/**
- * A `hook` payload without its `seq` (the outbox numbers it).
- * @param {{user:string, world_time:number, hook:string, combat:object, current:object,
- *   changed?:object, options?:object, roll?:object}} p
- * @returns {object}
- */
+/** A `hook` payload without its `seq` (the outbox numbers it). @param {{user:string, world_time:number, hook:string, combat:object, current:object, changed?:object, options?:object, roll?:object}} p */
 export function hookPayload({ user, world_time, hook, combat, current, changed, options, roll }) {
   const data = { user, world_time: Number(world_time) || 0, hook, combat, current };
   if (changed !== undefined) data.changed = plain(changed);
@@ -116,10 +72,8 @@ export function hookPayload({ user, world_time, hook, combat, current, changed, 
 
 /**
  * The `roll` field of an `initiativeRoll` hook: for the combatant, or, with `groupId`, for its
- * CombatantGroup (see {@link rollingGroup}).
- * @param {string} combatantId @param {object} rollJSON `Roll#toJSON()` @param {string} [rerollOf]
- * @param {string|null} [groupId]
- * @returns {{combatant_id?:string, group_id?:string, roll:object, reroll_of?:string}}
+ * CombatantGroup ({@link rollingGroup}). @param {string} combatantId @param {object} rollJSON
+ * @param {string} [rerollOf] @param {string|null} [groupId]
  */
 export function initiativeRollField(combatantId, rollJSON, rerollOf, groupId = null) {
   const out = groupId ? { group_id: groupId, roll: plain(rollJSON) } : { combatant_id: combatantId, roll: plain(rollJSON) };
@@ -128,12 +82,9 @@ export function initiativeRollField(combatantId, rollJSON, rerollOf, groupId = n
 }
 
 /**
- * The CombatantGroup whose roll a member's roll is: the group Foundry has the combatant in
- * (v13 `Combatant#group`, its id in the source data, research notes section 2), when the
- * sidecar's plan says the combatant rolls with that group (`detail.group` in its plan state:
- * dice-pool DP-6, one roll for the group with its slowest member's pool, the formula the
- * member was handed). Otherwise null: the roll is the combatant's own.
- * @param {object} combatant @returns {string|null}
+ * The CombatantGroup whose roll a member's roll is (v13 `Combatant#group`, research §2), when the
+ * plan says the combatant rolls with it (`detail.group`: dice-pool DP-6, one roll with the slowest
+ * member's pool); else null, the roll is the combatant's own. @param {object} combatant
  */
 export function rollingGroup(combatant) {
   const group = combatant?.group;
@@ -141,12 +92,7 @@ export function rollingGroup(combatant) {
   return id && combatant.flags?.[MODULE_ID]?.state?.detail?.group === id ? id : null;
 }
 
-/**
- * An `intent` payload without its `seq`.
- * @param {{user:string, world_time:number, kind:string, combat_id?:string|null,
- *   combatant_id?:string|null, args?:object}} p
- * @returns {object}
- */
+/** An `intent` payload without its `seq`. @param {{user:string, world_time:number, kind:string, combat_id?:string|null, combatant_id?:string|null, args?:object}} p */
 export function intentPayload({ user, world_time, kind, combat_id, combatant_id, args }) {
   const data = { user, world_time: Number(world_time) || 0, kind };
   if (combat_id) data.combat_id = combat_id;
@@ -155,28 +101,15 @@ export function intentPayload({ user, world_time, kind, combat_id, combatant_id,
   return data;
 }
 
-/**
- * The socket.io connect `auth`.
- * @param {{token:string, world:string, ruleset:string, settings:object, gm_users:string[],
- *   module_version:string, foundry_version:string, system:string}} p
- * @returns {object}
- */
+/** The socket.io connect `auth`. @param {{token:string, world:string, ruleset:string, settings:object, gm_users:string[], module_version:string, foundry_version:string, system:string}} p */
 export function connectAuth({ token, world, ruleset, settings, gm_users, module_version, foundry_version, system }) {
   return {
-    token, world, ruleset,
-    settings: plain(settings ?? {}),
-    gm_users: [...gm_users],
-    protocol: PROTOCOL,
-    module_version: String(module_version),
-    foundry_version: String(foundry_version),
-    system: String(system)
+    token, world, ruleset, settings: plain(settings ?? {}), gm_users: [...gm_users], protocol: PROTOCOL,
+    module_version: String(module_version), foundry_version: String(foundry_version), system: String(system)
   };
 }
 
-/**
- * The connect auth as a recording's session line stores it: without the token.
- * @param {object} auth @returns {object}
- */
+/** The connect auth as a recording's session line stores it: without the token. @param {object} auth */
 export function sessionOf(auth) {
   const { token: _token, ...rest } = auth;
   return plain(rest);

@@ -13,42 +13,28 @@ import * as log from "./log.js";
 const MOVES = Object.freeze(["x", "y", "elevation"]);
 
 /**
- * Ready actors on the GM's machine, kept in the world setting `readyActors`.
- *
- * A world setting is a Setting document: `game.settings.set` sends the update to the server
- * and `get` answers the old value until the server's answer is applied [F13
- * `client/helpers/client-settings.mjs` `#setWorld` awaits `Setting#update`;
- * `client/data/client-backend.mjs` `_updateDocuments` applies `updateSource` only on the
- * response; v14 keeps world settings as Setting documents, D14 `ClientSettings#storage`,
- * research §10]. So two changes close together (two Ready to strike replies) would both start
- * from the old list and the second write would drop the first change. Instead this client
- * keeps its own copy, changed at once, while any of its writes is under way, and writes one
- * after another, each time the latest copy: the last write holds every change. With nothing
- * under way the setting is read again (another GM's client may have written it since).
+ * Ready actors on the GM's machine, kept in the world setting `readyActors`. A world setting is
+ * a Setting document: `get` answers the old value until the server's answer is applied [F13
+ * `client/helpers/client-settings.mjs` `#setWorld`, `client/data/client-backend.mjs`; v14 the
+ * same, research §10], so two changes close together would both start from the old list. This
+ * client keeps its own copy while any of its writes is under way and writes one after another,
+ * each time the latest copy; with nothing under way the setting is read again.
  */
 export class ReadyWatch {
   /** @param {object} env @param {() => (import("./sidecar.js").Sidecar|null)} sidecar */
   constructor(env, sidecar) {
     this.env = env;
     this.sidecar = sidecar;
-    /** This client's list while its writes are under way (null: read the setting). */
-    this.local = null;
-    /** Writes asked for and not yet done. */
-    this.pending = 0;
-    /** Changes made (a write whose change is no longer the latest is skipped). */
-    this.version = 0;
-    /** The writes, one after another; resolves when the last asked for is done. */
-    this.saving = Promise.resolve();
+    this.local = null;     // this client's list while its writes are under way (null: read the setting)
+    this.pending = 0;      // writes asked for and not yet done
+    this.version = 0;      // changes made (a write whose change is no longer the latest is skipped)
+    this.saving = Promise.resolve(); // the writes, one after another
   }
 
   /** @returns {Record<string, string>} actor id → state */
   get actors() { return this.local ?? getSetting(this.env, SETTINGS.READY) ?? {}; }
 
-  /**
-   * Change the list: at once in this client's copy, then in the setting after the writes
-   * already under way. @param {(actors:Record<string,string>) => boolean} fn edits a copy,
-   * true when it changed something @returns {Promise<void>} when the setting holds it
-   */
+  /** Change the list at once here, then in the setting. @param {(actors:Record<string,string>) => boolean} fn edits a copy, true when it changed something */
   change(fn) {
     const actors = { ...this.actors };
     if (!fn(actors)) return this.saving;
@@ -64,14 +50,10 @@ export class ReadyWatch {
 
   /** Learn from notices. @param {object[]} notices @returns {Promise<void>} when saved */
   learn(notices) {
+    const mine = (notices ?? []).filter((n) => n.kind === "ready_to_strike" && n.actor_id);
     return this.change((actors) => {
-      let changed = false;
-      for (const n of notices ?? []) {
-        if (n.kind !== "ready_to_strike" || !n.actor_id) continue;
-        if (n.state === "broken") { delete actors[n.actor_id]; changed = true; }
-        else { actors[n.actor_id] = n.state ?? "watching"; changed = true; }
-      }
-      return changed;
+      for (const n of mine) { if (n.state === "broken") delete actors[n.actor_id]; else actors[n.actor_id] = n.state ?? "watching"; }
+      return mine.length > 0;
     });
   }
 

@@ -5,7 +5,7 @@
  * @module tracker-ui
  */
 
-import { decorateTracker } from "./tracker.js";
+import { decorateTracker, ungroupSplit } from "./tracker.js";
 import { plainScores } from "./badges.js";
 import { statesOf, translator } from "./foundry-data.js";
 import { elementOf } from "./compat.js";
@@ -21,6 +21,7 @@ export function onRenderTracker(env, app, html, api) {
   const element = elementOf(html);
   if (!element) return 0;
   const combat = app?.viewed ?? env.game.combat;
+  if (combat) ungroupSplit(element, combat.turns.map((c) => c.id));
   const count = combat ? decorateTracker(element, statesOf(combat), translator(env), plainScores(combat.combatants)) : 0;
   if (env.game.user.isGM && !element.querySelector(".initiative-sidecar-download")) {
     const b = element.ownerDocument.createElement("button");

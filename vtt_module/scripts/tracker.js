@@ -12,11 +12,9 @@ import { badgesFor } from "./badges.js";
 export const BADGES_CLASS = "initiative-sidecar-badges";
 
 /**
- * Add badges to every `li.combatant[data-combatant-id]` under `root`.
- * @param {HTMLElement} root the tracker element (`renderCombatTracker`'s HTMLElement in v13)
- * @param {Record<string, object>} states combatant id → plan state (from its flags)
- * @param {(key:string, data?:object) => string} t localizer
- * @param {Record<string, number>} [scores] plain rule scores (see badges.js `plainScores`)
+ * Add badges to every `li.combatant[data-combatant-id]` under `root` (`renderCombatTracker`'s
+ * element). @param {HTMLElement} root @param {Record<string, object>} states id → plan state
+ * @param {(key:string, data?:object) => string} t @param {Record<string, number>} [scores] plain rule scores
  * @returns {number} how many badges were added
  */
 export function decorateTracker(root, states, t, scores = {}) {
@@ -43,4 +41,26 @@ export function decorateTracker(root, states, t, scores = {}) {
     anchor.append(box);
   }
   return count;
+}
+
+/**
+ * dnd5e shows the combatants of one grouping key (the FLOORED initiative, disposition, base actor)
+ * as one row placed at the first member [GitHub foundryvtt/dnd5e `CombatTracker5e#renderGroups`,
+ * `Combatant5e#getGroupingKey`]. When a plan puts someone between them (a tie-break fraction), that
+ * order is not the turn order: such a group is taken apart and the list put in turn order.
+ * @param {HTMLElement} root the tracker element @param {string[]} order combatant ids in turn order
+ * @returns {number} groups taken apart
+ */
+export function ungroupSplit(root, order) {
+  const at = new Map(order.map((id, i) => [id, i]));
+  const rowsOf = (el) => [...el.querySelectorAll("li.combatant[data-combatant-id]")];
+  const split = [...root.querySelectorAll("li.combatant-group")].filter((g) => {
+    const idx = rowsOf(g).map((r) => at.get(r.dataset.combatantId)).sort((a, b) => a - b);
+    return idx.some((v, k) => k > 0 && v !== idx[k - 1] + 1);
+  });
+  for (const group of split) group.replaceWith(...rowsOf(group));
+  const list = split.length ? root.querySelector(".directory-list, .combat-tracker") : null;
+  const first = (el) => Math.min(...(el.dataset.combatantId ? [el] : rowsOf(el)).map((r) => at.get(r.dataset.combatantId) ?? Infinity));
+  if (list) list.append(...[...list.children].sort((a, b) => first(a) - first(b)));
+  return split.length;
 }

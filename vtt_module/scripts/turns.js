@@ -1,38 +1,72 @@
 /**
- * The combat's own turn order after a change of initiatives, as the running system sorts it
- * (dnd5e sorts ties by name, pf2e by its own priority: ../shared/research/foundry-api.md
- * section 9). Foundry itself finds the turn of a combatant after a change this way: it clones
- * the combat, applies the change with `updateSource` and calls `setupTurns()` [F13
- * `client/documents/combatant.mjs` `_preUpdateOperation`]. The module does the same, so the
- * `turn` it writes is an index into the order every client will compute.
+ * Steering: where Foundry's own Begin Combat, Next Turn and Next Round land. Core works out the
+ * step (`updateData = {round, turn}`, defeated combatants skipped by `isDefeated`, a null turn kept
+ * across rounds) and calls `combatStart`/`combatTurn`/`combatRound` on the initiating client before
+ * it writes; both objects may be changed [research §1.1; D14 hookEvents.combatTurn, combatRound].
+ * The module moves that proposal forward past turns the plan says are skipped (`acts` the sidecar's
+ * `welcome` lists), and onto the plan's first combatant of a new round, never re-doing core: no
+ * plan flag (foundry-core, an unplanned combat), a backward step or no one's turn (null) keep
+ * core's proposal. A plain `combat.update({turn})` (a macro, another module) passes no turn hook.
  * @module turns
  */
 
-import { foundrySort } from "./plan.js";
+import { MODULE_ID } from "./constants.js";
+import { sidecarRules } from "./settings.js";
 
 /**
- * Combatant ids in the order the combat will have once `rows` are applied.
- * @param {object} combat a Combat document
- * @param {Array<{_id:string, initiative:number}>} rows initiative changes
- * @returns {string[]}
+ * Where a forward step should land, or null to keep core's proposal.
+ * @param {{round:number, turns:Array<{id:string, isDefeated:boolean, flags?:object}>, flags?:object}} combat
+ * @param {{round:number, turn:number|null}} proposal core's `updateData`
+ * @param {{skipped?:string[], skipDefeated?:boolean}} [opts]
+ * @returns {{round:number, turn:number}|null}
  */
-export function sortedAfter(combat, rows) {
-  if (typeof combat.clone === "function") {
-    const clone = combat.clone({}, { keepId: true });
-    if (rows.length) clone.updateSource({ combatants: rows.map((r) => ({ _id: r._id, initiative: r.initiative })) });
-    const turns = clone.setupTurns?.() ?? clone.turns;
-    return turns.map((c) => c.id);
-  }
-  // A stand-in without clone(): the system's comparator over the live combatants.
-  const values = new Map(rows.map((r) => [r._id, r.initiative]));
-  const list = [...combat.combatants].map((c) => (values.has(c.id)
-    ? Object.create(c, { initiative: { value: values.get(c.id) }, _source: { value: { ...c._source, initiative: values.get(c.id) } } })
-    : c));
-  if (typeof combat._sortCombatants === "function") return list.sort(combat._sortCombatants).map((c) => c.id);
-  return foundrySort(list.map((c) => ({ _id: c.id, initiative: c.initiative }))).map((c) => c._id);
+export function landing(combat, proposal, { skipped = [], skipDefeated = false } = {}) {
+  const flag = combat.flags?.[MODULE_ID]?.plan;
+  if (!flag || !Number.isInteger(proposal.turn)) return null;
+  const turns = combat.turns;
+  const planned = (round) => (flag.next_round?.round === round ? flag.next_round : flag.round === round ? flag : null);
+  const skips = (c, round) => {
+    const next = round > combat.round ? flag.next_round?.order?.find((e) => e.combatant_id === c.id)?.acts : undefined;
+    const acts = next ?? c.flags?.[MODULE_ID]?.state?.acts;
+    return Boolean(acts && skipped.includes(acts)) || (skipDefeated && c.isDefeated);
+  };
+  const firstFrom = (round, from) => { const k = turns.findIndex((c, i) => i >= from && !skips(c, round)); return k < 0 ? null : { round, turn: k }; };
+  const startOf = (round, from) => {
+    const i = turns.findIndex((c) => c.id === planned(round)?.current);
+    if (i >= 0 && !(skipDefeated && turns[i].isDefeated)) return { round, turn: i };
+    return firstFrom(round, from) ?? { round, turn: from };
+  };
+  const to = proposal.round > combat.round ? startOf(proposal.round, proposal.turn)
+    : firstFrom(proposal.round, proposal.turn) ?? startOf(proposal.round + 1, 0);
+  return to.round === proposal.round && to.turn === proposal.turn ? null : to;
 }
 
-/** A `sortAfter` bound to one combat (for plan.js). @param {object} combat */
-export function sorterFor(combat) {
-  return (rows) => sortedAfter(combat, rows);
+/**
+ * Register the steering hooks (every client: whoever presses Next steps). @param {object} env
+ * @param {{ruleRound:(combatId:string) => ({revision:number}|null)}} [applier] whose rule rounds are the module's own writes
+ */
+export function registerSteering(env, applier) {
+  // Core worked out the step's world time for the turn it proposed, before the hooks [F13
+  // `client/documents/combat.mjs` nextTurn/nextRound; D14 hookEvents.combatTurn/combatRound:
+  // `updateOptions.worldTime.delta`, mutable]. A step moved elsewhere gets the delta of where it
+  // lands from the same method [T13 13.345.1 and types 14.366 `Combat#getTimeDelta`].
+  const retime = (combat, options, to) => {
+    const time = options?.worldTime;
+    if (!time || typeof time !== "object" || !Number.isFinite(time.delta)) return;
+    options.worldTime = { ...time, delta: combat.getTimeDelta(combat.round, combat.turn ?? null, to.round, to.turn) };
+  };
+  const onStep = (combat, updateData, updateOptions) => {
+    const rule = applier?.ruleRound(combat.id);
+    if (rule && updateOptions) updateOptions[MODULE_ID] = { own: true, revision: rule.revision };
+    if ((updateOptions?.direction ?? 1) < 0) return;
+    // the tracker's own setting as the combat reads it [research §2: `combat.settings.skipDefeated`]
+    const to = landing(combat, updateData, { skipped: sidecarRules(env).skipped_acts, skipDefeated: Boolean(combat.settings?.skipDefeated) });
+    if (!to) return;
+    updateData.round = to.round;
+    updateData.turn = to.turn;
+    retime(combat, updateOptions, to);
+  };
+  env.Hooks.on("combatStart", (combat, updateData) => onStep(combat, updateData, undefined));
+  env.Hooks.on("combatTurn", onStep);
+  env.Hooks.on("combatRound", onStep);
 }

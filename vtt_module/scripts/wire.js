@@ -5,7 +5,8 @@ import { registerSettings, guardSettings } from "./settings.js";
 import { Sidecar } from "./sidecar.js";
 import { registerForwarder } from "./forwarder.js";
 import { wrapInitiativeRoll, registerRollMarking } from "./initiative.js";
-import { PlanApplier, registerSteering } from "./applier.js";
+import { PlanApplier } from "./applier.js";
+import { registerSteering } from "./turns.js";
 import { Relay } from "./relay.js";
 import { Actions } from "./actions.js";
 import { showPrompt, promptRecipients } from "./prompts.js";
@@ -90,7 +91,6 @@ export function wireModule(env) {
     registerRollMarking(env, () => state.pending);
     registerSteering(env, state.applier);
     state.ready.register();
-    env.Hooks.on("deleteCombatant", (combatant) => state.applier.deleted(combatant));
     env.Hooks.on("renderCombatTracker", (app, html) => onRenderTracker(env, app, html, api));
     env.Hooks.on("getCombatTrackerContextOptions", (_app, items) => state.actions.extendTrackerMenu(items));
     env.Hooks.on("renderTokenHUD", (hud, html) => state.actions.decorateTokenHUD(hud, html));

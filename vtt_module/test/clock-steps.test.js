@@ -8,7 +8,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { until } from "./helpers/table.js";
-import { PlanApplier } from "../scripts/applier.js";
 import { Relay, PLAYER_PACE } from "../scripts/relay.js";
 
 const HOUR = 3_600_000;
@@ -36,14 +35,6 @@ test("until() still times out on the monotonic clock", async () => {
   const started = performance.now();
   await assert.rejects(until(() => false, { timeout: 50, what: "nothing" }), /timed out waiting for nothing/);
   assert.ok(performance.now() - started >= 50, "it waited its timeout");
-});
-
-test("a step's watch is not dropped because the wall clock jumped an hour", async (t) => {
-  const applier = new PlanApplier({ game: { combats: new Map() } });
-  applier.watchStep("cmb", ["a"], 2);
-  stepWallClock(t, HOUR);
-  applier.dropStaleSteps();
-  assert.equal([...applier.inflight].filter((w) => w.step).length, 1, "the watch is still there");
 });
 
 test("a player's pace is neither refilled by a clock set forward nor frozen by one set back", async (t) => {

@@ -40,7 +40,9 @@ eachGeneration(test, "turn hooks and pre-hooks run on the initiating client only
   assert.deepEqual(seen.filter((s) => !s.endsWith("updateCombat") && !s.endsWith("TurnChange")), [`${BOB}:combatStart`, `${BOB}:preUpdateCombat`]);
   seen.length = 0;
   await t.alice.game.combats.get(combat.id).nextTurn();
-  assert.deepEqual(seen, [`${ALICE}:combatTurn`, `${ALICE}:preUpdateCombat`, ...[GM, ALICE, BOB].flatMap((u) => [`${u}:updateCombat`, `${u}:combatTurnChange`])]);
+  assert.deepEqual(seen, [`${ALICE}:combatTurn`, `${ALICE}:preUpdateCombat`, // the active GM: updateCombat, then (after the turn events) combatTurnChange; every other client:
+  // combatTurnChange first, from Combat#_onUpdate (issue 25 correction 4, turn-events.js)
+  `${GM}:updateCombat`, `${GM}:combatTurnChange`, ...[ALICE, BOB].flatMap((u) => [`${u}:combatTurnChange`, `${u}:updateCombat`])]);
   const opts = [];
   t.gm.Hooks.on("combatRound", (_c, data, o) => opts.push([data, o]));
   for (let i = 0; i < 10 && !opts.length; i++) await combat.nextTurn();

@@ -18,9 +18,11 @@ after(() => { console.log(`document updates per plan: ${JSON.stringify(report)}`
 function countWrites(table, ruleset, combatId) {
   const applier = table.clients[GM].module.state.applier;
   const own = table.world.log.filter((e) => e.own).length;
-  assert.equal(own, applier.writes, "every plan written in one update");
+  assert.equal(own, applier.writes, "every write of the applier is marked as its own");
   report[ruleset] = { plans: lastPlan(table, combatId).revision, updates: applier.writes, perPlan: +(applier.writes / lastPlan(table, combatId).revision).toFixed(2) };
-  assert.ok(applier.writes <= lastPlan(table, combatId).revision);
+  // a plan writes at most its combatants (one updateEmbeddedDocuments) and its combat (the flag,
+  // the pointer, or a round begun by a rule): Foundry's own contracts, one per document kind
+  assert.ok(applier.writes <= 2 * lastPlan(table, combatId).revision);
 }
 
 async function twoRounds(table, combatId) {

@@ -23,7 +23,7 @@ test("pre-update and turn hooks fire on the initiating client only, post-update 
   await combat.startCombat();
   seen.length = 0;
   await alice.game.combats.get(combat.id).nextTurn();
-  assert.deepEqual(seen, ["alice:combatTurn", "alice:preUpdateCombat", "gm:updateCombat", "gm:combatTurnChange", "alice:updateCombat", "alice:combatTurnChange"]);
+  assert.deepEqual(seen, ["alice:combatTurn", "alice:preUpdateCombat", "gm:updateCombat", "gm:combatTurnChange", "alice:combatTurnChange", "alice:updateCombat"]);
 });
 
 test("Foundry's sort and options.combatTurn keep the current combatant when initiatives change", async () => {

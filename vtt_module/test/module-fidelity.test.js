@@ -3,14 +3,13 @@
 // combatants, one code path per Foundry generation.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { planUpdate, steerTurn } from "../scripts/plan.js";
-import { sortedAfter } from "../scripts/turns.js";
+import { planUpdate } from "../scripts/plan.js";
 import { classifyCombatantChange, registerForwarder } from "../scripts/forwarder.js";
 import { registerRollMarking, rollMark } from "../scripts/initiative.js";
-import { PlanApplier } from "../scripts/applier.js";
 import { FORWARDED_HOOKS, MODULE_ID } from "../scripts/constants.js";
 import { deletion, menuEntry, gmOnlyMessage, generation } from "../scripts/compat.js";
 import { Hooks } from "./fake-foundry/hooks.js";
+import { setProperty } from "./fake-foundry/utils.js";
 
 const M = MODULE_ID;
 const entry = (id, initiative, acts = "full", extra = {}) => ({ combatant_id: id, initiative, acts, reaction: null, tags: [], detail: {}, rules: [], ...extra });
@@ -47,10 +46,10 @@ test("a write never puts null over a number and never touches turn when the curr
   const { data } = planUpdate(s, planOf(2, "a", [entry("a", 18), entry("b", null, "full", { tags: ["x"] }), entry("c", 20)]));
   assert.equal(data.combatants.find((r) => r._id === "b").initiative, undefined, "b keeps its 12");
   assert.equal(data.combatants.find((r) => r._id === "c").initiative, 20);
-  // c moves above a: with turn 0 kept Foundry would point at c, so turn follows a (now 1)
-  assert.equal(data.turn, 1);
+  // c moves above a: Foundry's combatTurn keeps a current through the initiative write
+  assert.ok(!("current" in data) && !("turn" in data), "the pointer is not the plan's to move");
   const calm = planUpdate(s, planOf(3, "a", [entry("a", 18), entry("b", 12), entry("c", 9)])).data;
-  assert.ok(calm && !("turn" in calm) && !("round" in calm), "a's index stays 0: turn untouched");
+  assert.ok(calm && !("current" in calm) && !("round" in calm), "a stays current: no pointer write");
 });
 
 test("a combat whose system keeps turn null gets no turn unless a rule moved the pointer", () => {
@@ -59,41 +58,11 @@ test("a combat whose system keeps turn null gets no turn unless a rule moved the
   assert.equal(first.data, null, "first contact: the sidecar's idea of a current is not written");
   s.flags = { [M]: { plan: { revision: 1, round: 3, current: "a", next_round: null } } };
   const moved = planUpdate(s, planOf(2, "b", [entry("a", 18), entry("b", 12), entry("c", 8)], { round: 3 })).data;
-  assert.equal(moved.turn, 1, "the sidecar moved the pointer from a to b: a rule needs it");
-});
-
-test("turn comes from the combat's own order (a dnd5e-like tie by name), not from core's comparator", () => {
-  // a and b tie at 15; the system sorts ties by name, b ("Aria") before a ("Zed")
-  const names = { a: "Zed", b: "Aria", c: "Cleo" };
-  const systemSort = (rows) => {
-    const values = new Map(rows.map((r) => [r._id, r.initiative]));
-    const s = combatOf().combatants.map((c) => ({ id: c._id, initiative: values.get(c._id) ?? c.initiative }));
-    return s.sort((x, y) => (y.initiative - x.initiative) || names[x.id].localeCompare(names[y.id])).map((c) => c.id);
-  };
-  const s = combatOf();
-  const p = planOf(2, "b", [entry("b", 15), entry("a", 15), entry("c", 8)]);
-  const { data } = planUpdate(s, p, { sortAfter: systemSort });
-  assert.ok(!("turn" in data), "b sorts first under the system's order: turn 0 already points at it");
-  assert.equal(planUpdate(s, p).data.turn, 1, "core's _id order would have put the pointer elsewhere");
-  const steer = steerTurn({ ...s, combatants: s.combatants.map((c) => ({ ...c, initiative: c._id === "c" ? 8 : 15 })) }, { round: 1, turn: 1 }, { sortAfter: systemSort, skipped: [] });
-  assert.equal(steer, null, "steering reads indexes from the same order");
-});
-
-test("sortedAfter uses the combat's clone, updateSource and setupTurns, as Foundry does", () => {
-  const calls = [];
-  const combat = {
-    clone: (data, ctx) => { calls.push(["clone", ctx]); return clone; }
-  };
-  const clone = {
-    updateSource: (d) => calls.push(["updateSource", d]),
-    setupTurns: () => [{ id: "z" }, { id: "y" }]
-  };
-  assert.deepEqual(sortedAfter(combat, [{ _id: "y", initiative: 3, extra: 1 }]), ["z", "y"]);
-  assert.deepEqual(calls, [["clone", { keepId: true }], ["updateSource", { combatants: [{ _id: "y", initiative: 3 }] }]]);
+  assert.equal(moved.current, "b", "the sidecar moved the pointer from a to b: a rule needs it");
 });
 
 test("a reroll with the same total and a clear-and-roll-again with the same roll both reach the sidecar as rolls", () => {
-  const env = { foundry: { utils: { randomID: (() => { let n = 0; return () => `nonce${++n}`; })(), setProperty: undefined } }, Hooks: new Hooks() };
+  const env = { foundry: { utils: { randomID: (() => { let n = 0; return () => `nonce${++n}`; })(), setProperty } }, Hooks: new Hooks() };
   const rolls = new Map();
   registerRollMarking(env, () => rolls);
   const roll = { total: 14, toJSON: () => ({ class: "Roll", formula: "1d20", terms: [{ class: "Die", faces: 20, number: 1, results: [{ result: 14, active: true }] }], total: 14 }) };
@@ -152,27 +121,6 @@ test("combatant hooks forward the combat as it is after Foundry re-sorted it", a
   combat.combatant = { id: "next" };
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(sent, [{ name: "deleteCombatant", current: "next" }], "not the deleted combatant");
-});
-
-test("a plan row for a combatant deleted while the write is in flight leaves no ghost", async () => {
-  const deletedCalls = [];
-  const combatants = new Map([["a", { id: "a" }], ["b", { id: "b" }]]);
-  let applier;
-  const combat = {
-    id: "cmb", combatant: { id: "a" }, combatants,
-    toObject: () => ({ _id: "cmb", round: 1, turn: 0, flags: {}, combatants: [{ _id: "a", initiative: 18, flags: {} }, { _id: "b", initiative: 12, flags: {} }] }),
-    async update(data) {
-      // another client deletes b meanwhile; the server then recreates it from our row
-      applier.deleted({ id: "b", parent: combat });
-      if (data.combatants.some((r) => r._id === "b")) combatants.set("b", { id: "b", ghost: true });
-    },
-    async deleteEmbeddedDocuments(type, ids, options) { deletedCalls.push({ type, ids, own: options[M].own }); for (const id of ids) combatants.delete(id); }
-  };
-  const env = { game: { combats: new Map([["cmb", combat]]), settings: { get: () => ({}) }, release: { generation: 13 } } };
-  applier = new PlanApplier(env);
-  await applier.take(planOf(1, "a", [entry("a", 18), entry("b", 15)]));
-  assert.deepEqual(deletedCalls, [{ type: "Combatant", ids: ["b"], own: true }]);
-  assert.equal(combatants.has("b"), false);
 });
 
 test("one code path per Foundry generation: deletion, context menu entries, hidden rolls", () => {
@@ -248,7 +196,7 @@ test("a plan row for a combatant already deleted is not written (it would create
   assert.equal(data, null, "nothing else changed, and the deleted one is not named");
   const moved = planUpdate(s, planOf(3, "gone", [entry("gone", 30), entry("a", 18), entry("b", 12), entry("c", 9)])).data;
   assert.ok(!moved.combatants.some((r) => r._id === "gone"));
-  assert.ok(!("turn" in moved), "no pointer onto a combatant that is not there");
+  assert.ok(!("current" in moved), "no pointer onto a combatant that is not there");
 });
 
 test("a defeated combatant's 'does not act' restates the document: written only beside another change", () => {
@@ -259,6 +207,6 @@ test("a defeated combatant's 'does not act' restates the document: written only 
   const next = { round: 2, current: "a", order: [{ combatant_id: "a", initiative: 18, acts: "full" }, { combatant_id: "b", initiative: 12, acts: "full" }, { combatant_id: "c", initiative: 8, acts: "none" }] };
   assert.equal(planUpdate(s, planOf(1, "a", [entry("a", 18), entry("b", 12), dead], { next_round: next }), skipped).data, null);
   const moved = planUpdate(s, planOf(2, "b", [entry("a", 18), entry("b", 12), dead]), skipped).data;
-  assert.equal(moved.turn, 1);
+  assert.equal(moved.current, "b");
   assert.equal(moved.combatants.find((r) => r._id === "c")[`flags.${M}.state`].acts, "none", "rides along with the turn change");
 });

@@ -120,10 +120,10 @@ const menu = (client, combatantId) => client.ui.combat.contextMenu.entriesFor(cl
 function spyRows(gm, combatId) {
   const rows = [];
   const combat = gm.game.combats.get(combatId);
-  const update = combat.update.bind(combat);
-  combat.update = (data, options) => {
-    if (options?.[MODULE_ID]?.own) rows.push(...(data.combatants ?? []).map((r) => structuredClone({ ...r, revision: options[MODULE_ID].revision })));
-    return update(data, options);
+  const update = combat.updateEmbeddedDocuments.bind(combat);
+  combat.updateEmbeddedDocuments = (type, data, options) => {
+    if (options?.[MODULE_ID]?.own) rows.push(...data.map((r) => structuredClone({ ...r, revision: options[MODULE_ID].revision })));
+    return update(type, data, options);
   };
   return rows;
 }

@@ -2,9 +2,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { combatSnapshot, currentOf, whitelistOptions, hookPayload, intentPayload, connectAuth, sessionOf, readStats } from "../scripts/payloads.js";
+import { currentOfCombat } from "../scripts/foundry-data.js";
+import { combatSnapshot, whitelistOptions, hookPayload, intentPayload, connectAuth, sessionOf, readStats } from "../scripts/payloads.js";
 import { Outbox } from "../scripts/outbox.js";
-import { foundrySort, planUpdate, steerTurn, isStale, readPlan } from "../scripts/plan.js";
+import { foundrySort, planUpdate, isStale } from "../scripts/plan.js";
+import { landing } from "../scripts/turns.js";
 import { badgesFor } from "../scripts/badges.js";
 import { promptAnswer, promptDialog, promptRecipients } from "../scripts/prompts.js";
 import { availableActions, actionIntent } from "../scripts/actions.js";
@@ -20,8 +22,7 @@ test("a hook payload built from Foundry's real v13 shapes fits the hook schema",
   const names = SAMPLES.combat_toObject_started.derived_not_in_toObject.names;
   const extras = Object.fromEntries(source.combatants.map((c) => [c._id, { name: names[c._id], owners: [], is_npc: true, is_defeated: c.defeated, stats: { dex: 2 } }]));
   const combat = combatSnapshot(source, extras);
-  const turns = SAMPLES.combat_toObject_started.derived_not_in_toObject.turns.map((id) => ({ id, tokenId: source.combatants.find((c) => c._id === id).tokenId }));
-  const current = currentOf({ round: 2, turn: 1, turns });
+  const current = currentOfCombat({ current: SAMPLES.combat_toObject_started.derived_not_in_toObject.current });
   assert.deepEqual(current, SAMPLES.combat_toObject_started.derived_not_in_toObject.current);
   const options = SAMPLES.turn_change_hooks.updateCombat.args[2];
   const data = { seq: 1, ...hookPayload({ user: "zQ8mN2vB7xL4pR1s", world_time: 12, hook: "updateCombat", combat, current, changed: SAMPLES.turn_change_hooks.updateCombat.args[1], options: { ...options, parent: { live: "document" } } }) };
@@ -32,8 +33,9 @@ test("a hook payload built from Foundry's real v13 shapes fits the hook schema",
   assertValid("hook", roll);
 });
 
-test("before a combat starts, current is all nulls", () => {
-  assert.deepEqual(currentOf({ round: 0, turn: null, turns: [] }), { round: null, turn: null, combatantId: null, tokenId: null });
+test("current is Foundry's combat.current, an unset field null", () => {
+  assert.deepEqual(currentOfCombat({ current: { round: 0, turn: null, combatantId: null } }), { round: 0, turn: null, combatantId: null, tokenId: null });
+  assert.deepEqual(currentOfCombat({}), { round: null, turn: null, combatantId: null, tokenId: null });
 });
 
 test("whitelisted options drop live documents and functions", () => {
@@ -126,11 +128,11 @@ const plan = (revision, current, order, nextRound = null) => ({
   order: order.map(([id, initiative, acts = "full", detail = {}]) => ({ combatant_id: id, initiative, acts, reaction: null, tags: [], detail, rules: [] }))
 });
 
-test("a plan becomes one combat update: initiatives, flags, the pointer under the new sort", () => {
+test("a plan becomes combatant rows, the combatant the pointer moves to, and the combat's flag", () => {
   const s = source();
   const { data } = planUpdate(s, plan(3, "c", [["c", 13], ["a", 18], ["b", 12]]));
   assert.deepEqual(data.combatants.find((c) => c._id === "c").initiative, 13);
-  assert.equal(data.turn, 1, "c sorts second (18, 13, 12)");
+  assert.equal(data.current, "c", "a rule made c current (its index is Foundry's, after the rows)");
   assert.equal(data["flags.initiative-sidecar.plan"].revision, 3);
   assert.ok(isStale({ revision: 3 }, 3));
   assert.ok(!isStale({ revision: 4 }, 3));
@@ -147,30 +149,30 @@ test("a plan that changes nothing writes nothing; vanished detail keys are delet
   assert.ok("flags.initiative-sidecar.state.detail.-=turns_lost" in next.combatants[0]);
 });
 
+/** A live-like combat for `landing`: turns in order, each with its flags and isDefeated. */
+const live = (s) => ({ round: s.round, flags: s.flags, turns: s.combatants.map((c) => ({ id: c._id, flags: c.flags, isDefeated: Boolean(c.defeated) })) });
+
 test("steering skips none, defend_only and held turns and flips the round onto next_round.current", () => {
   const s = source();
   const skipped = { skipped: ["defend_only", "held", "none"] }; // as the sidecar's welcome lists them
   const st = (acts) => ({ "initiative-sidecar": { state: { acts } } });
   s.combatants[1].flags = st("held");
-  assert.deepEqual(steerTurn(s, { round: 1, turn: 1 }, skipped), { round: 1, turn: 2, turnAsIs: 2, combatantId: "c", initiatives: null });
-  assert.equal(steerTurn(s, { round: 1, turn: 1 }), null, "nothing is skipped before the sidecar said what is");
+  assert.equal(landing(live(s), { round: 1, turn: 1 }, skipped), null, "no plan flag on the combat: core's choice stands");
+  s.flags = { "initiative-sidecar": { plan: { revision: 1, round: 1, current: "a", next_round: null } } };
+  assert.deepEqual(landing(live(s), { round: 1, turn: 1 }, skipped), { round: 1, turn: 2 });
+  assert.equal(landing(live(s), { round: 1, turn: 1 }), null, "nothing is skipped before the sidecar said what is");
   s.combatants[2].flags = st("none");
-  s.flags = { "initiative-sidecar": { plan: { next_round: { round: 2, current: "b", order: [{ combatant_id: "b", initiative: 12, acts: "full" }, { combatant_id: "a", initiative: 11, acts: "full" }, { combatant_id: "c", initiative: 8, acts: "none" }] } } } };
-  const flip = steerTurn(s, { round: 1, turn: 1 }, skipped);
-  assert.equal(flip.round, 2);
-  assert.equal(flip.combatantId, "b");
-  assert.equal(flip.turn, 0, "b first once the next round's initiatives are written");
-  assert.equal(flip.turnAsIs, 1, "b is second under today's initiatives");
-  assert.deepEqual(flip.initiatives, [{ _id: "a", initiative: 11 }]);
-  assert.equal(steerTurn(s, { round: 1, turn: 0 }, skipped), null, "backwards moves are not steered");
-  assert.deepEqual(readPlan(s).order, ["a", "b", "c"]);
+  s.flags["initiative-sidecar"].plan.next_round = { round: 2, current: "b", order: [{ combatant_id: "b", initiative: 12, acts: "full" }, { combatant_id: "a", initiative: 11, acts: "full" }, { combatant_id: "c", initiative: 8, acts: "none" }] };
+  assert.deepEqual(landing(live(s), { round: 1, turn: 1 }, skipped), { round: 2, turn: 1 }, "b, second under today's initiatives");
+  assert.deepEqual(landing(live(s), { round: 2, turn: 0 }, skipped), { round: 2, turn: 1 }, "Next Round: the same");
+  assert.equal(landing(live(s), { round: 2, turn: null }, skipped), null, "no one's turn stays no one's turn");
 });
 
-test("before the start only an explicit round 1 starts the combat; a turn write does not", () => {
+test("before the start, Begin Combat lands on the first who acts", () => {
   const s = { ...source(), round: 0, turn: null };
-  assert.equal(steerTurn(s, { round: 0, turn: 0 }), null, "v12 writes turn after rolling: not a start");
-  assert.equal(steerTurn(s, { turn: 0 }), null);
-  assert.equal(steerTurn(s, { round: 1, turn: 0 }).round, 1, "startCombat");
+  s.flags = { "initiative-sidecar": { plan: { revision: 1, round: 0, current: null, next_round: null } } };
+  s.combatants[0].flags = { "initiative-sidecar": { state: { acts: "held" } } };
+  assert.deepEqual(landing(live(s), { round: 1, turn: 0 }, { skipped: ["held"] }), { round: 1, turn: 1 });
 });
 
 test("badges show reaction, dash, action limits, hold, hesitation and reroll", () => {

@@ -33,7 +33,11 @@ export function makeClient(world, userId, storage) {
   const client = { world, userId, storage, notifications: [], dialogs: [], downloads: [], received: [], deprecations: [], windows: [] };
   client.deprecate = (message, opts) => recordDeprecation(client, message, opts);
   client.Hooks = new Hooks();
-  client.CONFIG = { Combat: { initiative: { formula: null, decimals: 2 } }, Combatant: {}, queries: {}, ChatMessage: {}, Dice: {} };
+  // dnd5e groups the tracker's rows from its own renderCombatTracker hook, registered when the
+  // system loads, before any module [GitHub foundryvtt/dnd5e `dnd5e.mjs`: Hooks.on("renderCombatTracker", (app, html) => app.renderGroups(html))]
+  if (world.systemRolls === "dnd5e") client.Hooks.on("renderCombatTracker", (app, html) => app.renderGroups(html));
+  // the defeated status id [F13 client/config.mjs specialStatusEffects.DEFEATED: "dead"]
+  client.CONFIG = { Combat: { initiative: { formula: null, decimals: 2 } }, Combatant: {}, queries: {}, ChatMessage: {}, Dice: {}, specialStatusEffects: { DEFEATED: "dead" } };
   const { Combat, Combatant, Collection } = makeDocumentClasses(client);
   client.CONFIG.Combat.documentClass = Combat;
   client.CONFIG.Combatant.documentClass = Combatant;
@@ -70,6 +74,7 @@ export function makeClient(world, userId, storage) {
     id: a._id, _id: a._id,
     get name() { return world.actors.get(a._id).name; },
     get system() { return world.actors.get(a._id).system; },
+    get statuses() { return new Set(world.actors.get(a._id).statuses ?? []); },
     get ownership() { return world.actors.get(a._id).ownership; },
     get hasPlayerOwner() { return Object.entries(world.actors.get(a._id).ownership).some(([uid, lvl]) => lvl >= 3 && !world.isGM(uid)); },
     get isOwner() { return world.owns(userId, a._id); },
@@ -91,6 +96,8 @@ export function makeClient(world, userId, storage) {
       tokens.set(id, {
         id: t._id, _id: t._id,
         get name() { return world.tokens.get(id).name; },
+        get actorLink() { return Boolean(world.tokens.get(id).actorLink); },
+        get disposition() { return world.tokens.get(id).disposition ?? -1; },
         get actorId() { return world.tokens.get(id).actorId; },
         get actor() { return actors.get(world.tokens.get(id).actorId); },
         get baseActor() { return actors.get(world.tokens.get(id).actorId) ?? null; },

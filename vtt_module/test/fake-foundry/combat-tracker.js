@@ -175,6 +175,28 @@ export class CombatTracker {
     return this.viewed.combatants.get(combatantId).update({ initiative: value });
   }
 
+  /**
+   * dnd5e `CombatTracker5e#renderGroups` (dnd5e worlds): for each group of `createGroups()`, a
+   * `li.combatant.combatant-group` (class `collapsed` unless expanded, `active` when it holds the
+   * current row) is inserted before the group's first row in the list, and the group's rows move
+   * into its `ol.group-children`, so the group shows where its first member is [GitHub
+   * foundryvtt/dnd5e `module/applications/combat/combat-tracker.mjs`].
+   */
+  renderGroups(html) {
+    const groups = this.client.world.systemRolls === "dnd5e" && this.viewed ? this.viewed.createGroups() : new Map();
+    const list = html.querySelector(".directory-list, .combat-tracker");
+    for (const [key, { combatants, expanded }] of groups) {
+      const children = [...list.querySelectorAll(combatants.map((c) => `[data-combatant-id="${c.id}"]`).join(", "))];
+      if (!children.length) continue;
+      const group = html.ownerDocument.createElement("li");
+      group.className = `combatant combatant-group collapsible${expanded ? "" : " collapsed"}${children.some((r) => r.classList.contains("active")) ? " active" : ""}`;
+      group.dataset.groupKey = key;
+      group.innerHTML = `<div class="group-header flexrow"><div class="token-name"><strong class="name"></strong></div></div><div class="collapsible-content"><ol class="group-children"></ol></div>`;
+      children[0].before(group);
+      group.querySelector(".group-children").replaceChildren(...children);
+    }
+  }
+
   /** Re-render after a change, if rendered (and each popped-out copy). */
   refresh() {
     if (this.rendered) this.render();

@@ -81,6 +81,34 @@ export class CombatantWrites {
     return accepted.map((r) => doc.combatants.get(r._id));
   }
 
+  /**
+   * `updateEmbeddedDocuments("CombatantGroup", rows)` (v13 groups embedded in the Combat,
+   * research §2): an unknown id is refused; `updateCombatantGroup` fires on every client, then
+   * the combat re-sorts. Decision (sources silent): the current combatant stays current, as for
+   * a combatant's change (`combatTurn` from a clone), with no turn events.
+   */
+  async updateGroups(client, combatId, rows, options = {}) {
+    const doc = client.game.combats.get(combatId);
+    for (const row of rows) if (!doc._source.groups?.some((g) => g._id === row._id)) throw missingId(row._id);
+    const accepted = rows.map((r) => ({ _id: r._id, ...diffObject(doc._source.groups.find((g) => g._id === r._id), expandObject(r)) })).filter((r) => Object.keys(r).length > 1);
+    if (!accepted.length) return [];
+    options = { ...options, ...this.combatTurnAfter(client, doc, (s) => { for (const r of accepted) mergeInto(s.groups.find((g) => g._id === r._id), deepClone(r)); }) };
+    await this.tick();
+    const master = this.combats.get(combatId);
+    for (const r of accepted) mergeInto(master.groups.find((g) => g._id === r._id), deepClone(r));
+    if (master.round > 0 && Number.isInteger(options.combatTurn)) master.turn = options.combatTurn;
+    this.updates += 1;
+    this.record("updateGroups", { user: client.userId, own: Boolean(options["initiative-sidecar"]?.own), n: accepted.length });
+    for (const c of this.clients) {
+      const d = c.game.combats.get(combatId);
+      for (const r of accepted) mergeInto(d._source.groups.find((g) => g._id === r._id), deepClone(r));
+      for (const r of accepted) c.Hooks.callAll("updateCombatantGroup", { id: r._id, parent: d }, deepClone(r), { ...deepClone(options), parent: d }, client.userId);
+      d._onModifyCombatants(options.combatTurn);
+    }
+    this.renderTrackers();
+    return accepted;
+  }
+
   async createCombatants(client, combatId, data, options = {}) {
     const doc = client.game.combats.get(combatId);
     const master = this.combats.get(combatId);

@@ -5,6 +5,7 @@
 import { deepClone, getProperty, mergeInto } from "./utils.js";
 import { sortFor, coreSort } from "./sorting.js";
 import { pf2eEncounter } from "./pf2e.js";
+import { turnEventMethods, dnd5eCombat, pf2eTurnAutomation } from "./turn-events.js";
 
 export function makeDocumentClasses(client) {
   const world = client.world;
@@ -27,7 +28,14 @@ export function makeDocumentClasses(client) {
     get id() { return this._source._id; }
     get _id() { return this._source._id; }
     get combat() { return this.parent; }
-    get initiative() { return this._source.initiative; }
+    /**
+     * Prepared: a member of a CombatantGroup whose initiative is a number shows and sorts by the
+     * group's [research §2; F13 `client/documents/combatant.mjs` `_prepareGroup`].
+     */
+    get initiative() {
+      const group = this._source.group ? this.parent?._source.groups?.find((g) => g._id === this._source.group) : null;
+      return Number.isFinite(group?.initiative) ? group.initiative : this._source.initiative;
+    }
     get hidden() { return this._source.hidden; }
     get defeated() { return this._source.defeated; }
     get flags() { return this._source.flags; }
@@ -45,7 +53,8 @@ export function makeDocumentClasses(client) {
     get img() { return this._source.img || null; }
     get isOwner() { return client.user.isGM || Boolean(this.actor?.testUserPermission(client.user, "OWNER")); }
     get isNPC() { return !this.actor || !this.actor.hasPlayerOwner; }
-    get isDefeated() { return Boolean(this._source.defeated); }
+    /** The field or the actor's defeated status [F13 `client/documents/combatant.mjs` `isDefeated`; research §2]. */
+    get isDefeated() { return Boolean(this._source.defeated) || Boolean(this.actor?.statuses?.has(client.CONFIG.specialStatusEffects.DEFEATED)); }
     get visible() { return this.isOwner || !this.hidden; }
     get players() { return client.game.users.filter((u) => !u.isGM && this.actor?.testUserPermission(u, "OWNER")); }
     getFlag(scope, key) { return getProperty(this._source.flags?.[scope] ?? {}, key); }
@@ -218,7 +227,9 @@ export function makeDocumentClasses(client) {
     // -------------------------------------------------- the API a module calls
     update(changed, options = {}) { return world.updateCombat(client, this.id, changed, options); }
     delete(options = {}) { return world.deleteCombat(client, this.id, options); }
-    updateEmbeddedDocuments(type, updates, options = {}) { return world.updateCombatants(client, this.id, updates, options); }
+    updateEmbeddedDocuments(type, updates, options = {}) {
+      return type === "CombatantGroup" ? world.updateGroups(client, this.id, updates, options) : world.updateCombatants(client, this.id, updates, options);
+    }
     createEmbeddedDocuments(type, data, options = {}) { return world.createCombatants(client, this.id, data, options); }
     deleteEmbeddedDocuments(type, ids, options = {}) { return world.deleteCombatants(client, this.id, ids, options); }
     getEmbeddedDocument(type, id) { return this.combatants.get(id); }
@@ -328,12 +339,26 @@ export function makeDocumentClasses(client) {
     }
   }
 
+  Object.assign(Combat.prototype, turnEventMethods(world));
+  if (world.systemRolls === "dnd5e") {
+    /**
+     * dnd5e `Combatant5e#getGroupingKey`: null for a linked token, a token without base actor or
+     * no initiative; else the initiative FLOORED (four digits), the token's disposition and the
+     * base actor's id [GitHub foundryvtt/dnd5e `module/documents/combatant.mjs`].
+     */
+    Combatant.prototype.getGroupingKey = function getGroupingKey() {
+      if (this.token?.actorLink || !this.token?.baseActor || this.initiative === null) return null;
+      return `${String(Math.floor(this.initiative)).padStart(4, "0")}:${this.token.disposition}:${this.token.baseActor.id}`;
+    };
+  }
+
   /** A system's subclass: same API, its own comparator (CONFIG.Combat.documentClass). */
   const sort = sortFor({ sort: world.sortName });
   class SortedCombat extends Combat {
     _sortCombatants(a, b) { return sort(a, b); }
   }
-  const SystemCombat = world.systemRolls === "pf2e" ? pf2eEncounter(SortedCombat, client) : SortedCombat;
+  const SystemCombat = world.systemRolls === "pf2e" ? pf2eTurnAutomation(pf2eEncounter(SortedCombat, client), client)
+    : world.systemRolls === "dnd5e" ? dnd5eCombat(SortedCombat, world) : SortedCombat;
   Object.defineProperty(SystemCombat, "name", { value: { dnd5e: "Combat5e", pf2e: "EncounterPF2e" }[world.sortName] ?? "Combat" });
 
   return { Combat: SystemCombat, BaseCombat: Combat, Combatant, Collection };

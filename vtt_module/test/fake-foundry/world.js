@@ -16,6 +16,7 @@ import { Dice } from "./roll.js";
 import { makeClient } from "./client.js";
 import { CombatantWrites, missingId } from "./combatant-writes.js";
 import { Messaging } from "./messaging.js";
+import { TurnEvents } from "./turn-events.js";
 import { defaultGeneration, DEFAULT_BUILDS, releaseOf, recordDeprecation } from "./generation.js";
 
 const ROLES = { NONE: 0, PLAYER: 1, TRUSTED: 2, ASSISTANT: 3, GAMEMASTER: 4 };
@@ -69,6 +70,25 @@ export class World {
     this.log = [];
     this.chat = [];
     this.deprecations = [];
+    /** core's turn events on the active GM, in order (turn-events.js) */
+    this.turnEvents = [];
+    /** dnd5e's recoveries from turn events; pf2e's startTurn/endTurn and its per-combatant round flags */
+    this.recoveries = [];
+    this.pf2eTurns = [];
+    this.pf2eTurnFlags = new Map();
+  }
+
+  /**
+   * An actor's status toggled (the token HUD's "Dead" sets the actor's defeated status, not the
+   * combatant's \`defeated\` field) [F13 \`client/documents/combatant.mjs\` \`isDefeated\`, issue 25
+   * correction 2]. The double keeps statuses as a list on the actor (no ActiveEffect documents).
+   */
+  setStatus(actorId, status, active = true) {
+    const actor = this.actors.get(actorId);
+    const set = new Set(actor.statuses ?? []);
+    if (active) set.add(status); else set.delete(status);
+    actor.statuses = [...set];
+    this.renderTrackers();
   }
 
   static ROLES = ROLES;
@@ -260,8 +280,7 @@ export class World {
     for (const c of this.clients) {
       const d = c.game.combats.get(id);
       const prior = d._applyUpdate(deepClone(sent));
-      c.Hooks.callAll("updateCombat", d, deepClone(sent), { ...deepClone(options), action: "update", modifiedTime: 2, diff: options.diff ?? true, recursive: true, render: true, parent: null }, client.userId);
-      this.turnChange(c, d, prior, options);
+      this.afterCombatUpdate(c, d, sent, options, prior, client.userId);
     }
     this.advanceTime(options);
     this.renderTrackers();
@@ -281,16 +300,6 @@ export class World {
   advanceTime(options) {
     const delta = isObject(options.worldTime) ? options.worldTime.delta : options.advanceTime;
     if (Number.isFinite(delta)) this.worldTime += delta;
-  }
-
-  /**
-   * `combatTurnChange(combat, prior, current)` on every client after the update, when the
-   * combat has started, turn events are on and the combatant or round changed [§1.1].
-   */
-  turnChange(c, d, prior, options) {
-    const now = d.current;
-    const moved = prior.combatantId !== now.combatantId || prior.round !== now.round;
-    if (moved && d.started && options.turnEvents !== false) c.Hooks.callAll("combatTurnChange", d, prior, now);
   }
 
   checkCombatWrite(userId, combatId, changed) {
@@ -322,7 +331,7 @@ export class World {
   }
 }
 
-for (const part of [CombatantWrites, Messaging]) {
+for (const part of [CombatantWrites, Messaging, TurnEvents]) {
   for (const key of Object.getOwnPropertyNames(part.prototype)) {
     if (key !== "constructor") Object.defineProperty(World.prototype, key, Object.getOwnPropertyDescriptor(part.prototype, key));
   }

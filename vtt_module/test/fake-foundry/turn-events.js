@@ -1,0 +1,157 @@
+// What happens after a turn change, on each client: core's turn events (active GM only), the
+// order of `combatTurnChange` and `updateCombat`, pf2e's turn automation and dnd5e's
+// start-of-turn recovery. Mixed into World (see world.js).
+//
+// Sources:
+// - core: `Combat#_manageTurnEvents` runs inside `Combat#_onUpdate`, which the client backend
+//   calls BEFORE `Hooks.callAll("updateCombat")` [F13 `client/data/client-backend.mjs`
+//   `#handleUpdateDocuments`; `client/documents/combat.mjs` `_onUpdate`]. On the active GM it
+//   first awaits `#triggerTurnEvents` and only then calls `combatTurnChange`, so there the hook
+//   comes after `updateCombat`; every other client calls it at once, before `updateCombat`
+//   [issue 25, correction 4; F13 combat.mjs `_manageTurnEvents`].
+// - `#triggerTurnEvents` walks every turn interval crossed, End Turn → End Round → Start Round →
+//   Start Turn, with `context = {round, turn, skipped}`; a passed-over combatant gets its End
+//   and Start with `skipped: true` [research §1.1; T13 combat.d.mts `_onStartTurn(combatant,
+//   context)` …; D14 keeps `{round, turn, skipped}`, research §10]. Region behaviours get the same
+//   events per token (`tokenTurnStart`/`tokenTurnEnd`, `tokenRoundStart`/`tokenRoundEnd`).
+// - pf2e `EncounterPF2e#_onUpdate` [GitHub foundryvtt/pf2e `src/module/encounter/document.ts`]:
+//   only when the combat has started and `changed.round` or `changed.turn` is a number; a turn
+//   is "next" when `changed.turn > previous.turn` (or previous.turn is null), a round when
+//   `changed.round > previous.round`; then the previous combatant's `endTurn` (unless its
+//   `roundOfLastTurnEnd` is the previous round) and the current one's `startTurn` (unless its
+//   `roundOfLastTurn` is this round), on the actor's primary updater's client.
+// - dnd5e `Combat5e#_onStartTurn(combatant)` / `_onEndTurn(combatant)` recover uses
+//   (`turnStart` / `turnEnd`) without looking at `context.skipped`; `_recoverUses` leaves defeated
+//   combatants out [GitHub foundryvtt/dnd5e `module/documents/combat.mjs`].
+//
+// Decisions (the sources are silent): a backward move fires no turn events; a move from a null
+// turn starts only the new current turn; a move to another combatant at the same index ends the
+// prior one and starts the new one; the double has no `primaryUpdater`, so pf2e's automation
+// runs on the active GM's client; pf2e's `roundOfLastTurn(End)` flags are kept in
+// `world.pf2eTurnFlags` instead of being written (a write would add updates to every test).
+
+import { deepClone } from "./utils.js";
+
+export class TurnEvents {
+  /**
+   * Another module or a macro writes the pointer itself: a plain `combat.update({turn})`, no
+   * `direction`, no turn hook (only core's nextTurn/previousTurn/nextRound/previousRound carry
+   * them [research §1.1]) [issue 25 correction 8].
+   */
+  otherModuleSetsTurn(client, combatId, turn) {
+    return client.game.combats.get(combatId).update({ turn });
+  }
+
+  /** The client's part of a combat update: hooks and events in Foundry's order (see above). */
+  afterCombatUpdate(c, d, sent, options, prior, userId) {
+    const activeGM = c.game.user.isActiveGM;
+    const opts = { ...deepClone(options), action: "update", modifiedTime: 2, diff: options.diff ?? true, recursive: true, render: true, parent: null };
+    d._onUpdate?.(deepClone(sent), opts, userId);
+    if (!activeGM) this.turnChange(c, d, prior, options);
+    c.Hooks.callAll("updateCombat", d, deepClone(sent), opts, userId);
+    if (activeGM) this.turnChange(c, d, prior, options);
+  }
+
+  /**
+   * `combatTurnChange(combat, prior, current)` when the combat has started, turn events are on
+   * and the combatant or round changed [§1.1]; on the active GM after the turn events.
+   */
+  turnChange(c, d, prior, options) {
+    const now = d.current;
+    const moved = prior.combatantId !== now.combatantId || prior.round !== now.round;
+    if (!moved || !d.started || options.turnEvents === false) return;
+    if (c.game.user.isActiveGM) this.triggerTurnEvents(d, prior, now);
+    c.Hooks.callAll("combatTurnChange", d, prior, now);
+  }
+
+  /** Core's turn events between two states, one per crossed turn (see the sources above). */
+  triggerTurnEvents(d, prior, now) {
+    const turns = d.turns;
+    const ends = [], starts = [];
+    const r0 = prior.round ?? 0, r1 = now.round ?? 0;
+    const t0 = prior.turn, t1 = now.turn;
+    if (r1 < r0 || (r1 === r0 && Number.isInteger(t0) && Number.isInteger(t1) && t1 < t0)) return;
+    if (r1 === r0) {
+      if (!Number.isInteger(t0) || t0 === t1) {
+        if (Number.isInteger(t0)) ends.push([t0, false]);
+        if (Number.isInteger(t1)) starts.push([t1, false]);
+      } else {
+        for (let k = t0; k < t1; k++) { ends.push([k, k !== t0]); starts.push([k + 1, k + 1 !== t1]); }
+      }
+      for (let k = 0; k < Math.max(ends.length, starts.length); k++) {
+        if (ends[k]) d._onEndTurn(turns[ends[k][0]], { round: r0, turn: ends[k][0], skipped: ends[k][1] });
+        if (starts[k]) d._onStartTurn(turns[starts[k][0]], { round: r1, turn: starts[k][0], skipped: starts[k][1] });
+      }
+      return;
+    }
+    if (Number.isInteger(t0)) for (let k = t0; k < turns.length; k++) d._onEndTurn(turns[k], { round: r0, turn: k, skipped: k !== t0 });
+    d._onEndRound({ round: r0, turn: t0 ?? null, skipped: false });
+    d._onStartRound({ round: r1, turn: t1 ?? null, skipped: false });
+    if (Number.isInteger(t1)) for (let k = 0; k <= t1; k++) d._onStartTurn(turns[k], { round: r1, turn: k, skipped: k !== t1 });
+  }
+}
+
+/** Core's protected turn-event methods: each records itself (and its region event) in `world.turnEvents`. */
+export function turnEventMethods(world) {
+  const note = (event, combatant, context) => world.turnEvents.push({ event, combatantId: combatant?.id ?? null, ...context });
+  return {
+    _onStartTurn(combatant, context) { note("startTurn", combatant, context); },
+    _onEndTurn(combatant, context) { note("endTurn", combatant, context); },
+    _onStartRound(context) { note("startRound", null, context); },
+    _onEndRound(context) { note("endRound", null, context); }
+  };
+}
+
+/** dnd5e's recovery on turn events, `skipped` ignored, defeated combatants left out (see the sources). */
+export function dnd5eCombat(Base, world) {
+  return class Combat5e extends Base {
+    expandedGroups = new Set();
+    /** Combatants by grouping key, groups of two or more [dnd5e `Combat5e#createGroups`]. */
+    createGroups() {
+      const groups = new Map();
+      for (const c of this.combatants) {
+        const key = c.getGroupingKey();
+        if (key === null) continue;
+        if (!groups.has(key)) groups.set(key, { combatants: [], expanded: this.expandedGroups.has(key) });
+        groups.get(key).combatants.push(c);
+      }
+      for (const [key, g] of groups) if (g.combatants.length <= 1) groups.delete(key);
+      return groups;
+    }
+    _onStartTurn(combatant, context) {
+      super._onStartTurn(combatant, context);
+      if (combatant && !combatant.isDefeated) world.recoveries.push({ period: "turnStart", combatantId: combatant.id, round: context.round });
+    }
+    _onEndTurn(combatant, context) {
+      super._onEndTurn(combatant, context);
+      if (combatant && !combatant.isDefeated) world.recoveries.push({ period: "turnEnd", combatantId: combatant.id, round: context.round });
+    }
+  };
+}
+
+/** pf2e's `_onUpdate` turn automation (see the sources), on the active GM's client. */
+export function pf2eTurnAutomation(Base, client) {
+  const world = client.world;
+  return class extends Base {
+    _onUpdate(changed, options, userId) {
+      super._onUpdate?.(changed, options, userId);
+      if (!this.started || !client.game.user.isActiveGM) return;
+      const previous = this.previous ?? { round: null, turn: null, combatantId: null };
+      const isRoundChange = typeof changed.round === "number", isTurnChange = typeof changed.turn === "number";
+      const isNextRound = isRoundChange && (previous.round === null || changed.round > previous.round);
+      const isNextTurn = isTurnChange && (previous.turn === null || changed.turn > previous.turn);
+      if (!(isNextRound || isNextTurn)) return;
+      const flags = (id) => { if (!world.pf2eTurnFlags.has(id)) world.pf2eTurnFlags.set(id, {}); return world.pf2eTurnFlags.get(id); };
+      const before = previous.combatantId && this.combatants.get(previous.combatantId);
+      if (before && typeof previous.round === "number" && flags(before.id).roundOfLastTurnEnd !== previous.round) {
+        flags(before.id).roundOfLastTurnEnd = previous.round;
+        world.pf2eTurns.push({ kind: "endTurn", combatantId: before.id, round: previous.round });
+      }
+      const now = this.combatant;
+      if (now && flags(now.id).roundOfLastTurn !== this.round) {
+        flags(now.id).roundOfLastTurn = this.round;
+        world.pf2eTurns.push({ kind: "startTurn", combatantId: now.id, round: this.round });
+      }
+    }
+  };
+}
