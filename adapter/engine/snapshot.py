@@ -9,10 +9,11 @@ values are read once, at first contact (:mod:`.adopt`); after that scores come o
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from operator import itemgetter
 from typing import Any
 
-from .model import Combat, Combatant, evolve
+from .model import Combat, Combatant
 
 _ID = itemgetter("_id")
 
@@ -45,7 +46,7 @@ def read_combatant(data: Mapping[str, Any], known: Combatant | None) -> Combatan
     }
     if known is None:
         return Combatant(id=data["_id"], **fields)
-    return evolve(known, **fields)
+    return replace(known, **fields)
 
 
 def _round_joined(value: Any) -> int | None:
@@ -81,7 +82,7 @@ def _read(combat: Combat, data: Mapping[str, Any]) -> tuple[Combat, list[str], l
     )
     if same:
         return combat, joined, left
-    updated = evolve(combat, combatants=combatants, roster=roster, groups=groups)
+    updated = replace(combat, combatants=combatants, roster=roster, groups=groups)
     return updated, joined, left
 
 

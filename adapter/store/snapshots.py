@@ -64,7 +64,9 @@ STATE_CLASSES: tuple[type, ...] = (
     PoolRoll, DicePoolState, DicePoolCombat,
 )
 _BY_NAME: dict[str, type] = {cls.__name__: cls for cls in STATE_CLASSES}
-_FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in STATE_CLASSES}
+_FIELDS: dict[type, tuple[str, ...]] = {
+    cls: tuple(f.name for f in fields(cls) if f.name != "preview_cache") for cls in STATE_CLASSES
+}
 assert len(_BY_NAME) == len(STATE_CLASSES), "two state classes share a name"
 
 _INT64 = 2**63
