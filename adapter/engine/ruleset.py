@@ -125,6 +125,18 @@ class HoldRuleIds:
 
 
 @dataclass(frozen=True)
+class StateTypes:
+    """The classes of the state a ruleset keeps, by where it keeps it: ``Combatant.ext`` and
+    ``Combat.ext`` in a combat under this ruleset, ``World.ext[<ruleset id>]``. Each a frozen
+    dataclass (or None: the ruleset keeps nothing there). A snapshot decodes those places as
+    these classes and nothing else (:mod:`adapter.store.snapshots`)."""
+
+    combatant: type | None = None
+    combat: type | None = None
+    world: type | None = None
+
+
+@dataclass(frozen=True)
 class Ruleset:
     """A ruleset: its rules by the event and intent classes they take, and its hooks into the plan."""
 
@@ -145,6 +157,8 @@ class Ruleset:
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)
     adopt: Adopt = adopt_as_stored
+    #: the classes of its own state (what a snapshot reads back; see ``StateTypes``)
+    state: StateTypes = StateTypes()
 
     @cached_property
     def intent_kinds(self) -> frozenset[str]:

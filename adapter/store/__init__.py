@@ -121,7 +121,11 @@ class Store:
 
     shared = False
 
-    def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0) -> None:
+    def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0,
+                 codec: snapshots.Codec | None = None) -> None:
+        #: reads its snapshots (given the rulesets by the caller; without them, a world
+        #: holding a ruleset's state is rebuilt from its log)
+        self.codec = codec or snapshots.Codec()
         self.path = Path(path)
         self.name = str(self.path)
         if serving and (why := why_unwritable(self.path)):
@@ -353,7 +357,7 @@ class Store:
         if row is None:
             return None
         blob, version, seq = row
-        return snapshot_from(world, blob, version, seq)
+        return snapshot_from(world, blob, version, seq, self.codec)
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
         """Sessions and messages after ``after_seq``, in the order they happened.

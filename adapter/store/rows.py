@@ -16,8 +16,9 @@ log = logging.getLogger("initiative_sidecar.store")
 
 #: bump when the engine's state classes change shape: older snapshots are then ignored.
 #: "1" was the pickle format, which is no longer read (a pickle can run code); "2" kept a
-#: combat's last plan as a tree of dicts, "3" as its JSON text.
-ENGINE_VERSION = "3"
+#: combat's last plan as a tree of dicts, "3" as its JSON text (a hand-written tagged JSON);
+#: "4" is msgspec's MessagePack (:mod:`.snapshots`).
+ENGINE_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class LogEntry:
     error: Any = None
 
 
-def snapshot_from(world: str, blob: bytes, version: str, seq: int) -> World | None:
+def snapshot_from(world: str, blob: bytes, version: str, seq: int, codec: snapshots.Codec) -> World | None:
     """The world a snapshot row holds, or None: another version's, or one that cannot be read
     (named in the log; the caller rebuilds the world from its log)."""
     if version != ENGINE_VERSION:
@@ -40,7 +41,7 @@ def snapshot_from(world: str, blob: bytes, version: str, seq: int) -> World | No
                     world, seq, why)
         return None
     try:
-        state = snapshots.decode(bytes(blob))
+        state = codec.decode(bytes(blob))
         if state.world != world or state.last_seq != seq:
             raise snapshots.SnapshotUnreadable(
                 f"it holds world {state.world!r} at seq {state.last_seq}, not this row's")

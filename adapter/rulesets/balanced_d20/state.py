@@ -1,6 +1,6 @@
 """The state `balanced-d20` keeps: per combatant (``Combatant.ext``) and per world (BI-3).
 
-Every class is a frozen dataclass listed in adapter/store/snapshots.py (snapshots). Nothing is
+Every class is a frozen dataclass held by one declared in ``Ruleset.state`` (snapshots). Nothing is
 ever mutated: ``dataclasses.replace`` builds the next
 value, and tuples stand in for lists.
 """
