@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import typing
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -30,11 +32,23 @@ def test_a_copy_keeps_every_field_but_the_ones_changed() -> None:
 
 
 def test_no_module_copies_state_by_hand() -> None:
-    # ``evolve``, the shortcut that skipped __init__ (object.__new__ and a __dict__ update), is gone
+    # ``evolve`` (object.__new__ and a __dict__ update, skipping __init__) and the snapshot
+    # decoder that built state the same way are gone
     found = [
         f"{path.relative_to(ADAPTER)}:{node.lineno}"
         for path in sorted(ADAPTER.rglob("*.py"))
         for node in ast.walk(ast.parse(path.read_text()))
-        if isinstance(node, ast.Name) and node.id == "evolve"
+        if (isinstance(node, ast.Name) and node.id == "evolve")
+        or (isinstance(node, ast.Attribute) and node.attr == "__new__"
+            and isinstance(node.value, ast.Name) and node.value.id == "object")
     ]
     assert found == []
+
+
+@pytest.mark.parametrize("cls", [World, Combat, Combatant])
+def test_the_state_classes_hold_nothing_but_their_fields(cls: type) -> None:
+    # a ClassVar set on an instance (the preview's cache once was) is state no copy, no
+    # comparison and no snapshot sees; the engine's state is its declared fields
+    hints = typing.get_type_hints(cls, include_extras=True)
+    assert [name for name, hint in hints.items() if typing.get_origin(hint) is typing.ClassVar] == []
+    assert set(hints) == {f.name for f in dataclasses.fields(cls)}
