@@ -22,14 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import ConfigError as ConfigError  # the start-up errors: adapter/errors.py
 from .limits import DEFAULT_MAX_BYTES
 
 ENV_PREFIX = "INITIATIVE_SIDECAR_"
 DEFAULT_ORIGINS = ("http://localhost:30000", "http://127.0.0.1:30000")
-
-
-class ConfigError(Exception):
-    """A setting has a value the sidecar cannot start with."""
 
 
 DEFAULT_HOST = "127.0.0.1"

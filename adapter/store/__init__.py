@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from ..engine.model import World
-from ..errors import StoreUnavailable
+from ..errors import StoreCorrupt, StoreUnavailable
 from ..protocol.wirejson import Encoded
 from . import snapshots
 from .guard import (
@@ -86,10 +86,6 @@ CREATE TABLE IF NOT EXISTS snapshots (
     state BLOB NOT NULL
 );
 """
-
-
-class StoreCorrupt(StoreUnusable):
-    """The database file cannot be trusted; the sidecar must not start on it."""
 
 
 def damaged(path: Path, what: str) -> str:
