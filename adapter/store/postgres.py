@@ -30,9 +30,11 @@ from psycopg.conninfo import conninfo_to_dict
 
 from ..engine.model import World
 from ..errors import ServedElsewhere, StoreUnavailable
-from . import _json, _plain_json, snapshots
+from . import snapshots
 from .guard import StoreUnusable
 from .rows import ENGINE_VERSION, LogEntry, merged, snapshot_from
+from .rows import json_text as _json
+from .rows import payload_text as _plain_json
 
 log = logging.getLogger("initiative_sidecar.store")
 

@@ -1,15 +1,20 @@
-"""What every store does the same way with its rows: check a snapshot row before it is used,
-and merge a world's sessions and messages back into the order they happened. SQLite
+"""What every store does the same way with its rows: the JSON text of a payload or an error,
+check a snapshot row before it is used, and merge a world's sessions and messages back into
+the order they happened. SQLite
 (:class:`adapter.store.Store`) and PostgreSQL (:mod:`.postgres`) only fetch the rows."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from ..engine.model import World
+from ..protocol.wirejson import Encoded
 from . import snapshots
 
 log = logging.getLogger("initiative_sidecar.store")
@@ -69,3 +74,24 @@ def merged(world: str, sessions: Iterable[tuple[int, Any]], messages: Iterable[t
         yield LogEntry(event, seq, read(payload, world, where), read(error, world, where) if error else None)
     for s_after, s_data in pending:
         yield LogEntry("session", s_after, read(s_data, world, f"session after seq {s_after}"))
+
+
+def payload_text(value: Any) -> str:
+    """JSON text of an accepted payload (plain JSON values only: it passed its checks): the
+    text it was encoded to once (:class:`Encoded`), else orjson's; the standard library for
+    what orjson will not take."""
+    if type(value) is Encoded:
+        return value.text
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # e.g. an integer beyond 64 bits
+        return json_text(value)
+
+
+def json_text(value: Any) -> str:
+    """JSON text of a stored payload; a value JSON has no type for (only in a refused message,
+    e.g. bytes) is kept as its type's name, so a refusal can always be stored."""
+    return json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), allow_nan=True,
+        default=lambda v: f"<{type(v).__name__}>",
+    )

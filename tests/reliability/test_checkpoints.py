@@ -8,9 +8,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from adapter import store as store_module
 from adapter.rulesets import RULESETS
 from adapter.store import Store
+from adapter.store import sqlite as store_module
 from adapter.store.snapshots import Codec
 
 #: reads the snapshots of every built-in ruleset's worlds
