@@ -174,7 +174,8 @@ class Codec:
                             hold=self._state(Hold, c.hold, "Combatant.hold"))
             combatants[cid] = c
         ext = self._state(types.combat, combat.ext, f"{combat.ruleset} Combat.ext")
-        return replace(combat, combatants=combatants, ext=ext)
+        # the preview's cache is never written; whatever a tampered file puts there is dropped
+        return replace(combat, combatants=combatants, ext=ext, preview_cache=None)
 
     @staticmethod
     def _state(cls: type | None, raw: Any, where: str) -> Any:

@@ -306,6 +306,12 @@ def test_the_decoder_refuses_what_it_cannot_read_and_says_what(blob: bytes, says
     assert seen == []
 
 
+def test_a_preview_cache_planted_in_a_snapshot_is_dropped() -> None:
+    """The preview would take it for its own cache on the next message: it never comes back."""
+    combat = {"id": "c", "ruleset": "foundry-core", "preview_cache": {"view": {"planted": True}}}
+    assert CODEC.decode(_blob(WORLD, ["c", combat])).combats["c"].preview_cache is None
+
+
 def test_a_frame_inflating_past_the_limit_is_refused_before_it_fills_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(snapshots, "MAX_FRAME", 10_000)
     bomb = _blob({**WORLD, "settings": {"x": " " * 20_000}})
