@@ -23,16 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import ConfigError as ConfigError  # the start-up errors: adapter/errors.py
 from .limits import DEFAULT_MAX_BYTES
 
 ENV_PREFIX = "INITIATIVE_SIDECAR_"
 #: no ``--origins``: a Foundry page at any origin may connect with the right token
 #: (docs/reliability.md, "Origins")
 DEFAULT_ORIGINS: tuple[str, ...] = ()
-
-
-class ConfigError(Exception):
-    """A setting has a value the sidecar cannot start with."""
 
 
 DEFAULT_HOST = "127.0.0.1"

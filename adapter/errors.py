@@ -24,6 +24,17 @@ goes on the wire, reads as a sentence, and carries what the ack needs (``path``,
     mode: served_elsewhere, store_unavailable)
     is raised while a connection is being accepted; it never becomes an ack.
 
+The sidecar itself may refuse to start; those errors never reach a client either, their
+message (what is wrong, what to do) goes to stderr and the command exits non-zero::
+
+    StartupError
+    ├── ConfigError                   a flag or environment value it cannot start with
+    ├── StoreUnusable                 the database must not be used
+    │   ├── StoreInUse                another sidecar process serves it
+    │   ├── StoreReadOnly             it (or its folder) cannot be written
+    │   └── StoreCorrupt              it cannot be trusted
+    └── CannotListen                  the address or port cannot be bound
+
 Errors become acks in one place (:func:`SidecarError.to_wire`); a traceback never reaches a
 client. An engine function that raises one of these leaves the game state as it was.
 """
@@ -172,3 +183,34 @@ class ConnectRefused(Exception):
         if self.path is not None:
             wire["path"] = self.path
         return wire
+
+
+# ---------------------------------------------------------------- the sidecar does not start
+
+
+class StartupError(Exception):
+    """The sidecar does not start; the message says why and what to do."""
+
+
+class ConfigError(StartupError):
+    """A setting has a value the sidecar cannot start with."""
+
+
+class StoreUnusable(StartupError):
+    """The sidecar must not start on this database (the message says why and what to do)."""
+
+
+class StoreInUse(StoreUnusable):
+    """Another sidecar process serves this database."""
+
+
+class StoreReadOnly(StoreUnusable):
+    """The database (or its folder) cannot be written."""
+
+
+class StoreCorrupt(StoreUnusable):
+    """The database file cannot be trusted; the sidecar must not start on it."""
+
+
+class CannotListen(StartupError):
+    """The address or port cannot be bound (in use, or not an address of this machine)."""

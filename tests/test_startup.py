@@ -25,10 +25,15 @@ from adapter import protocol
 from adapter.cli import parser
 from adapter.config import ConfigError, from_args
 from adapter.errors import InvalidMessage
+from adapter.rulesets import RULESETS
 from adapter.service import Worlds
 from adapter.store import Store
+from adapter.store.snapshots import Codec
 from tests.server.test_roundtrip import hook
 from tests.support.sidecar import TOKEN, auth
+
+#: reads the snapshots of every built-in ruleset's worlds
+CODEC = Codec(RULESETS.values())
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,7 +76,7 @@ def loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
 
 def stored_world(db: Path, world: str = "world0000000001", messages: int = 2) -> None:
     """A world whose messages are stored and not snapshotted: a start replays them."""
-    store = Store(db)
+    store = Store(db, codec=CODEC)
     worlds = Worlds(store)
     worlds.connect(auth(world=world))
     for seq in range(1, messages + 1):
@@ -161,7 +166,7 @@ def test_restoring_worlds_sets_nothing_aside_from_the_collector_for_good(
     db = tmp_path / "sidecar.db"
     for n in (1, 2, 3):
         stored_world(db, f"world000000000{n}")
-    store = Store(db)
+    store = Store(db, codec=CODEC)
     worlds = Worlds(store)
     frozen = gc.get_freeze_count()
 

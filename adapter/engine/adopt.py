@@ -16,11 +16,12 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from .context import Ctx
 from .events import CombatStarted
-from .model import Combat, Combatant, evolve
+from .model import Combat, Combatant
 from .order import rules_sort
 from .ruleset import Ruleset
 from .turns import emit
@@ -48,16 +49,17 @@ def adopt_combat(
         c["_id"]: None if c["_id"] in rolling else stored_initiative(c)
         for c in data.get("combatants", ())
     }
-    combatants = {cid: evolve(c, score=values.get(cid)) for cid, c in combat.combatants.items()}
-    combat = evolve(combat, combatants=combatants, round=max(0, int(data.get("round") or 0)))
+    combatants = {cid: replace(c, score=values.get(cid)) for cid, c in combat.combatants.items()}
+    combat = replace(combat, combatants=combatants, round=max(0, int(data.get("round") or 0)))
     combat = foundrys_pointer(rs, combat, current)
     for cid in combat.roster:
         combat = rs.adopt(ctx, combat, cid)
     kept = {
-        cid: evolve(c, adopted=(c.score, values[cid]))
-        for cid, c in combat.combatants.items() if values.get(cid) is not None and c.score is not None
+        cid: replace(c, adopted=(c.score, stored))
+        for cid, c in combat.combatants.items()
+        if (stored := values.get(cid)) is not None and c.score is not None
     }
-    combat = evolve(combat, combatants={**combat.combatants, **kept})
+    combat = replace(combat, combatants={**combat.combatants, **kept})
     if combat.started:  # a rule that applies "when the combat starts" (BI-3) applies now
         combat = emit(ctx, rs, combat, CombatStarted())
     return foundrys_pointer(rs, combat, combat.current)
@@ -71,8 +73,8 @@ def foundrys_pointer(rs: Ruleset, combat: Combat, current: str | None) -> Combat
     order = tuple(rules_sort(combat, rs.sort_key))
     if combat.started and current in order:
         at = order.index(current)
-        return evolve(combat, order=order, current=current, passed=frozenset(order[:at]))
-    return evolve(combat, order=order, current=None, passed=frozenset())
+        return replace(combat, order=order, current=current, passed=frozenset(order[:at]))
+    return replace(combat, order=order, current=None, passed=frozenset())
 
 
 def adopted_values(combat: Combat) -> dict[str, float]:

@@ -39,7 +39,7 @@ from .messages import (
     SetInitiative,
     UpdateCombat,
 )
-from .model import Combat, Combatant, Outcome, Session, World, evolve
+from .model import Combat, Combatant, Outcome, Session, World
 from .order import place_by_rules, place_sorted
 from .plan import plan_body, plan_from_text, plan_text
 from .preview import next_round
@@ -84,7 +84,7 @@ def apply(
         combats[other.id] = other
         if body is not None:
             plans += ({"combat_id": other.id, "revision": other.revision, **body},)
-    new_world = evolve(
+    new_world = replace(
         world, last_seq=message.seq, combats=combats, prompts=ctx.prompts_after(), ext=ctx.ext
     )
     return Outcome(world=new_world, plans=plans, prompts=tuple(ctx.opened), notices=tuple(ctx.notices))
@@ -119,8 +119,8 @@ def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, dict[str, Any] | None]:
     if text == combat.last_plan:
         if cache is combat.preview_cache:
             return combat, None
-        return evolve(combat, preview_cache=cache), None
-    return evolve(combat, last_plan=text, revision=combat.revision + 1, preview_cache=cache), body
+        return replace(combat, preview_cache=cache), None
+    return replace(combat, last_plan=text, revision=combat.revision + 1, preview_cache=cache), body
 
 
 # ---------------------------------------------------------------- hooks
@@ -140,9 +140,9 @@ def apply_hook(ctx: Ctx, known: Combat | None, hook: Hook, combatants_as_last: b
     for cid in left:
         combat = remove_combatant(ctx, rs, combat, cid)
     for cid in joined:
-        combat = evolve(combat, order=combat.order + (cid,))
+        combat = replace(combat, order=combat.order + (cid,))
         combat = emit(ctx, rs, combat, Joined(cid))
-        combat = evolve(combat, order=place_by_rules(combat, cid, rs.sort_key))
+        combat = replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
     if hook.roll is not None:
         combat = apply_roll(ctx, rs, combat, hook.roll)
     return follow(ctx, rs, combat, int(data.get("round") or 0), pointer_moved(hook, combat, current))
@@ -189,7 +189,7 @@ def rolling_now(combat: Combat, report: RollReport | None) -> frozenset[str]:
 
 def remove_combatant(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str) -> Combat:
     was_current = combat.current == cid
-    combat = evolve(
+    combat = replace(
         combat,
         order=tuple(c for c in combat.order if c != cid),
         passed=combat.passed - {cid},
@@ -250,8 +250,8 @@ def reposition(rs: Ruleset, combat: Combat, cid: str) -> Combat:
     """Put a combatant whose score changed where the ruleset says late scores go."""
     if rs.late_scores == "sorted":
         order, passed = place_sorted(combat, cid, rs.sort_key)
-        return evolve(combat, order=order, passed=passed)
-    return evolve(combat, order=place_by_rules(combat, cid, rs.sort_key))
+        return replace(combat, order=order, passed=passed)
+    return replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
 
 
 # ---------------------------------------------------------------- intents
@@ -289,5 +289,5 @@ def set_score(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str, value: float) -> 
     """``initiative.set``: the GM's number becomes the combatant's score."""
     scored = combat.combatants[cid]
     combatants = {**combat.combatants, cid: replace(scored, score=value)}
-    combat = evolve(combat, combatants=combatants)
+    combat = replace(combat, combatants=combatants)
     return emit(ctx, rs, reposition(rs, combat, cid), ScoreSet(cid, value))

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import Field, NotPermitted, UnknownCombatant, UnknownPrompt
 from .model import Combat, Combatant, Notice, Prompt, World
-
-if TYPE_CHECKING:
-    from .ruleset import Ruleset
+from .ruleset import Ruleset
 
 
 class Ctx:

@@ -56,12 +56,12 @@ def scored_by_total(combat: Combat, roll: Roll, combatant_id: str | None,
                     group_id: str | None) -> Combat:
     """The combat with the roll's total as the score of the combatant that rolled, or of
     every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""
-    from .model import evolve
+    from dataclasses import replace
 
     score = roll_total(roll)
     if group_id is not None:
         rolled = [c for c in combat.combatants.values() if c.group == group_id]
     else:
         rolled = [combat.combatants[str(combatant_id)]]
-    combatants = {**combat.combatants, **{c.id: evolve(c, score=score) for c in rolled}}
-    return evolve(combat, combatants=combatants)
+    combatants = {**combat.combatants, **{c.id: replace(c, score=score) for c in rolled}}
+    return replace(combat, combatants=combatants)

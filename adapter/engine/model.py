@@ -2,8 +2,10 @@
 else (the inbound messages are the typed classes of :mod:`.messages`).
 
 Invariants:
-- State is never mutated: every change builds new objects (``dataclasses.replace``); the
-  mappings held in fields are plain dicts that are never written after construction.
+- State is never mutated: every change builds new objects with ``dataclasses.replace``, which
+  runs ``__init__`` and so refuses a field the class does not have (a misspelt
+  ``replace(combat, currnet=x)`` is a ``TypeError``, and mypy sees it); the mappings held
+  in fields are plain dicts that are never written after construction.
 - Nothing here knows about sockets, SQLite, clocks or randomness: dice results and the world
   time arrive inside messages.
 - ``Combatant.score`` is the rule's initiative score (the roll total, the net successes, a
@@ -18,23 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any
 
 JSON = Any
-T = TypeVar("T")
-
-
-def evolve(obj: T, **changes: Any) -> T:
-    """``dataclasses.replace`` for the engine's hot path: a shallow copy with ``changes``.
-
-    Several times faster than ``replace`` (no ``__init__``, no field defaults); only for the
-    frozen dataclasses of this module, which have no ``__post_init__`` and no slots.
-    """
-    new = object.__new__(type(obj))
-    fields = new.__dict__
-    fields.update(obj.__dict__)
-    fields.update(changes)
-    return new
 
 
 @dataclass(frozen=True)
@@ -87,9 +75,9 @@ class Combat:
     #: and lists; :func:`adapter.engine.apply.plan_of` reads it back (a resent message, the
     #: status page), and an unchanged plan is seen by comparing the texts
     last_plan: str | None = None
-    #: not a field (never compared, never in a snapshot): the next-round preview's cache,
-    #: which adapter.engine.preview sets on the combat a message leaves
-    preview_cache: ClassVar[Any] = None
+    #: the next-round preview's cache, which adapter.engine.preview leaves on the combat a
+    #: message leaves: never compared, never shown, never in a snapshot
+    preview_cache: Any = field(default=None, compare=False, repr=False)
 
     @property
     def started(self) -> bool:

@@ -72,9 +72,11 @@ from .turns import Trail, emit, end_round, end_turn, start_round
 CHECK = False
 
 #: the fields of a combat the preview reads, but the pointer (``current``, ``passed``): the
-#: trail's states differ from each other there in a way known in advance (see ``_passed``)
+#: trail's states differ from each other there in a way known in advance (see ``_passed``);
+#: not its own cache
 _STATE = tuple(
-    f.name for f in fields(Combat) if f.name not in ("revision", "last_plan", "current", "passed")
+    f.name for f in fields(Combat)
+    if f.name not in ("revision", "last_plan", "current", "passed", "preview_cache")
 )
 
 

@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Any
 from .model import Combat, Combatant
 
 if TYPE_CHECKING:
-    from .context import Ctx
     from .events import Event
     from .messages import Intent
 
@@ -47,11 +46,13 @@ SKIPPED_ACTS = frozenset({"none", "defend_only", "held"})
 
 
 #: ``rule(ctx, combat, event) -> combat``, its ``event`` typed to the class it is listed under
-#: (a Callable's argument cannot follow the key of a mapping: tests/engine/test_dispatch.py
-#: checks that every rule's annotation is the class it is listed under)
-EventRule = Callable[["Ctx", Combat, Any], Combat]
+#: (a Callable's argument cannot follow the key of a mapping) and its ``ctx`` a
+#: :class:`.context.Ctx`, the one context a message is applied in, which carries this ruleset
+#: (``ctx.ruleset``): Any here, so that this module does not import the context that imports
+#: it. tests/engine/test_dispatch.py checks both annotations of every rule listed.
+EventRule = Callable[[Any, Combat, Any], Combat]
 #: ``rule(ctx, combat, intent) -> combat | None``, typed to its intent class (see EventRule)
-IntentRule = Callable[["Ctx", Any, Any], "Combat | None"]
+IntentRule = Callable[[Any, Any, Any], "Combat | None"]
 On = Mapping["type[Event]", tuple[EventRule, ...]]
 
 
@@ -82,10 +83,10 @@ Describe = Callable[[Combat, Combatant], Entry]
 #: once the combat shows Foundry's round, pointer and stored values (as scores); it takes a
 #: stored value as a roll the ruleset never saw (docs/rules.md, "Meeting a combat already
 #: under way") and may change the score (dice-pool: the net successes)
-Adopt = Callable[["Ctx", Combat, str], Combat]
+Adopt = Callable[[Any, Combat, str], Combat]
 SortKey = Callable[[Combat, Combatant], Sequence[float]]
 #: the dice formula a combatant's initiative roll must use, or None for the system's own roll
-Formula = Callable[["Ctx", Combat, Combatant], "str | None"]
+Formula = Callable[[Any, Combat, Combatant], "str | None"]
 
 
 #: the two entries of Foundry's own view, shared (an Entry is frozen, and nothing writes into
@@ -99,7 +100,7 @@ def describe_plain(combat: Combat, combatant: Combatant) -> Entry:
     return _DEFEATED if combatant.defeated else _ACTS
 
 
-def adopt_as_stored(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
+def adopt_as_stored(ctx: Any, combat: Combat, combatant_id: str) -> Combat:
     """First contact, by default: the stored value is the combatant's score (a roll total,
     or a number the GM typed), and no rule state comes with it."""
     return combat
@@ -125,6 +126,18 @@ class HoldRuleIds:
 
 
 @dataclass(frozen=True)
+class StateTypes:
+    """The classes of the state a ruleset keeps, by where it keeps it: ``Combatant.ext`` and
+    ``Combat.ext`` in a combat under this ruleset, ``World.ext[<ruleset id>]``. Each a frozen
+    dataclass (or None: the ruleset keeps nothing there). A snapshot decodes those places as
+    these classes and nothing else (:mod:`adapter.store.snapshots`)."""
+
+    combatant: type | None = None
+    combat: type | None = None
+    world: type | None = None
+
+
+@dataclass(frozen=True)
 class Ruleset:
     """A ruleset: its rules by the event and intent classes they take, and its hooks into the plan."""
 
@@ -145,6 +158,8 @@ class Ruleset:
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)
     adopt: Adopt = adopt_as_stored
+    #: the classes of its own state (what a snapshot reads back; see ``StateTypes``)
+    state: StateTypes = StateTypes()
 
     @cached_property
     def intent_kinds(self) -> frozenset[str]:

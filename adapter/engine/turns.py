@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..errors import InternalError
 from .context import Ctx
@@ -75,7 +76,7 @@ from .events import (
     TurnEnded,
     TurnStarted,
 )
-from .model import Combat, evolve
+from .model import Combat
 from .order import rules_sort
 from .ruleset import SKIPPED_ACTS, Ruleset
 
@@ -169,7 +170,7 @@ def _stay(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | Non
 
 def _sort_before_start(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
     """Before the start the order is the rules' sort, refreshed at every report."""
-    return evolve(combat, order=tuple(rules_sort(combat, rs.sort_key)))
+    return replace(combat, order=tuple(rules_sort(combat, rs.sort_key)))
 
 
 def _start(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
@@ -204,7 +205,7 @@ def _back(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | Non
 
 def _reset(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
     """Foundry set round 0 again: the encounter is back to before its start."""
-    combat = evolve(combat, round=0, current=None, passed=frozenset())
+    combat = replace(combat, round=0, current=None, passed=frozenset())
     return _sort_before_start(ctx, rs, combat, round_, current)
 
 
@@ -232,7 +233,7 @@ def go_back(combat: Combat, round_: int, current: str | None) -> Combat:
     """The GM moved back: follow the pointer; no rule sees a turn."""
     order = combat.order
     at = order.index(current) if current in order else 0
-    return evolve(
+    return replace(
         combat,
         round=round_,
         current=order[at] if order else None,
@@ -247,7 +248,7 @@ def advance_to(ctx: Ctx, rs: Ruleset, combat: Combat, target: str) -> Combat:
     while True:
         upcoming = next_waiting(combat)
         if upcoming is None:
-            return evolve(combat, current=None)
+            return replace(combat, current=None)
         if upcoming == target:
             break
         combat = skip_turn(ctx, rs, combat, upcoming)
@@ -264,7 +265,8 @@ def next_waiting(combat: Combat) -> str | None:
 
 def begin_next_acting(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
     """Pass over the turns that do not act, then begin the first that does (or none)."""
-    combat = evolve(combat, current=None)
+    if combat.current is not None:
+        combat = replace(combat, current=None)
     while True:
         upcoming = next_waiting(combat)
         if upcoming is None:
@@ -275,12 +277,12 @@ def begin_next_acting(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
 
 
 def begin_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str) -> Combat:
-    combat = evolve(combat, current=combatant_id)
+    combat = replace(combat, current=combatant_id)
     return emit(ctx, rs, combat, TurnStarted(combatant_id))
 
 
 def end_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str, *, skipped: bool) -> Combat:
-    combat = evolve(
+    combat = replace(
         combat,
         passed=combat.passed | {combatant_id},
         current=None if combat.current == combatant_id else combat.current,
@@ -292,10 +294,12 @@ def skip_turn(
     ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str, trail: Trail | None = None
 ) -> Combat:
     saved = combat.current
-    combat = emit(ctx, rs, evolve(combat, current=combatant_id), TurnStarted(combatant_id))
+    combat = emit(ctx, rs, replace(combat, current=combatant_id), TurnStarted(combatant_id))
     began = combat
     combat = end_turn(ctx, rs, combat, combatant_id, skipped=True)
-    combat = evolve(combat, current=saved if saved != combatant_id else None)
+    back = saved if saved != combatant_id else None
+    if combat.current != back:
+        combat = replace(combat, current=back)
     if trail is not None:
         trail.append((combatant_id, began, combat))
     return combat
@@ -312,7 +316,7 @@ def end_round(ctx: Ctx, rs: Ruleset, combat: Combat, trail: Trail | None = None)
 
 
 def start_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int) -> Combat:
-    combat = evolve(combat, round=round_, passed=frozenset(), current=None)
+    combat = replace(combat, round=round_, passed=frozenset(), current=None)
     combat = emit(ctx, rs, combat, RoundStarted(round_))
-    combat = evolve(combat, order=tuple(rules_sort(combat, rs.sort_key)))
+    combat = replace(combat, order=tuple(rules_sort(combat, rs.sort_key)))
     return begin_next_acting(ctx, rs, combat)

@@ -37,6 +37,7 @@ from ..protocol import wirejson
 from ..rulesets import RULESETS
 from ..service import Worlds
 from ..store.opening import open_store
+from ..store.snapshots import Codec
 from .export import export
 from .guard import GuardedServer, Limits
 from .hostcheck import host_guard
@@ -308,7 +309,7 @@ def create_app(config: Config) -> web.Application:
     app[SIO_KEY] = sio
 
     async def lifespan(app: web.Application) -> AsyncIterator[None]:
-        store = open_store(config.store, config.db)
+        store = open_store(config.store, config.db, Codec(RULESETS.values()))
         worlds = Worlds(
             store,
             max_bytes=config.max_bytes,

@@ -5,7 +5,7 @@ runs after the app's own, so the sidecar and the worlds exist when it attaches."
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aiohttp import web
 
@@ -20,16 +20,22 @@ from .status_http import add_status_routes
 
 if TYPE_CHECKING:
     from ..service import Worlds
-    from . import Sidecar
 
 METRICS_KEY = web.AppKey("metrics", Metrics)
 STATUS_KEY = web.AppKey("status", StatusBoard)
 
 
+class Serving(Protocol):
+    """What the operations read of the running sidecar (:class:`adapter.server.Sidecar`, which
+    imports this module): the world each writer holds."""
+
+    writers: dict[str, str]
+
+
 def add_operations(
     app: web.Application,
     config: Config,
-    sidecar_key: web.AppKey[Sidecar],
+    sidecar_key: web.AppKey[Any],
     worlds_key: web.AppKey[Worlds],
 ) -> None:
     """The keys are create_app's (passed in: this module does not import the package)."""
@@ -60,7 +66,8 @@ def add_operations(
 
     async def attach(app: web.Application) -> AsyncIterator[None]:
         # set by create_app's own context, which ran first
-        sidecar, worlds = app[sidecar_key], app[worlds_key]
+        sidecar: Serving = app[sidecar_key]
+        worlds = app[worlds_key]
         running.update(sidecar=sidecar, worlds=worlds)
         metrics.attach(sidecar.writers, worlds.states, worlds.store)
         board.attach(sidecar.writers, worlds.states)

@@ -10,14 +10,11 @@ from typing import TextIO
 from aiohttp import web
 
 from ..config import REMOTE_DANGER, Config, is_loopback
+from ..errors import CannotListen as CannotListen  # the start-up errors: adapter/errors.py
 from . import create_app, sidecar_of
 from .pacing import Quiet, quiet_loop_errors
 
 log = logging.getLogger("initiative_sidecar.server")
-
-
-class CannotListen(Exception):
-    """The address or port cannot be bound (in use, or not an address of this machine)."""
 
 
 async def _serve(config: Config, stdout: TextIO) -> None:

@@ -22,17 +22,10 @@ import os
 import tempfile
 from pathlib import Path
 
-
-class StoreUnusable(Exception):
-    """The sidecar must not start on this database (the message says why and what to do)."""
-
-
-class StoreInUse(StoreUnusable):
-    """Another sidecar process serves this database."""
-
-
-class StoreReadOnly(StoreUnusable):
-    """The database (or its folder) cannot be written."""
+# the start-up errors live in adapter/errors.py; named here too, where they were first
+from ..errors import StoreInUse as StoreInUse
+from ..errors import StoreReadOnly as StoreReadOnly
+from ..errors import StoreUnusable as StoreUnusable
 
 
 def read_only(path: Path, why: str) -> str:

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from .contract import WorldStore
+from .snapshots import Codec
 
 
-def open_store(store: str, db: Path) -> WorldStore:
+def open_store(store: str, db: Path, codec: Codec) -> WorldStore:
+    """``codec`` reads the snapshots: it knows the rulesets the worlds are played under."""
     if store:
         from .postgres import PostgresStore, is_postgres
 
@@ -17,7 +19,7 @@ def open_store(store: str, db: Path) -> WorldStore:
 
             raise StoreUnusable("--store takes a postgresql://user@host/db URL (the value given is "
                                 "not one); leave it out for the SQLite file --db")
-        return PostgresStore(store)
+        return PostgresStore(store, codec=codec)
     from . import Store
 
-    return Store(db, serving=True)
+    return Store(db, serving=True, codec=codec)

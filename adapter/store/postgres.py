@@ -30,9 +30,11 @@ from psycopg.conninfo import conninfo_to_dict
 
 from ..engine.model import World
 from ..errors import ServedElsewhere, StoreUnavailable
-from . import _json, _plain_json, snapshots
+from . import snapshots
 from .guard import StoreUnusable
 from .rows import ENGINE_VERSION, LogEntry, merged, snapshot_from
+from .rows import json_text as _json
+from .rows import payload_text as _plain_json
 
 log = logging.getLogger("initiative_sidecar.store")
 
@@ -113,7 +115,8 @@ class PostgresStore:
 
     shared = True
 
-    def __init__(self, url: str, *, connect_timeout: float = 5.0) -> None:
+    def __init__(self, url: str, *, connect_timeout: float = 5.0, codec: snapshots.Codec | None = None) -> None:
+        self.codec = codec or snapshots.Codec()
         self.url = url
         self.name = redacted(url)
         self._timeout = connect_timeout
@@ -271,7 +274,7 @@ class PostgresStore:
         with unavailable():
             row = self._live().execute(
                 "SELECT state, engine_version, seq FROM snapshots WHERE world = %s", (world,)).fetchone()
-        return None if row is None else snapshot_from(world, row[0], row[1], row[2])
+        return None if row is None else snapshot_from(world, row[0], row[1], row[2], self.codec)
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
         with unavailable():

@@ -1,23 +1,29 @@
-"""What every store does the same way with its rows: check a snapshot row before it is used,
-and merge a world's sessions and messages back into the order they happened. SQLite
+"""What every store does the same way with its rows: the JSON text of a payload or an error,
+check a snapshot row before it is used, and merge a world's sessions and messages back into
+the order they happened. SQLite
 (:class:`adapter.store.Store`) and PostgreSQL (:mod:`.postgres`) only fetch the rows."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from ..engine.model import World
+from ..protocol.wirejson import Encoded
 from . import snapshots
 
 log = logging.getLogger("initiative_sidecar.store")
 
 #: bump when the engine's state classes change shape: older snapshots are then ignored.
 #: "1" was the pickle format, which is no longer read (a pickle can run code); "2" kept a
-#: combat's last plan as a tree of dicts, "3" as its JSON text.
-ENGINE_VERSION = "3"
+#: combat's last plan as a tree of dicts, "3" as its JSON text (a hand-written tagged JSON);
+#: "4" is msgspec's MessagePack (:mod:`.snapshots`).
+ENGINE_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -30,7 +36,7 @@ class LogEntry:
     error: Any = None
 
 
-def snapshot_from(world: str, blob: bytes, version: str, seq: int) -> World | None:
+def snapshot_from(world: str, blob: bytes, version: str, seq: int, codec: snapshots.Codec) -> World | None:
     """The world a snapshot row holds, or None: another version's, or one that cannot be read
     (named in the log; the caller rebuilds the world from its log)."""
     if version != ENGINE_VERSION:
@@ -40,7 +46,7 @@ def snapshot_from(world: str, blob: bytes, version: str, seq: int) -> World | No
                     world, seq, why)
         return None
     try:
-        state = snapshots.decode(bytes(blob))
+        state = codec.decode(bytes(blob))
         if state.world != world or state.last_seq != seq:
             raise snapshots.SnapshotUnreadable(
                 f"it holds world {state.world!r} at seq {state.last_seq}, not this row's")
@@ -68,3 +74,24 @@ def merged(world: str, sessions: Iterable[tuple[int, Any]], messages: Iterable[t
         yield LogEntry(event, seq, read(payload, world, where), read(error, world, where) if error else None)
     for s_after, s_data in pending:
         yield LogEntry("session", s_after, read(s_data, world, f"session after seq {s_after}"))
+
+
+def payload_text(value: Any) -> str:
+    """JSON text of an accepted payload (plain JSON values only: it passed its checks): the
+    text it was encoded to once (:class:`Encoded`), else orjson's; the standard library for
+    what orjson will not take."""
+    if type(value) is Encoded:
+        return value.text
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # e.g. an integer beyond 64 bits
+        return json_text(value)
+
+
+def json_text(value: Any) -> str:
+    """JSON text of a stored payload; a value JSON has no type for (only in a refused message,
+    e.g. bytes) is kept as its type's name, so a refusal can always be stored."""
+    return json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), allow_nan=True,
+        default=lambda v: f"<{type(v).__name__}>",
+    )

@@ -15,8 +15,11 @@ from typing import Any
 import msgspec
 import pytest
 
+from adapter.engine.context import Ctx
 from adapter.engine.events import EVENTS
 from adapter.engine.messages import ENVELOPE, HOOKS, INTENTS, Intent
+from adapter.engine.model import Combat
+from adapter.engine.ruleset import adopt_as_stored
 from adapter.rulesets import RULESETS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +46,20 @@ def test_every_rule_is_typed_to_the_class_it_is_listed_under(ruleset: str) -> No
     for intent, handler in rs.intents.items():
         assert intent in INTENTS
         assert _handled(handler) == {intent}, f"{handler.__name__} is listed under {intent.__name__}"
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_every_rule_takes_the_context_and_the_combat(ruleset: str) -> None:
+    """The rule tables type ``ctx`` as Any (engine/ruleset.py does not import the context that
+    carries the ruleset); each rule's own annotations say it takes a Ctx and a combat."""
+    rs = RULESETS[ruleset]
+    rules: list[Callable[..., Any]] = [r for rules in rs.on.values() for r in rules] + list(rs.intents.values())
+    rules += [r for r in (rs.adopt, rs.formula) if r is not None and r is not adopt_as_stored]
+    for rule in rules:
+        hints = typing.get_type_hints(rule)
+        ctx, combat = list(inspect.signature(rule).parameters)[:2]
+        assert hints[ctx] is Ctx, f"{rule.__name__}: ctx is {hints[ctx]}"
+        assert Combat in {hints[combat], *typing.get_args(hints[combat])}, f"{rule.__name__}: combat is {hints[combat]}"
 
 
 def test_the_intent_kinds_each_ruleset_takes_are_those_welcome_announced_before() -> None:

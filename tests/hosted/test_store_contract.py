@@ -14,12 +14,17 @@ from typing import Any
 
 import pytest
 
+from adapter.rulesets import RULESETS
 from adapter.service import Worlds
 from adapter.store import Store, rows
 from adapter.store.contract import WorldStore
 from adapter.store.postgres import PostgresStore
+from adapter.store.snapshots import Codec
 from tests.reliability.table import Reference, build, session_data, state_of
 from tests.support.sidecar import TOKEN
+
+#: reads the snapshots of every built-in ruleset's worlds
+CODEC = Codec(RULESETS.values())
 
 KINDS = ["sqlite", "postgresql"]
 
@@ -31,10 +36,10 @@ def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
     """Opens the store (again and again: a reopen is a restart); closes what it opened."""
     opened: list[WorldStore] = []
     if request.param == "sqlite":
-        make: Opener = lambda: Store(tmp_path / "contract.db")  # noqa: E731
+        make: Opener = lambda: Store(tmp_path / "contract.db", codec=CODEC)  # noqa: E731
     else:
         url = request.getfixturevalue("pg_url")
-        make = lambda: PostgresStore(url)  # noqa: E731
+        make = lambda: PostgresStore(url, codec=CODEC)  # noqa: E731
 
     def open_one() -> WorldStore:
         opened.append(make())

@@ -8,8 +8,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from adapter import store as store_module
+from adapter.rulesets import RULESETS
 from adapter.store import Store
+from adapter.store import sqlite as store_module
+from adapter.store.snapshots import Codec
+
+#: reads the snapshots of every built-in ruleset's worlds
+CODEC = Codec(RULESETS.values())
 
 
 class Recording:
@@ -28,7 +33,7 @@ class Recording:
 
 
 def test_the_commits_leave_checkpoints_to_the_snapshot_thread(tmp_path: Path) -> None:
-    store = Store(tmp_path / "x.db", serving=True)
+    store = Store(tmp_path / "x.db", serving=True, codec=CODEC)
     recording = Recording(store._checkpointer)
     store._checkpointer = recording  # type: ignore[assignment]
     pages = store.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
@@ -41,7 +46,7 @@ def test_the_commits_leave_checkpoints_to_the_snapshot_thread(tmp_path: Path) ->
     busy, frames, copied = store.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     assert busy == 0 and copied == frames
     store.close()
-    again = Store(tmp_path / "x.db")
+    again = Store(tmp_path / "x.db", codec=CODEC)
     assert [entry.seq for entry in again.history("w")] == list(range(1, count + 1))
     again.close()
 
@@ -49,7 +54,7 @@ def test_the_commits_leave_checkpoints_to_the_snapshot_thread(tmp_path: Path) ->
 def test_both_connections_keep_a_small_page_cache(tmp_path: Path) -> None:
     """SQLite's page cache is per connection (2,000 KiB by default); the store's two keep
     PAGE_CACHE_KIB each (docs/reliability.md, Memory)."""
-    store = Store(tmp_path / "x.db", serving=True)
+    store = Store(tmp_path / "x.db", serving=True, codec=CODEC)
     try:
         for connection in (store.db, store._checkpointer):
             assert connection.execute("PRAGMA cache_size").fetchone()[0] == -store_module.PAGE_CACHE_KIB

@@ -30,7 +30,9 @@ from adapter import protocol
 from adapter.engine import World
 from adapter.pipeline import process
 from adapter.protocol import wirejson
+from adapter.rulesets import RULESETS
 from adapter.store import Store
+from adapter.store.snapshots import Codec
 from tests.reliability import fuzzcount
 from tests.reliability.mutations import RandomDraw, bases
 from tests.reliability.table import build, read_state, state_of
@@ -38,6 +40,9 @@ from tests.reliability.test_hostile_input import HypothesisDraw
 from tests.reliability.wire_fuzz import KINDS, WireCase, wire_case
 from tests.server.rawclient import RawClient
 from tests.support.sidecar import Running, auth
+
+#: reads the snapshots of every built-in ruleset's worlds
+CODEC = Codec(RULESETS.values())
 
 #: the module's ack timeout (vtt_module/scripts/sidecar-client.js, ackTimeoutMs)
 DEADLINE = 10.0
@@ -60,7 +65,7 @@ class Sink:
     """A real store the stored copies go to (one scratch world, seqs in order)."""
 
     def __init__(self, path: Path) -> None:
-        self.store = Store(path)
+        self.store = Store(path, codec=CODEC)
         self.seq = 0
 
     def write(self, event: str, stored: Any, error: Any) -> None:

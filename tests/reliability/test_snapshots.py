@@ -1,8 +1,9 @@
 """Snapshots are data: a tampered one runs nothing, and is refused by name.
 
 A snapshot is a cache of a world's state at some seq (the message log is the truth). It is
-read by a decoder that builds only the engine's own state classes from JSON values, so a
-database handed to the GM (a "backup", a shared world folder) cannot make ``serve`` run code.
+read by a typed msgspec decoder that builds only the engine's state classes and those each
+ruleset declares, so a database handed to the GM (a "backup", a shared world folder) cannot
+make ``serve`` run code.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 import sqlite3
 import struct
 import sys
+import typing
 import weakref
 import zlib
 from collections.abc import Iterator
@@ -26,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import orjson
+import msgspec
 import pytest
 
 from adapter import rulesets
@@ -34,8 +36,10 @@ from adapter.engine import World
 from adapter.engine.holding import HoldMechanics, HoldRuleIds
 from adapter.engine.model import Notice, Outcome, Session
 from adapter.replay import Replay
+from adapter.rulesets import RULESETS
 from adapter.store import Store, snapshots
 from adapter.store.rows import ENGINE_VERSION
+from adapter.store.snapshots import Codec
 from tests.reliability.gadget import gadget
 from tests.reliability.table import Reference, build, build_all, state_of
 from tests.reliability.test_store_damage import fill, reopen
@@ -132,6 +136,16 @@ def test_an_old_pickle_snapshot_is_not_trusted_and_the_world_is_rebuilt_from_its
 
 # ---------------------------------------------------------------- the format
 
+CODEC = Codec(RULESETS.values())
+#: sets and maps in a fixed order: equal states give equal bytes, and an int read back as a
+#: float (or a tuple as a list where the type says tuple) would not
+CANONICAL = msgspec.msgpack.Encoder(order="deterministic")
+
+
+def canonical(world: World) -> bytes:
+    return CANONICAL.encode(dataclasses.replace(
+        world, combats={k: dataclasses.replace(c, preview_cache=None) for k, c in world.combats.items()}))
+
 
 @pytest.fixture(scope="module")
 def every_ruleset() -> dict[str, Reference]:
@@ -141,16 +155,14 @@ def every_ruleset() -> dict[str, Reference]:
 def test_every_world_of_every_ruleset_comes_back_equal_and_with_the_same_types(
     every_ruleset: dict[str, Reference],
 ) -> None:
-    """Each ruleset's state classes, holds, prompts, frozensets and tuples survive the trip;
-    re-encoding the decoded world gives the same bytes (so ``source``, which equality
-    ignores, and every container type came back too)."""
+    """Each ruleset's state classes, holds, prompts, frozensets and tuples survive the trip
+    (``source``, which equality ignores, too: the canonical bytes are the same)."""
     checked = 0
     for ref in every_ruleset.values():
         for world in ref.worlds[::3] + ref.worlds[-1:]:
-            blob = snapshots.encode(world)
-            back = snapshots.decode(blob)
+            back = CODEC.decode(snapshots.encode(world))
             assert back == world
-            assert snapshots.encode(back) == blob
+            assert canonical(back) == canonical(world)
             checked += 1
     kinds = {type(c.ext).__name__ for ref in every_ruleset.values() for w in ref.worlds
              for combat in w.combats.values() for c in combat.combatants.values()}
@@ -170,9 +182,9 @@ def test_every_world_of_every_recording_comes_back_equal(root: Path) -> None:
             list(replay.feed(number, line))
             if replay.world is None:
                 continue
-            blob = snapshots.encode(replay.world)
-            assert snapshots.decode(blob) == replay.world, f"{recording.name}:{number}"
-            assert snapshots.encode(snapshots.decode(blob)) == blob, f"{recording.name}:{number}"
+            back = CODEC.decode(snapshots.encode(replay.world))
+            assert back == replay.world, f"{recording.name}:{number}"
+            assert canonical(back) == canonical(replay.world), f"{recording.name}:{number}"
             checked += 1
             kinds |= {type(v).__name__ for v in replay.world.ext.values()}
             kinds |= {type(c.ext).__name__ for c in replay.world.combats.values()}
@@ -181,76 +193,123 @@ def test_every_world_of_every_recording_comes_back_equal(root: Path) -> None:
     assert checked > 100
 
 
-def test_every_state_class_of_the_engine_and_the_rulesets_is_in_the_decoder_s_table() -> None:
-    """A ruleset that adds a class to its ``state`` module must list it for snapshots (else
-    its worlds' snapshots fail and every start replays their logs)."""
-    modules = [importlib.import_module(m.name) for m in pkgutil.walk_packages(rulesets.__path__, "adapter.rulesets.")
-               if m.name.rsplit(".", 1)[-1] == "state"]
-    modules += [importlib.import_module("adapter.engine.model"), importlib.import_module("adapter.engine.holding")]
-    found = {obj for module in modules for obj in vars(module).values()
-             if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == module.__name__}
-    unlisted = found - set(snapshots.STATE_CLASSES) - STATE_ADJACENT
-    assert not unlisted, f"not in adapter/store/snapshots.py STATE_CLASSES: {sorted(c.__name__ for c in unlisted)}"
-    assert len(found) > 10
+def _reachable(cls: type) -> set[type]:
+    """The dataclasses a declared state class holds, itself included (from its annotations)."""
+    found, todo = set(), [cls]
+    while todo:
+        tp = todo.pop()
+        if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+            if tp not in found:
+                found.add(tp)
+                todo += typing.get_type_hints(tp).values()
+        else:
+            todo += typing.get_args(tp)
+    return found
 
 
-def test_values_json_has_no_plain_form_for_come_back_as_they_were() -> None:
-    odd = {"ints": (2**64 + 1, -(2**70), 10**5000), "floats": (math.inf, -math.inf),
-           "keys": {1: "one", (1, 2): "pair", "$": "dollar", "$tuple": "a key like a tag"},
-           "sets": (frozenset({"a", "b"}), {"c"}), "text": "cut emoji \ud83d", "list": [(), [], {}]}
-    world = World(world="w", settings=odd, last_seq=3)
-    back = snapshots.decode(snapshots.encode(world))
-    assert back.settings == odd and back.settings["ints"][2] == 10**5000
-    assert type(back.settings["sets"][1]) is set and type(back.settings["list"][0]) is tuple
-    nan = snapshots.decode(snapshots.encode(World(world="w", settings={"x": math.nan}))).settings["x"]
-    assert math.isnan(nan)
+def test_every_state_class_of_a_ruleset_is_reachable_from_what_it_declares() -> None:
+    """A ruleset that adds a class to its ``state`` module must hold it in a class it declares
+    (``Ruleset.state``), typed, so a snapshot reads it back as that class."""
+    modules = {m.name.rsplit(".", 2)[-2]: importlib.import_module(m.name)
+               for m in pkgutil.walk_packages(rulesets.__path__, "adapter.rulesets.")
+               if m.name.rsplit(".", 1)[-1] == "state"}
+    assert set(modules) == {"balanced_d20", "dice_pool"}
+    for package, module in modules.items():
+        declared = RULESETS[package.replace("_", "-")].state
+        reachable = set().union(*(_reachable(c) for c in (declared.combatant, declared.combat, declared.world)
+                                  if c is not None))
+        found = {obj for obj in vars(module).values()
+                 if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == module.__name__}
+        assert found and found <= reachable, f"{package}: {sorted(c.__name__ for c in found - reachable)}"
 
 
-def _frame(text: bytes) -> bytes:
-    packed = zlib.compress(text)
+def test_a_codec_without_the_world_s_ruleset_refuses_its_state_and_names_it(
+    every_ruleset: dict[str, Reference],
+) -> None:
+    world = every_ruleset["balanced-d20"].worlds[-1]
+    with pytest.raises(snapshots.SnapshotUnreadable, match="balanced-d20 Combatant.ext"):
+        Codec().decode(snapshots.encode(world))
+
+
+def test_a_snapshot_of_engine_version_3_is_not_read_and_the_world_is_rebuilt_from_its_log(
+    tmp_path: Path, story: Reference, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A database written by the tagged-JSON codec (engine version 3): its snapshots are
+    not trusted as this version's; the world comes back whole from its log."""
+    db = tmp_path / "v3.db"
+    fill(db, story, snapshot_every=10).store.close()
+    seq = plant(db, b"ISJ1" + _frame(b'{"$":"World","world":"w"}'), "3")
+    with caplog.at_level(logging.WARNING):
+        worlds = reopen(db)
+    assert state_of(worlds.states[story.world]) == story.final
+    said = [r.getMessage() for r in caplog.records if "snapshot" in r.getMessage()]
+    assert any(f"seq {seq}" in m and "'3'" in m and "rebuil" in m for m in said), said
+    with pytest.raises(snapshots.SnapshotUnreadable, match="engine version 3"):
+        CODEC.decode(b"ISJ1" + _frame(b"{}"))
+
+
+@pytest.mark.parametrize("value, says", [
+    ({"new-ruleset": Path("/")}, "PosixPath"),
+    ({"text": "cut emoji \ud83d"}, "surrogates"),
+    ({"n": 2**70}, "ints"),
+], ids=["not-a-state-class", "a-lone-surrogate", "an-int-beyond-64-bits"])
+def test_a_state_the_format_cannot_hold_is_not_written_and_says_why(value: Any, says: str) -> None:
+    with pytest.raises(snapshots.SnapshotUnwritable, match=says):
+        snapshots.encode(World(world="w", ext=value))
+
+
+def test_a_nan_and_infinities_come_back() -> None:
+    back = CODEC.decode(snapshots.encode(World(world="w", settings={"x": math.nan, "y": -math.inf})))
+    assert math.isnan(back.settings["x"]) and back.settings["y"] == -math.inf
+
+
+def _frame(data: bytes) -> bytes:
+    packed = zlib.compress(data)
     return struct.pack(">I", len(packed)) + packed
 
 
-def _blob(tree: Any, *combats: Any) -> bytes:
-    return snapshots.MAGIC + b"".join(_frame(orjson.dumps(t)) for t in (tree, *combats))
+def _blob(*values: Any) -> bytes:
+    return snapshots.MAGIC + b"".join(_frame(msgspec.msgpack.encode(v)) for v in values)
 
 
-WORLD = {"$": "World", "world": "w"}
+WORLD = {"world": "w"}
 
 
 @pytest.mark.parametrize("blob, says", [
     (pickle.dumps(World(world="w")), "a pickle"),
     (b"", "not in the snapshot format"),
+    (snapshots.MAGIC, "no world"),
     (snapshots.MAGIC + b"not zlib", "damaged"),
     (snapshots.MAGIC + struct.pack(">I", 8) + b"not zlib", "damaged"),
-    (snapshots.MAGIC + _frame(b"{not json"), "not JSON"),
-    (_blob({"$": "Ruleset", "id": "x"}), "not a state class"),
-    (_blob({"$": "os.system", "command": "touch /tmp/x"}), "not a state class"),
-    (_blob({**WORLD, "__class__": "x"}), "fields it does not have"),
-    (_blob({"$": "World"}), "World:"),
-    (_blob({"$": "Combatant", "id": "c"}), "not a World"),
-    (_blob({**WORLD, "combats": {"c": {"$": "Combat", "id": "c", "ruleset": "x"}}}), "not a World without"),
-    (_blob(WORLD, ["c", {"$": "Prompt"}]), "Prompt:"),
-    (_blob(WORLD, ["c", WORLD]), "holds a World"),
-    (_blob(WORLD, {"c": 1}), "not [key, combat]"),
-    (_blob({**WORLD, "settings": {"$eval": "1+1"}}), "unknown tag $eval"),
-    (_blob({**WORLD, "settings": {"$map": [[[1], 2]]}}), "$map"),
-    (_blob({**WORLD, "settings": {"$tuple": "abc"}}), "not a list"),
-    (_blob({**WORLD, "settings": {"$int": "1e9"}}), "unknown tag $int"),
-    (snapshots.MAGIC + _frame(b'{"$":"World","world":"w","settings":{"x":' + b"[" * 300 + b"]" * 300 + b"}}"),
-     "nested deeper"),
-    (snapshots.MAGIC + _frame(b"[" * 100_000 + b"]" * 100_000), "not JSON"),
-    (_blob(WORLD, ["c", {"$": "Combat", "id": "c", "ruleset": "x", "last_plan": {"round": 1}}]),
-     "last plan is a dict"),
-], ids=["old-pickle", "empty", "cut-short", "not-zlib", "not-json", "a-class-not-in-the-table", "a-dotted-name",
-        "a-field-the-class-lacks", "a-field-missing", "not-a-world", "combats-in-the-head",
-        "a-prompt-for-a-combat", "a-world-for-a-combat", "a-frame-not-a-pair", "an-unknown-tag", "an-unhashable-key",
-        "a-tuple-of-a-string", "an-int-not-in-hex", "nested-300-deep", "nested-100000-deep",
-        "a-plan-not-kept-as-text"])
+    (snapshots.MAGIC + _frame(b"\xc1"), "invalid"),
+    (_blob({"id": "x"}), "missing required field `world`"),
+    (_blob({**WORLD, "last_seq": "os.system"}), "Expected `int`"),
+    (_blob({**WORLD, "combats": {"c": {"id": "c", "ruleset": "x"}}}), "holding its combats"),
+    (_blob(WORLD, ["c", {"id": "c"}]), "missing required field `ruleset`"),
+    (_blob(WORLD, {"c": 1}), "Expected `array`"),
+    (_blob(WORLD, ["c", {"id": "c", "ruleset": "x", "last_plan": {"round": 1}}]), "`str | null`"),
+    (_blob({**WORLD, "ext": {"balanced-d20": {"watches": {"a": {"actor_id": 1}}}}}), "World.ext['balanced-d20']"),
+    (_blob({**WORLD, "ext": {"no-such-ruleset": {"x": 1}}}), "no ruleset known here"),
+    (_blob(WORLD, ["c", {"id": "c", "ruleset": "storyteller", "combatants": {"a": {"id": "a", "ext": {}}}}]),
+     "storyteller Combatant.ext"),
+    (_blob(WORLD, ["c", {"id": "c", "ruleset": "x", "combatants": {"a": {"id": "a", "hold": {"state": 1}}}}]),
+     "Combatant.hold"),
+    (snapshots.MAGIC + _frame(msgspec.msgpack.encode({**WORLD, "settings": {"x": None}})[:-1]
+                              + b"\x91" * 100_000 + b"\xc0"), "recursion"),
+], ids=["old-pickle", "empty", "no-frame", "cut-short", "not-zlib", "not-msgpack", "not-a-world", "a-wrong-type",
+        "combats-in-the-head", "a-field-missing", "a-frame-not-a-pair", "a-plan-not-kept-as-text",
+        "a-ruleset-state-of-the-wrong-shape", "state-of-an-unknown-ruleset", "state-where-a-ruleset-keeps-none",
+        "a-hold-of-the-wrong-shape", "nested-100000-deep"])
 def test_the_decoder_refuses_what_it_cannot_read_and_says_what(blob: bytes, says: str) -> None:
     with watching() as seen, pytest.raises(snapshots.SnapshotUnreadable, match=re.escape(says)):
-        snapshots.decode(blob)
+        CODEC.decode(blob)
     assert seen == []
+
+
+def test_a_preview_cache_planted_in_a_snapshot_is_dropped() -> None:
+    """The preview would take it for its own cache on the next message: it never comes back."""
+    combat = {"id": "c", "ruleset": "foundry-core", "preview_cache": {"view": {"planted": True}}}
+    assert CODEC.decode(_blob(WORLD, ["c", combat])).combats["c"].preview_cache is None
 
 
 def test_a_frame_inflating_past_the_limit_is_refused_before_it_fills_memory(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -258,14 +317,14 @@ def test_a_frame_inflating_past_the_limit_is_refused_before_it_fills_memory(monk
     bomb = _blob({**WORLD, "settings": {"x": " " * 20_000}})
     assert len(bomb) < 200
     with pytest.raises(snapshots.SnapshotUnreadable, match="larger than 10000 bytes"):
-        snapshots.decode(bomb)
+        CODEC.decode(bomb)
 
 
 def test_a_value_without_a_tag_is_not_written_and_the_message_stays_acked(
     tmp_path: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A class missing from STATE_CLASSES (a new ruleset's) fails the snapshot, loudly, never
-    the message; the world then comes back from its log."""
+    """A value that is not state (a new ruleset's class that is no dataclass) fails the
+    snapshot, loudly, never the message; the world then comes back from its log."""
     store = Store(tmp_path / "x.db")
     world = World(world="w", last_seq=0, ext={"new-ruleset": Path("/")})
     with caplog.at_level(logging.ERROR):
@@ -282,7 +341,7 @@ def test_the_frame_cache_keeps_no_combat_the_world_has_moved_past(every_ruleset:
     worlds = every_ruleset["foundry-core"].worlds
     pair = next((a, b) for a, b in zip(worlds, worlds[1:])
                 if a.combats and a.combats.keys() == b.combats.keys() and a.combats != b.combats)
-    earlier, later = (snapshots.decode(snapshots.encode(w)) for w in pair)  # copies nobody else holds
+    earlier, later = (CODEC.decode(snapshots.encode(w)) for w in pair)  # copies nobody else holds
     encoder = snapshots.Encoder()
     assert encoder.encode(earlier) == snapshots.encode(earlier)
     assert encoder.cached() == len(earlier.combats)

@@ -22,11 +22,16 @@ import pytest
 
 from adapter.cli import parser
 from adapter.config import from_args
+from adapter.rulesets import RULESETS
 from adapter.service import Worlds
 from adapter.store import Store
+from adapter.store.snapshots import Codec
 from tests.reliability.harness import TOKEN, Serve
 from tests.reliability.table import Reference, build, session_data, state_of
 from tests.support.sidecar import Running, auth, connect
+
+#: reads the snapshots of every built-in ruleset's worlds
+CODEC = Codec(RULESETS.values())
 
 PAGE = 4096
 
@@ -38,7 +43,7 @@ def story() -> Reference:
 
 def fill(db: Path, ref: Reference, *, snapshot_every: int = 50) -> Worlds:
     """Store a whole session as the server would (same Worlds, same Store)."""
-    worlds = Worlds(Store(db), snapshot_every=snapshot_every)
+    worlds = Worlds(Store(db, codec=CODEC), snapshot_every=snapshot_every)
     worlds.load()
     worlds.connect({"token": TOKEN, **session_data(ref.world, ref.ruleset)})
     for event, data in ref.messages:
@@ -47,7 +52,7 @@ def fill(db: Path, ref: Reference, *, snapshot_every: int = 50) -> Worlds:
 
 
 def reopen(db: Path, snapshot_every: int = 50) -> Worlds:
-    worlds = Worlds(Store(db), snapshot_every=snapshot_every)
+    worlds = Worlds(Store(db, codec=CODEC), snapshot_every=snapshot_every)
     worlds.load()
     return worlds
 

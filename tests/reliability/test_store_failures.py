@@ -14,11 +14,16 @@ from typing import Any
 import pytest
 
 from adapter.errors import StoreUnavailable
+from adapter.rulesets import RULESETS
 from adapter.server import SIDECAR_KEY
 from adapter.service import Worlds
 from adapter.store import Store
+from adapter.store.snapshots import Codec
 from tests.foundry import combat, combatant, current
 from tests.support.sidecar import GM, Running, auth, connect, refused
+
+#: reads the snapshots of every built-in ruleset's worlds
+CODEC = Codec(RULESETS.values())
 
 FIGHT = combat("combatStoreFails", [combatant("c000000000000001", "Ann")])
 
@@ -43,7 +48,7 @@ def once(error: Exception, call: Any) -> Any:
 def test_an_error_the_store_did_not_foresee_is_a_store_unavailable_ack_and_changes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    store = Store(tmp_path / "w.db")
+    store = Store(tmp_path / "w.db", codec=CODEC)
     worlds = Worlds(store)
     try:
         worlds.connect(auth(world="w"))
@@ -66,7 +71,7 @@ def test_database_files_that_cannot_be_looked_at_refuse_the_message_but_do_not_e
     """Permission denied or a stale NFS handle on ``stat``: this message is refused (its
     commit cannot be proved to be in the live file), and serving resumes once the files can be
     looked at again; a real deletion is still told apart."""
-    store = Store(tmp_path / "w.db", serving=True, watch_every=3600)
+    store = Store(tmp_path / "w.db", serving=True, watch_every=3600, codec=CODEC)
     worlds = Worlds(store)
     real_stat = os.stat
     try:
@@ -122,7 +127,7 @@ async def test_a_connection_whose_session_cannot_be_stored_is_refused_and_the_wo
 def test_a_message_accepted_under_a_larger_size_limit_is_replayed_under_a_smaller_one(tmp_path: Path) -> None:
     """The log holds what was accepted: restarting with a lower --max-bytes must rebuild the
     world that was served, not refuse, at replay, a message that was acked."""
-    store = Store(tmp_path / "w.db")
+    store = Store(tmp_path / "w.db", codec=CODEC)
     worlds = Worlds(store, max_bytes=1_000_000, snapshot_every=10_000)
     joined = combat("combatStoreFails", [combatant("c000000000000001", "Ann"), combatant("c000000000000002", "Bo")])
     big = {**hook(2), "combat": joined, "options": {"pad": "x" * 50_000}}  # Bo joins
@@ -133,7 +138,7 @@ def test_a_message_accepted_under_a_larger_size_limit_is_replayed_under_a_smalle
         served = worlds.state("w")
     finally:
         store.close()
-    store = Store(tmp_path / "w.db")
+    store = Store(tmp_path / "w.db", codec=CODEC)
     try:
         again = Worlds(store, max_bytes=10_000)
         again.load()

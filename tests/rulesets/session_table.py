@@ -17,11 +17,16 @@ from typing import Any
 from adapter.engine import World
 from adapter.pipeline import Result
 from adapter.replay import replay_lines
+from adapter.rulesets import RULESETS
 from adapter.service import Worlds
 from adapter.store import Store
+from adapter.store.snapshots import Codec
 from tests.foundry import combatant, d10_roll, d20_roll, dnd5e_d20, pool_roll
 from tests.support.table import GM, Fight, foundry_order
 from tests.support.table import Table as OneTable
+
+#: reads the snapshots of every built-in ruleset's worlds
+CODEC = Codec(RULESETS.values())
 
 __all__ = ["COMBAT", "GM", "PLAYERS", "ROLLS", "Table", "foundry_order"]
 
@@ -44,7 +49,7 @@ class Table:
     def __init__(self, ruleset: str, settings: dict[str, Any] | None = None, *,
                  snapshot_every: int = 1000) -> None:
         self.ruleset = ruleset
-        self.store = Store(":memory:")
+        self.store = Store(":memory:", codec=CODEC)
         self.worlds = Worlds(self.store, snapshot_every=snapshot_every)
         self.table = OneTable(ruleset, settings, world=WORLD, combat_id=COMBAT, through=self._handle)
         self.table.refusals = "ack"

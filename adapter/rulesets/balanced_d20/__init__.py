@@ -34,7 +34,7 @@ from ...engine.messages import (
     RerollDecide,
     UseReaction,
 )
-from ...engine.ruleset import Ruleset
+from ...engine.ruleset import Ruleset, StateTypes
 from .adopt import adopt_initiative
 from .common import sort_key
 from .dash import initiative_dash, initiative_dash_on_round, initiative_dash_on_turn
@@ -62,6 +62,7 @@ from .reroll import (
     initiative_roll,
     initiative_roll_on_score_set,
 )
+from .state import Fighter, WorldState
 
 RULESET = Ruleset(
     id="balanced-d20",
@@ -93,6 +94,7 @@ RULESET = Ruleset(
     describe=describe,
     settings={"auto_approve_rerolls": False},
     adopt=adopt_initiative,
+    state=StateTypes(combatant=Fighter, world=WorldState),
 )
 
 __all__ = ["RULESET"]

@@ -8,31 +8,20 @@ from ...engine.model import Combat, Combatant
 from ...engine.ruleset import Entry
 from .reactions import reaction_state
 from .readied import readied_tags
-from .state import dash_round, fighter
-
-#: set by the test suite: every view given from :data:`_views` is compared with a fresh one
-CHECK = False
-
-#: the views last given, by combatant: (the combatant, the round, its view). A view is a
-#: function of the combatant (an immutable object, held here so its id stays its own) and
-#: the round alone, and is asked for every combatant on every message, most of them
-#: unchanged since the last; dropped whole when full
-_views: dict[int, tuple[Combatant, int, Entry]] = {}
-_KEPT_VIEWS = 512
+from .state import Fighter, dash_round, fighter
 
 
 def describe(combat: Combat, c: Combatant) -> Entry:
-    kept = _views.get(id(c))
-    if kept is not None and kept[0] is c and kept[1] == combat.round:
-        if CHECK:
-            fresh = view_of(combat, c)
-            assert kept[2] == fresh, f"stale balanced-d20 view of {c.id}: {kept[2]} instead of {fresh}"
-        return kept[2]
-    view = view_of(combat, c)
-    if len(_views) >= _KEPT_VIEWS:
-        _views.clear()
-    _views[id(c)] = (c, combat.round, view)
-    return view
+    """How the combatant looks in the plan. Asked for every combatant on every message (and
+    again in the next-round preview): a combatant with nothing on it but its roll and its
+    reaction, most of them, takes one of the few views built once below; any other is
+    described in full (:func:`view_of`). tests/rulesets/balanced_d20/test_bd_views.py proves
+    the two agree for any combatant and round."""
+    f = fighter(c)
+    if (f.reroll is None and not f.dashes and f.reaction_blocked_through is None and not f.no_dominance
+            and not f.ready_to_strike and f.readied is None):
+        return _PLAIN[c.defeated, f.base is not None, f.reaction_spent is not None, f.first_turn_started]
+    return view_of(combat, c)
 
 
 def view_of(combat: Combat, c: Combatant) -> Entry:
@@ -77,3 +66,15 @@ def view_of(combat: Combat, c: Combatant) -> Entry:
         detail=detail,
         rules=tuple(rules),
     )
+
+
+#: the views of a combatant with nothing on it but its roll and its reaction, by (defeated,
+#: rolled, reaction spent, first turn started): built by :func:`view_of` itself, once; the
+#: round does not change them (no dash, no Ready to strike). Shared: nothing writes into a view.
+_PLAIN: dict[tuple[bool, bool, bool, bool], Entry] = {
+    (defeated, rolled, spent, started): view_of(
+        Combat(id="", ruleset="balanced-d20"),
+        Combatant(id="", defeated=defeated, ext=Fighter(
+            base=1.0 if rolled else None, reaction_spent="used" if spent else None, first_turn_started=started)))
+    for defeated in (False, True) for rolled in (False, True) for spent in (False, True) for started in (False, True)
+}

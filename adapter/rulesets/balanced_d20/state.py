@@ -1,7 +1,7 @@
 """The state `balanced-d20` keeps: per combatant (``Combatant.ext``) and per world (BI-3).
 
-Every class is a frozen dataclass listed in adapter/store/snapshots.py (snapshots). Nothing is
-ever mutated: ``dataclasses.replace`` (``evolve`` for the engine's own classes) builds the next
+Every class is a frozen dataclass held by one declared in ``Ruleset.state`` (snapshots). Nothing is
+ever mutated: ``dataclasses.replace`` builds the next
 value, and tuples stand in for lists.
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...engine.context import Ctx
-from ...engine.model import Combat, Combatant, evolve
+from ...engine.model import Combat, Combatant
 
 RULESET_ID = "balanced-d20"
 
@@ -134,7 +134,7 @@ def update_fighter(combat: Combat, cid: str, **changes: Any) -> Combat:
     f = fighter(c)
     if c.ext is f and all(getattr(f, name) is value for name, value in changes.items()):
         return combat
-    return evolve(combat, combatants={**combat.combatants, cid: evolve(c, ext=replace(f, **changes))})
+    return replace(combat, combatants={**combat.combatants, cid: replace(c, ext=replace(f, **changes))})
 
 
 def set_score(combat: Combat, cid: str, score: float | None) -> Combat:

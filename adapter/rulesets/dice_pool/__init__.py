@@ -8,7 +8,7 @@ DP-6 groups roll once with their slowest member's pool.
 """
 
 from ...engine.events import CombatStarted, Joined, Rolled, RoundStarted, ScoreSet, TurnEnded
-from ...engine.ruleset import Ruleset, chain
+from ...engine.ruleset import Ruleset, StateTypes, chain
 from .adopt import adopt_pool_roll
 from .delay import HOLD, INTENTS
 from .describe import describe
@@ -26,6 +26,7 @@ from .sequence import (
     kept_sequence_on_score_set,
     kept_sequence_on_start,
 )
+from .state import DicePoolCombat, DicePoolState
 
 RULESET = Ruleset(
     id="dice-pool",
@@ -48,4 +49,5 @@ RULESET = Ruleset(
     settings=SETTINGS,
     formula=initiative_formula,
     adopt=adopt_pool_roll,
+    state=StateTypes(combatant=DicePoolState, combat=DicePoolCombat),
 )

@@ -1,6 +1,6 @@
 """The dice-pool ruleset's own state, kept in ``Combatant.ext`` and ``Combat.ext``.
 
-Frozen, module-level dataclasses (compared by value; each listed in adapter/store/snapshots.py). Invariants:
+Frozen, module-level dataclasses (compared by value; declared in ``Ruleset.state``, read back by snapshots). Invariants:
 - ``PoolRoll`` is what one initiative roll gave: the pool rolled, the base (the tie-break,
   DP-2), the recounted successes and ones, the net result and whether it was a critical
   failure (DP-3). A group's members all hold the group's ``PoolRoll`` (DP-6).

@@ -1,0 +1,364 @@
+"""The SQLite store (WAL): one file per sidecar, held by one process (its lock file), with
+the message log per world, the sessions and the snapshots. See the package's docstring for
+what an ack means and how a world is restored."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ..engine.model import World
+from ..errors import StoreCorrupt, StoreUnavailable
+from . import snapshots
+from .guard import (
+    DatabaseLock,
+    FileIdentity,
+    StoreReadOnly,
+    identity,
+    read_only,
+    why_unwritable,
+)
+from .rows import ENGINE_VERSION, LogEntry, json_text, merged, payload_text, snapshot_from
+
+log = logging.getLogger("initiative_sidecar.store")
+
+#: messages between two checkpoints in the snapshot thread (a message is 1-2 pages of -wal)
+CHECKPOINT_EVERY = 300
+#: -wal pages past which SQLite checkpoints inside a commit (its default is 1,000): only if
+#: the snapshot thread falls behind
+FALLBACK_CHECKPOINT_PAGES = 10_000
+
+#: SQLite's page cache per connection, KiB (its default is 2,000): a message is appended once
+#: and read back only at start, so a larger cache holds pages nobody reads again
+PAGE_CACHE_KIB = 512
+
+#: SQLite result codes (primary) that mean "cannot write here", not "damaged"
+_UNWRITABLE_CODES = {3: "SQLITE_PERM", 8: "SQLITE_READONLY", 14: "SQLITE_CANTOPEN"}
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS messages (
+    world TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    error TEXT,
+    PRIMARY KEY (world, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    world TEXT NOT NULL,
+    after_seq INTEGER NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_world ON sessions (world, id);
+CREATE TABLE IF NOT EXISTS snapshots (
+    world TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    engine_version TEXT NOT NULL,
+    state BLOB NOT NULL
+);
+"""
+
+
+def damaged(path: Path, what: str) -> str:
+    """The message for a database the sidecar will not start on: which file, and what to do."""
+    return (
+        f"the database {path} is damaged ({what}). The sidecar will not start on it, so "
+        f"nothing is silently lost. To recover: stop the sidecar, move {path} (and its "
+        "-wal/-shm files) aside, restore a backup copy, or start with a new --db path; "
+        "`initiative-sidecar export --world W --db <file>` may still read the messages of an "
+        "older copy."
+    )
+
+
+def _refuse_emptied(path: Path) -> None:
+    """An existing database file of 0 bytes was truncated: the sidecar writes its first page
+    as it opens a file (WAL mode), so it never leaves one behind; opening it would silently
+    start empty. (Unless its -wal file holds the data: SQLite then recovers from that.)"""
+    wal = path.with_name(path.name + "-wal")
+    if path.exists() and path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size > 0):
+        raise StoreCorrupt(damaged(path, "the file is empty: 0 bytes, truncated or not written by the sidecar"))
+
+
+class Store:
+    """The database of one sidecar. ``serving=True`` (the server's store) also takes the
+    database's lock and watches its files; tools (``export``, tests) open it plainly.
+
+    It meets :class:`.contract.WorldStore`. No other process shares it (the lock file sees to
+    that), so it is not ``shared`` and every world's lease is this process's."""
+
+    shared = False
+
+    def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0,
+                 codec: snapshots.Codec | None = None) -> None:
+        #: reads its snapshots (given the rulesets by the caller; without them, a world
+        #: holding a ruleset's state is rebuilt from its log)
+        self.codec = codec or snapshots.Codec()
+        self.path = Path(path)
+        self.name = str(self.path)
+        if serving and (why := why_unwritable(self.path)):
+            raise StoreReadOnly(read_only(self.path, why))
+        self.lock = DatabaseLock(self.path) if serving else None
+        try:
+            self._open()
+        except BaseException:
+            if self.lock is not None:
+                self.lock.release()
+            raise
+        #: serializes the connection between the event loop and the snapshot thread
+        self._mutex = threading.Lock()
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
+        self._encoder = snapshots.Encoder()  # keeps unchanged combats' frames between snapshots
+        self._appended = 0  # messages since the last background checkpoint was asked for
+        self._checkpointing = False
+        self.files = FileIdentity(self.path)
+        self._checking = threading.Lock()
+        self.gone: str | None = None  # why the store refuses to write (once set, for good)
+        self._unchecked = False  # the files could not be looked at last time (said once)
+        self._stop = threading.Event()
+        if serving:
+            threading.Thread(target=self._watch, args=(watch_every,), name="store-watch", daemon=True).start()
+
+    def _open(self) -> None:
+        _refuse_emptied(self.path)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            # checkpoints run in the snapshot thread (see _checkpoint_soon); this one only
+            # fires if that thread falls far behind
+            self.db.execute(f"PRAGMA wal_autocheckpoint={FALLBACK_CHECKPOINT_PAGES}")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
+            verdict = self.db.execute("PRAGMA quick_check").fetchone()[0]
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(verdict)
+            self.db.executescript(SCHEMA)
+            # the snapshot thread's own connection for checkpoints, opened now: opened later,
+            # after the file was deleted, it would create an empty database in its place
+            self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._checkpointer.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
+        except sqlite3.DatabaseError as error:
+            code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+            if code in _UNWRITABLE_CODES:
+                why = why_unwritable(self.path) or f"SQLite says {error} ({_UNWRITABLE_CODES[code]})"
+                raise StoreReadOnly(read_only(self.path, why)) from error
+            raise StoreCorrupt(damaged(self.path, str(error))) from error
+
+    def close(self) -> None:
+        self._stop.set()
+        self._writer.shutdown(wait=True)  # snapshots queued before the close are written
+        self._checkpointer.close()
+        self.db.close()
+        if self.lock is not None:
+            self.lock.release()
+
+    # ---------------------------------------------------------------- the files
+
+    def check(self) -> None:
+        """Refuse (:class:`StoreUnavailable`) once the database or its -wal is gone: a commit
+        into a deleted file is lost at the next start, so it must not be acked."""
+        with self._checking:  # the watcher thread and the event loop: say it once
+            try:
+                what = self.files.changed() if self.gone is None else None
+            except OSError as error:  # e.g. permission denied, a stale NFS handle: for now
+                if not self._unchecked:
+                    log.warning("the database files cannot be checked (%s): messages are refused "
+                                "until they can", error)
+                self._unchecked = True
+                raise StoreUnavailable(
+                    f"the sidecar cannot check its database files ({error}); the message was not "
+                    "stored. Resend it later.") from error
+            self._unchecked = False
+            if what:
+                self.gone = what
+                self._say_gone(what)
+        if self.gone is not None:
+            raise StoreUnavailable(
+                f"the sidecar's database is unavailable ({self.gone}); the message was not "
+                "stored. Resend it after the sidecar is restarted."
+            )
+
+    def _say_gone(self, what: str) -> None:
+        log.error(
+            "%s while the sidecar was serving: no message is acked from now on "
+            "(they would be lost at the next start). %s Stop the sidecar, put the database "
+            "back (or start with a new --db), and start it again.", what, self._rescue(),
+        )
+
+    def _rescue(self) -> str:
+        """Save what can be saved: a deleted -wal still open here is copied into the database."""
+        if identity(self.path) != self.files.expected[self.path]:
+            return ("Messages acked until now are only in the deleted file, still open in this "
+                    "process: they are lost when it stops.")
+        try:
+            with self._mutex:
+                busy, frames, copied = self.db.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+        except sqlite3.Error as error:
+            return f"Copying the -wal into the database failed ({error})."
+        if busy:
+            return "Copying the -wal into the database did not finish."
+        return f"Every message acked until now ({copied} of {frames} WAL pages) was copied into {self.path}."
+
+    def _watch(self, every: float) -> None:
+        while not self._stop.wait(every):
+            try:
+                self.check()
+            except StoreUnavailable:
+                if self.gone is not None:
+                    return  # said once, in the log; writes are refused from now on
+
+    def problem(self) -> str | None:
+        """None if the store can be written now, else why not (for /healthz)."""
+        if self.gone:  # the database or its -wal deleted while serving
+            return f"the store cannot be written: {self.gone}"
+        return self.writable()
+
+    def writable(self) -> str | None:
+        """None if the store takes a write transaction, else why not. Under the mutex: the
+        snapshot thread shares this connection, and its insert must not land inside (and be
+        rolled back with) this probe's transaction."""
+        try:
+            with self._mutex:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            return f"the store cannot be written: {error}"
+        return None
+
+    def take_lease(self, world: str) -> bool:
+        return True  # the database's lock file already makes this process its only writer
+
+    def holds_lease(self, world: str) -> bool:
+        return True
+
+    def release_lease(self, world: str) -> None:
+        pass
+
+    # ---------------------------------------------------------------- writing
+
+    def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
+        """Store one message that used up its seq; committed when this returns.
+
+        Raises :class:`StoreUnavailable` when the files are gone: checked before the commit
+        (nothing is written into a deleted file) and after it (a deletion during the commit
+        refuses this message too); each check is two ``stat`` calls."""
+        self.check()
+        row = (world, seq, event, json_text(payload) if error is not None else payload_text(payload),
+               json_text(error) if error is not None else None)
+        with self._mutex:
+            self.db.execute("INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)", row)
+        self.check()
+        self._appended += 1
+        if self._appended >= CHECKPOINT_EVERY and not self._checkpointing:
+            self._checkpoint_soon()
+
+    def _checkpoint_soon(self) -> None:
+        """Copy the -wal's pages into the database in the snapshot thread, on a connection of
+        its own. SQLite would otherwise do it inside the commit that crosses its threshold,
+        on the event loop, with two fsyncs (``synchronous=NORMAL`` syncs at checkpoints):
+        every few hundred messages one ack would wait for the disk. A PASSIVE checkpoint
+        never blocks the writer; what it cannot copy yet, the next one does."""
+        self._appended = 0
+        self._checkpointing = True
+        self._writer.submit(self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        try:
+            if self.gone is None:  # a deleted database is left as it is (see check)
+                self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as error:  # the fallback autocheckpoint still bounds the -wal
+            log.warning("a background checkpoint of %s failed: %s", self.path, error)
+        finally:
+            self._checkpointing = False
+
+    def add_session(self, world: str, after_seq: int, data: Any) -> None:
+        self.check()
+        with self._mutex:
+            self.db.execute(
+                "INSERT INTO sessions (world, after_seq, data) VALUES (?, ?, ?)",
+                (world, after_seq, json_text(data)),
+            )
+
+    def save_snapshot(self, state: World) -> None:
+        """Write the world's snapshot now (encoded on the caller's thread)."""
+        self._write_snapshot(state.world, state.last_seq, self._encoder.encode(state))
+
+    def save_snapshot_soon(self, state: World) -> Future[bool]:
+        """Encode and write the snapshot in the snapshot thread; the state is immutable, so the
+        caller moves on at once. A failure is logged there (a snapshot is only a cache) and
+        the future's result is False."""
+        return self._writer.submit(self._snapshot_in_thread, state)
+
+    def _snapshot_in_thread(self, state: World) -> bool:
+        try:
+            self.save_snapshot(state)
+        except (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable) as error:
+            log.error("world %s: the snapshot at seq %d was not written: %s", state.world, state.last_seq, error)
+            return False
+        return True
+
+    def _write_snapshot(self, world: str, seq: int, blob: bytes) -> None:
+        self.check()
+        with self._mutex:
+            self.db.execute(
+                "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
+                "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != ?",
+                (world, seq, ENGINE_VERSION, blob, ENGINE_VERSION),
+            )
+
+    # ---------------------------------------------------------------- reading
+
+    def worlds(self) -> list[str]:
+        rows = self.db.execute(
+            "SELECT world FROM sessions UNION SELECT world FROM messages ORDER BY 1"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def snapshot(self, world: str) -> World | None:
+        """The world's snapshot, or None: none, another version's, or one that cannot be read
+        (named in the log; the caller rebuilds the world from its log)."""
+        row = self.db.execute(
+            "SELECT state, engine_version, seq FROM snapshots WHERE world = ?", (world,)
+        ).fetchone()
+        if row is None:
+            return None
+        blob, version, seq = row
+        return snapshot_from(world, blob, version, seq, self.codec)
+
+    def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
+        """Sessions and messages after ``after_seq``, in the order they happened.
+
+        A row SQLite or JSON cannot read raises :class:`StoreCorrupt` naming it."""
+        try:
+            yield from self._history(world, after_seq)
+        except sqlite3.DatabaseError as error:
+            raise StoreCorrupt(damaged(self.path, f"world {world!r}: {error}")) from error
+
+    def _history(self, world: str, after_seq: int) -> Iterator[LogEntry]:
+        sessions = self.db.execute(
+            "SELECT after_seq, data FROM sessions WHERE world = ? AND after_seq >= ? ORDER BY id",
+            (world, after_seq),
+        ).fetchall()
+        messages = self.db.execute(
+            "SELECT seq, event, payload, error FROM messages WHERE world = ? AND seq > ? ORDER BY seq",
+            (world, after_seq),
+        )
+        yield from merged(world, sessions, messages, self._read)
+
+    def _read(self, text: Any, world: str, where: str) -> Any:
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError) as error:
+            raise StoreCorrupt(
+                damaged(self.path, f"{where} of world {world!r} is unreadable: {error}")
+            ) from error
+
+
