@@ -40,6 +40,7 @@ from . import protocol
 from .engine import Session, World, apply, plan_of
 from .engine.messages import ENVELOPE, HOOKS, INTENTS, DeleteCombat, Hook, Intent
 from .engine.model import Outcome
+from .engine.plan import PlanMemo
 from .engine.ruleset import SKIPPED_ACTS, Ruleset
 from .errors import (
     Field,
@@ -182,13 +183,16 @@ def process(
     check_outbound: bool = True,
     from_wire: bool = False,
     seen: Seen | None = None,
+    plans: PlanMemo | None = None,
 ) -> Result:
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
     ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
     read, whose non-finite numbers are :class:`~.protocol.wirejson.NonFinite`: the shape check
     then reads the depth from the encoded text instead of walking (see
     :func:`.protocol.check_shape`). A payload built in Python keeps the walk.
-    ``seen``: the world's :data:`Seen` (see the module's docstring); keep ``Result.seen``."""
+    ``seen``: the world's :data:`Seen` (see the module's docstring); keep ``Result.seen``.
+    ``plans``: the world's :class:`~.engine.plan.PlanMemo`, kept by the caller (plans built
+    again, checked and encoded only where they changed; the same acks without it)."""
     seq = read_seq(payload)
     if seq is None:
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
@@ -209,7 +213,8 @@ def process(
                           shallow_text=shallow)
         check_limits(world, event, payload)
         message = decode(event, payload)
-        outcome = apply_message(world, message, combatants_as_last=known and combat_id in world.combats)
+        outcome = apply_message(world, message, combatants_as_last=known and combat_id in world.combats,
+                                memo=plans)
         prompts = [p.to_wire() for p in outcome.prompts]
         ack: dict[str, Any] = {
             "ok": True,
@@ -219,19 +224,45 @@ def process(
             "notices": [n.to_wire() for n in outcome.notices],
         }
         if check_outbound:
-            protocol.check_outbound("ack", ack)
-        ack = wirejson.encoded(ack)  # sent as these bytes (adapter/server/packet.py)
+            check_ack(ack, plans)
+        ack = encode_ack(ack, plans)  # sent as these bytes (adapter/server/packet.py)
     except SidecarError as error:
         return refused(world, seq, payload, error)
     except Exception as bug:  # a bug must not wedge the world: refuse, keep the state, go on
         log.exception("the sidecar failed on %s seq %d", event, seq)
         failure = InternalError(f"the sidecar failed on this message ({type(bug).__name__}); it was refused")
         return refused(world, seq, payload, failure)
-    emits = tuple(("plan", p) for p in outcome.plans) + tuple(("prompt", p) for p in prompts)
+    emits = tuple(("plan", p) for p in ack["plans"]) + tuple(("prompt", p) for p in prompts)
     # accepted: plain JSON with finite numbers (the shape check), stored as encoded above
     stored = wirejson.Encoded.of(payload, text) if text is not None and type(payload) is dict else payload
     return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=stored,
                   seen=seen_after(seen, message, combat_id, people))
+
+
+def check_ack(ack: dict[str, Any], plans: PlanMemo | None) -> None:
+    """The outbound check of an ack: its plans' entries that passed it once, unchanged since
+    (:meth:`~.engine.plan.PlanMemo.checked_view`), are not walked again."""
+    if plans is None or not ack["plans"]:
+        protocol.check_outbound("ack", ack)
+        return
+    views = [plans.checked_view(p) for p in ack["plans"]]
+    protocol.check_outbound("ack", {**ack, "plans": [v if v is not None else p for v, p in zip(views, ack["plans"])]})
+    for plan in ack["plans"]:
+        plans.passed(plan)
+
+
+def encode_ack(ack: dict[str, Any], plans: PlanMemo | None) -> dict[str, Any]:
+    """:func:`.protocol.wirejson.encoded` of the ack; a plan whose text the memo holds is put
+    in as that text (``orjson.Fragment``, the same bytes) and goes out as it (broadcast too)."""
+    texts = [plans.wire_text(p) for p in ack["plans"]] if plans is not None and _FRAGMENT is not None else []
+    if not texts or None in texts:
+        return wirejson.encoded(ack)
+    rest = {k: v for k, v in ack.items() if k != "plans"}
+    if wirejson.encoded(rest) is rest:  # a prompt or notice orjson will not write as it is
+        return wirejson.encoded(ack)
+    sent = [wirejson.Encoded.of(p, t) for p, t in zip(ack["plans"], texts)]
+    text = orjson.dumps({**ack, "plans": [_FRAGMENT(t) for t in texts]})
+    return wirejson.Encoded.of({**ack, "plans": sent}, text)
 
 
 def seen_after(seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None) -> Seen | None:
@@ -338,13 +369,13 @@ def field_pointer(message: Hook | Intent, field: Field) -> str:
 
 def apply_message(
     world: World, message: Hook | Intent, rulesets: Mapping[str, Ruleset] | None = None,
-    *, combatants_as_last: bool = False,
+    *, combatants_as_last: bool = False, memo: PlanMemo | None = None,
 ) -> Outcome:
     """``apply`` (with :data:`RULESETS` unless given others), a refusal's ``field`` turned into
     the JSON ``path`` of the wire."""
     try:
         return apply(world, message, RULESETS if rulesets is None else rulesets,
-                     combatants_as_last=combatants_as_last)
+                     combatants_as_last=combatants_as_last, memo=memo)
     except SidecarError as error:
         if error.field is not None and error.path is None:
             error.path = field_pointer(message, error.field)

@@ -19,6 +19,7 @@ import orjson
 
 from . import protocol
 from .engine import World
+from .engine.plan import PlanMemo
 from .errors import InvalidMessage
 from .limits import DEFAULT_MAX_BYTES
 from .pipeline import Seen, open_session, process, read_seq
@@ -37,6 +38,8 @@ class Replay:
     resumed: bool = False
     #: what the world's hooks last brought (:data:`adapter.pipeline.Seen`)
     seen: Seen = field(default_factory=dict)
+    #: what the world's plans were last built from (:class:`adapter.engine.plan.PlanMemo`)
+    plans: PlanMemo = field(default_factory=PlanMemo)
 
     def feed(self, number: int, line: str) -> Iterator[dict[str, Any]]:
         """The output lines for one input line (none for a session or a bad line)."""
@@ -75,7 +78,8 @@ class Replay:
             )
             self.world = replace(self.world, last_seq=seq - 1)
         self.resumed = False
-        result = process(self.world, event, data, max_bytes=self.max_bytes, from_wire=True, seen=self.seen)
+        result = process(self.world, event, data, max_bytes=self.max_bytes, from_wire=True, seen=self.seen,
+                         plans=self.plans)
         self.world = result.world
         if result.seen is not None:
             self.seen = result.seen

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -29,10 +29,15 @@ def plan_body(
     combat: Combat,
     next_round: dict[str, Any] | None,
     formula: Callable[[Combatant], str | None] | None = None,
+    memo: PlanMemo | None = None,
 ) -> dict[str, Any]:
     """The plan without its ``combat_id`` and revision (kept as ``Combat.last_plan``, compared to
     the last one to see whether it changed; :func:`adapter.engine.apply.plan_of` adds both);
-    ``next_round`` is :func:`next_round_view` of the preview (:mod:`.preview`)."""
+    ``next_round`` is :func:`next_round_view` of the preview (:mod:`.preview`).
+    ``memo``: build again only the entries whose inputs changed (:class:`PlanMemo`); the
+    body is the same, value for value (tests/test_incremental.py)."""
+    if memo is not None:
+        return memo.body(rs, combat, next_round, formula)
     order, views, values = _entries(rs, combat)
     current = combat.current
     intents, started, combatants = rs.intent_kinds, combat.started, combat.combatants
@@ -57,10 +62,14 @@ def plan_body(
     }
 
 
-def plan_text(body: dict[str, Any]) -> str:
+def plan_text(body: dict[str, Any], memo: PlanMemo | None = None, combat_id: str = "") -> str:
     """A plan body as the JSON text kept in ``Combat.last_plan``: orjson's, or the standard
     library's where orjson refuses (an integer beyond 64 bits, e.g. a stat a player typed:
-    the schema bounds no stat, and dice-pool shows its pool's stats in the plan)."""
+    the schema bounds no stat, and dice-pool shows its pool's stats in the plan). With the
+    ``memo`` that built ``body`` for ``combat_id``: joined from its entries' texts."""
+    known = memo.text(combat_id, body) if memo is not None else None
+    if known is not None:
+        return known
     try:
         return orjson.dumps(body).decode()
     except (TypeError, orjson.JSONEncodeError):
@@ -124,3 +133,239 @@ def _extras(
     if formula is not None:
         entry["formula"] = formula
     return entry
+
+
+# ---------------------------------------------------------------- built again only where it changed
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and written alike in JSON (``1`` and ``1.0``, ``True`` and ``1`` are not)."""
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def _same_adopted(a: tuple[float, float] | None, b: tuple[float, float] | None) -> bool:
+    return a is b or (a is not None and b is not None and all(map(_same, a, b)))
+
+
+def _finite(value: Any) -> bool:
+    """No float that is not finite anywhere in ``value`` (orjson would write it ``null``)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return True
+
+
+class _Kept:
+    """One combatant's plan entry as last built, with every input it was built from."""
+
+    __slots__ = ("view", "value", "score", "started", "formula", "entry", "text", "finite", "checked")
+
+    def __init__(self, view: Entry, value: float | None, score: float | None, started: bool,
+                 formula: str | None, entry: dict[str, Any], text: bytes) -> None:
+        self.view, self.value, self.score, self.started = view, value, score, started
+        self.formula, self.entry, self.text = formula, entry, text
+        self.finite = _finite(entry)
+        #: the entry passed the outbound schema (as part of an ack): it need not be walked again
+        self.checked = False
+
+
+class _Sent:
+    """The last body :meth:`PlanMemo.body` built for a combat, with its text."""
+
+    __slots__ = ("body", "text", "finite", "pending", "next_round", "memo")
+
+    def __init__(self, body: dict[str, Any], text: bytes | None, finite: bool, pending: list[_Kept],
+                 next_round: tuple[Any, bytes, bool, bool] | None, memo: _CombatMemo) -> None:
+        self.body, self.text, self.finite, self.pending = body, text, finite, pending
+        self.next_round, self.memo = next_round, memo
+
+
+class _CombatMemo:
+    """What one combat's plan was last built from."""
+
+    __slots__ = ("ruleset", "view_key", "seen", "order", "values", "kept", "next_round", "sent")
+
+    def __init__(self, rs: Ruleset) -> None:
+        self.ruleset = rs
+        self.view_key: Any = None
+        #: per combatant, the object last seen and its view
+        self.seen: dict[str, tuple[Combatant, Entry]] = {}
+        self.order: tuple[str, ...] | None = None
+        self.values: dict[str, float | None] = {}
+        self.kept: dict[str, _Kept] = {}
+        #: the next-round view last encoded: (the view, its text, finite, checked)
+        self.next_round: list[Any] | None = None
+        self.sent: _Sent | None = None
+
+
+class PlanMemo:
+    """What the plans of one world's combats were last built from, so that a message builds
+    again only the entries whose inputs changed (a turn change at 200 combatants rebuilds a
+    handful, not 200). Held by the caller beside its world (:class:`adapter.service.Worlds`,
+    :class:`adapter.replay.Replay`) and handed to the engine; never a module global.
+
+    It cannot go stale, only unused: each entry is kept with every input it was built from
+    and reused only when each is the same — the very :class:`.Combatant` (immutable: the same
+    object is the same combatant), the same view (the object :meth:`Ruleset.describe` gave,
+    asked again only when the combatant changed or ``Ruleset.view_inputs`` of the combat
+    did; a ruleset that declares none is asked every time and its entries are reused only for
+    the very same view object), the same initiative number and score (compared as JSON writes
+    them: ``1`` is not ``1.0``), the same ``started`` and formula. So it may outlive a refused
+    message, a reload or a rollback: what it holds is still true of the objects it holds.
+    The numbers (:func:`.order.encode_initiatives`) are computed again only when the order,
+    or a score, an adopted value or a hint of someone in it, changed. Each entry keeps its
+    JSON text too: the plan's text is joined from them (``orjson.Fragment``), byte for byte
+    what encoding the whole gives, and each entry is walked by the outbound schema check
+    once (:meth:`checked_view` of the ack). tests/test_incremental.py compares the bodies,
+    texts and acks with and without it over random hook sequences.
+    """
+
+    def __init__(self) -> None:
+        self.combats: dict[str, _CombatMemo] = {}
+
+    def forget(self, combat_id: str) -> None:
+        self.combats.pop(combat_id, None)
+
+    def body(
+        self, rs: Ruleset, combat: Combat, next_round: dict[str, Any] | None,
+        formula: Callable[[Combatant], str | None] | None,
+    ) -> dict[str, Any]:
+        """:func:`plan_body`, built again where its inputs changed."""
+        cm = self.combats.get(combat.id)
+        if cm is None or cm.ruleset is not rs:
+            cm = self.combats[combat.id] = _CombatMemo(rs)
+        reads = rs.view_inputs
+        key = reads(combat) if reads is not None else None
+        reuse_views = reads is not None and cm.view_key is not None and _same(cm.view_key[0], key)
+        cm.view_key = (key,) if reads is not None else None
+        order, combatants, describe = combat.order, combat.combatants, rs.describe
+        last, seen = cm.seen, {}
+        dirty = order != cm.order
+        for cid in order:
+            c = combatants[cid]
+            was = last.get(cid)
+            if was is not None and was[0] is c and reuse_views:
+                seen[cid] = was
+                continue
+            view = describe(combat, c)
+            seen[cid] = (c, view)
+            if not dirty and (was is None or not _same(was[0].score, c.score)
+                              or not _same_adopted(was[0].adopted, c.adopted)
+                              or not _same(was[1].hint, view.hint)):
+                dirty = True
+        cm.seen, cm.order = seen, order
+        if dirty:
+            hints = {cid: v.hint for cid, (_, v) in seen.items() if v.hint is not None}
+            scores = {cid: combatants[cid].score for cid in order}
+            cm.values = encode_initiatives(order, scores, hints, adopted_values(combat))
+        values, kept, started, intents = cm.values, cm.kept, combat.started, rs.intent_kinds
+        fresh: dict[str, _Kept] = {}
+        entries, texts, pending = [], [], []
+        finite, text_ok = True, _FRAGMENT is not None
+        for cid in order:
+            c, view = seen[cid]
+            value, score = values[cid], c.score
+            f = formula(c) if formula is not None else None
+            k = kept.get(cid)
+            if (k is None or k.view is not view or not _same(k.value, value) or not _same(k.score, score)
+                    or k.started != started or k.formula != f):
+                entry = _extras(_entry(cid, view, value, score), actions_now(intents, started, view), f)
+                try:
+                    text = orjson.dumps(entry)
+                except (TypeError, orjson.JSONEncodeError):
+                    text, text_ok = b"", False
+                k = _Kept(view, value, score, started, f, entry, text)
+            fresh[cid] = k
+            entries.append(k.entry)
+            texts.append(k.text)
+            finite = finite and k.finite
+            if not k.checked:
+                pending.append(k)
+        cm.kept = fresh
+        current = combat.current
+        body = {
+            "round": combat.round,
+            "turn": order.index(current) if current in order else None,
+            "current": current,
+            "next_round": next_round,
+            "order": entries,
+        }
+        nr: list[Any] | None = None
+        if next_round is not None:
+            nr = cm.next_round
+            if nr is None or nr[0] is not next_round:
+                try:
+                    nr = [next_round, orjson.dumps(next_round), _finite(next_round), False]
+                except (TypeError, orjson.JSONEncodeError):
+                    nr, text_ok = None, False
+            cm.next_round = nr
+        whole: bytes | None = None
+        if text_ok:
+            whole = orjson.dumps({
+                **body,
+                "next_round": _FRAGMENT(nr[1]) if nr is not None else None,
+                "order": _FRAGMENT(b"[" + b",".join(texts) + b"]"),
+            })
+        cm.sent = _Sent(body, whole, finite and (nr is None or nr[2]), pending, tuple(nr) if nr else None, cm)
+        return body
+
+    def text(self, combat_id: str, body: dict[str, Any]) -> str | None:
+        """:func:`plan_text` of the body :meth:`body` just built (None: not that body)."""
+        sent = self._sent(combat_id, body)
+        return sent.text.decode() if sent is not None and sent.text is not None else None
+
+    def wire_text(self, plan: Mapping[str, Any]) -> bytes | None:
+        """orjson's text of a plan as sent (``combat_id``, ``revision``, then the body built
+        last), with no float that is not finite; None when that is not known here."""
+        sent = self._sent(plan.get("combat_id"), plan)
+        if sent is None or sent.text is None or not sent.finite:
+            return None
+        head = orjson.dumps({"combat_id": plan["combat_id"], "revision": plan["revision"]})
+        return head[:-1] + b"," + sent.text[1:]
+
+    def checked_view(self, plan: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The plan as the outbound check need see it: only its entries (and next-round
+        view) not yet checked, the others having passed the schema as they are (the schema
+        checks the order's items one by one, and nothing of the array as a whole); None
+        when the plan is not the body built last."""
+        sent = self._sent(plan.get("combat_id"), plan)
+        if sent is None:
+            return None
+        nr = sent.next_round
+        return {**plan, "order": [k.entry for k in sent.pending],
+                "next_round": None if nr is not None and nr[3] else plan["next_round"]}
+
+    def passed(self, plan: Mapping[str, Any]) -> None:
+        """The plan passed the outbound check: its entries need not be checked again."""
+        sent = self._sent(plan.get("combat_id"), plan)
+        if sent is None:
+            return
+        for k in sent.pending:
+            k.checked = True
+        sent.pending = []
+        nr = sent.memo.next_round
+        if nr is not None and sent.next_round is not None and nr[0] is sent.next_round[0]:
+            nr[3] = True
+
+    def _sent(self, combat_id: Any, plan: Mapping[str, Any]) -> _Sent | None:
+        cm = self.combats.get(combat_id) if isinstance(combat_id, str) else None
+        sent = cm.sent if cm is not None else None
+        if sent is None:
+            return None
+        body = sent.body
+        if plan is body or (plan.get("order") is body["order"] and plan.get("next_round") is body["next_round"]
+                            and _same(plan.get("round"), body["round"]) and _same(plan.get("turn"), body["turn"])
+                            and plan.get("current") == body["current"]):
+            return sent
+        return None
+
+
+#: orjson's way to put text already encoded inside a document (orjson 3.9.15 and later)
+_FRAGMENT: Any = getattr(orjson, "Fragment", None)

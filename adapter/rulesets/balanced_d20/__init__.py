@@ -22,6 +22,7 @@ from ...engine.events import (
     TurnEnded,
     TurnStarted,
 )
+from ...engine.model import Combat
 from ...engine.messages import (
     Dash,
     OpposedResult,
@@ -63,6 +64,12 @@ from .reroll import (
     initiative_roll_on_score_set,
 )
 
+def view_inputs(combat: Combat) -> int:
+    """What :func:`.describe.describe` reads of the combat besides the combatant: the round
+    (``started`` and the dash round follow from it)."""
+    return combat.round
+
+
 RULESET = Ruleset(
     id="balanced-d20",
     on={
@@ -91,6 +98,7 @@ RULESET = Ruleset(
     },
     sort_key=sort_key,
     describe=describe,
+    view_inputs=view_inputs,
     settings={"auto_approve_rerolls": False},
     adopt=adopt_initiative,
 )
