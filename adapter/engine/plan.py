@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from itertools import compress
+from operator import attrgetter, is_not, ne
 from typing import Any
 
 import orjson
@@ -176,6 +178,16 @@ class _Kept:
         self.checked = False
 
 
+    def same(self, view: Entry, value: float | None, score: float | None, started: bool,
+             formula: str | None) -> bool:
+        """Built from these very inputs (the view the same object, numbers written alike)."""
+        return (self.view is view and _same(self.value, value) and _same(self.score, score)
+                and self.started == started and self.formula == formula)
+
+
+_FINITE = attrgetter("finite")
+
+
 class _Sent:
     """The last body :meth:`PlanMemo.body` built for a combat, with its text."""
 
@@ -188,19 +200,28 @@ class _Sent:
 
 
 class _CombatMemo:
-    """What one combat's plan was last built from."""
+    """What one combat's plan was last built from, place by place along its order."""
 
-    __slots__ = ("ruleset", "view_key", "seen", "order", "values", "kept", "next_round", "sent")
+    __slots__ = ("ruleset", "view_key", "order", "started", "objs", "views", "values", "vals",
+                 "kept", "entries", "texts", "pending", "next_round", "sent")
 
     def __init__(self, rs: Ruleset) -> None:
         self.ruleset = rs
-        self.view_key: Any = None
-        #: per combatant, the object last seen and its view
-        self.seen: dict[str, tuple[Combatant, Entry]] = {}
+        #: ``(Ruleset.view_inputs(combat),)`` the views were asked with (None: not declared)
+        self.view_key: tuple[Any] | None = None
         self.order: tuple[str, ...] | None = None
+        self.started: bool | None = None
+        #: along the order: the combatants, their views, their numbers, their entries
+        self.objs: list[Combatant] = []
+        self.views: list[Entry] = []
         self.values: dict[str, float | None] = {}
-        self.kept: dict[str, _Kept] = {}
-        #: the next-round view last encoded: (the view, its text, finite, checked)
+        self.vals: list[float | None] = []
+        self.kept: list[_Kept] = []
+        self.entries: list[dict[str, Any]] = []
+        self.texts: list[bytes] = []
+        #: entries built and not yet through the outbound check
+        self.pending: list[_Kept] = []
+        #: the next-round view last encoded: [the view, its text, finite, checked]
         self.next_round: list[Any] | None = None
         self.sent: _Sent | None = None
 
@@ -237,66 +258,80 @@ class PlanMemo:
         self, rs: Ruleset, combat: Combat, next_round: dict[str, Any] | None,
         formula: Callable[[Combatant], str | None] | None,
     ) -> dict[str, Any]:
-        """:func:`plan_body`, built again where its inputs changed."""
+        """:func:`plan_body`, built again where its inputs changed. When the order, the round
+        and ``started`` are as last time (a turn change), who changed is found at C speed
+        (the combatants compared by identity along the order, ``map``/``compress``) and only
+        those are described and built again, with those whose number moved."""
         cm = self.combats.get(combat.id)
         if cm is None or cm.ruleset is not rs:
             cm = self.combats[combat.id] = _CombatMemo(rs)
         reads = rs.view_inputs
-        key = reads(combat) if reads is not None else None
-        reuse_views = reads is not None and cm.view_key is not None and _same(cm.view_key[0], key)
-        cm.view_key = (key,) if reads is not None else None
-        order, combatants, describe = combat.order, combat.combatants, rs.describe
-        last, seen = cm.seen, {}
-        dirty = order != cm.order
-        for cid in order:
-            c = combatants[cid]
-            was = last.get(cid)
-            if was is not None and was[0] is c and reuse_views:
-                seen[cid] = was
-                continue
-            view = describe(combat, c)
-            seen[cid] = (c, view)
-            if not dirty and (was is None or not _same(was[0].score, c.score)
-                              or not _same_adopted(was[0].adopted, c.adopted)
-                              or not _same(was[1].hint, view.hint)):
-                dirty = True
-        cm.seen, cm.order = seen, order
+        key = (reads(combat),) if reads is not None else None
+        order, combatants, started, describe = combat.order, combat.combatants, combat.started, rs.describe
+        objs = list(map(combatants.__getitem__, order))
+        fast = (key is not None and cm.view_key is not None and _same(cm.view_key[0], key[0])
+                and formula is None and started == cm.started and order == cm.order)
+        changed: list[int] = []
+        if fast:
+            views = list(cm.views)
+            dirty = False
+            for i in compress(range(len(objs)), map(is_not, objs, cm.objs)):
+                changed.append(i)
+                c, was, view = objs[i], cm.objs[i], describe(combat, objs[i])
+                dirty = dirty or not (_same(was.score, c.score) and _same_adopted(was.adopted, c.adopted)
+                                      and _same(views[i].hint, view.hint))
+                views[i] = view
+        else:
+            views = [describe(combat, c) for c in objs]
+            dirty = True
         if dirty:
-            hints = {cid: v.hint for cid, (_, v) in seen.items() if v.hint is not None}
-            scores = {cid: combatants[cid].score for cid in order}
-            cm.values = encode_initiatives(order, scores, hints, adopted_values(combat))
-        values, kept, started, intents = cm.values, cm.kept, combat.started, rs.intent_kinds
-        fresh: dict[str, _Kept] = {}
-        entries, texts, pending = [], [], []
-        finite, text_ok = True, _FRAGMENT is not None
-        for cid in order:
-            c, view = seen[cid]
-            value, score = values[cid], c.score
+            hints = {cid: v.hint for cid, v in zip(order, views) if v.hint is not None}
+            scores = {cid: c.score for cid, c in zip(order, objs)}
+            values = encode_initiatives(order, scores, hints, adopted_values(combat))
+            vals = list(map(values.__getitem__, order))
+            if fast:  # numbers are floats or None: ``!=`` tells them apart as JSON does
+                changed = sorted(set(changed).union(compress(range(len(vals)), map(ne, vals, cm.vals))))
+        else:
+            values, vals = cm.values, cm.vals
+        intents = rs.intent_kinds
+        kept: list[Any]
+        if fast:
+            kept, entries, texts = list(cm.kept), list(cm.entries), list(cm.texts)
+            pending = [k for k in cm.pending if not k.checked]
+            indices: Iterable[int] = changed
+            before: dict[str, _Kept] = {}
+        else:
+            kept = [None] * len(order)
+            entries, texts, pending = [{}] * len(order), [b""] * len(order), []
+            indices = range(len(order))
+            before = {k.entry["combatant_id"]: k for k in cm.kept}
+        for i in indices:
+            cid, c, view, value = order[i], objs[i], views[i], vals[i]
             f = formula(c) if formula is not None else None
-            k = kept.get(cid)
-            if (k is None or k.view is not view or not _same(k.value, value) or not _same(k.score, score)
-                    or k.started != started or k.formula != f):
-                entry = _extras(_entry(cid, view, value, score), actions_now(intents, started, view), f)
+            k = before.get(cid)
+            if k is None or not k.same(view, value, c.score, started, f):
+                entry = _extras(_entry(cid, view, value, c.score), actions_now(intents, started, view), f)
                 try:
                     text = orjson.dumps(entry)
                 except (TypeError, orjson.JSONEncodeError):
-                    text, text_ok = b"", False
-                k = _Kept(view, value, score, started, f, entry, text)
-            fresh[cid] = k
-            entries.append(k.entry)
-            texts.append(k.text)
-            finite = finite and k.finite
+                    text = b""
+                k = _Kept(view, value, c.score, started, f, entry, text)
             if not k.checked:
                 pending.append(k)
-        cm.kept = fresh
+            kept[i], entries[i], texts[i] = k, k.entry, k.text
+        if len(pending) > len(kept):  # never checked (check_outbound off): keep it bounded
+            pending = [k for k in kept if not k.checked]
+        cm.order, cm.started, cm.view_key, cm.objs, cm.views = order, started, key, objs, views
+        cm.values, cm.vals, cm.kept, cm.entries, cm.texts, cm.pending = values, vals, kept, entries, texts, pending
         current = combat.current
         body = {
             "round": combat.round,
             "turn": order.index(current) if current in order else None,
             "current": current,
             "next_round": next_round,
-            "order": entries,
+            "order": entries,  # the memo's list, never changed after (the next one is a copy)
         }
+        text_ok = _FRAGMENT is not None and b"" not in texts
         nr: list[Any] | None = None
         if next_round is not None:
             nr = cm.next_round
@@ -313,7 +348,8 @@ class PlanMemo:
                 "next_round": _FRAGMENT(nr[1]) if nr is not None else None,
                 "order": _FRAGMENT(b"[" + b",".join(texts) + b"]"),
             })
-        cm.sent = _Sent(body, whole, finite and (nr is None or nr[2]), pending, tuple(nr) if nr else None, cm)
+        finite = all(map(_FINITE, kept)) and (nr is None or nr[2])
+        cm.sent = _Sent(body, whole, finite, list(pending), tuple(nr) if nr else None, cm)
         return body
 
     def text(self, combat_id: str, body: dict[str, Any]) -> str | None:
