@@ -29,9 +29,9 @@ full check's: tests/test_incremental.py proves it on random sequences of hooks.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import orjson
@@ -63,9 +63,19 @@ MAX_COMBATS = 100
 #: combatants in one combat (a hook with more is refused ``too_many_combatants``)
 MAX_COMBATANTS = 200
 
-#: per combat of a world, orjson's text of ``combat.combatants`` in the last hook of that
-#: combat accepted (see the module's docstring); kept by the caller beside the world
-Seen = Mapping[str, bytes]
+class Known(NamedTuple):
+    """``combat.combatants`` of the last hook of a combat accepted."""
+
+    #: orjson's text of the list
+    text: bytes
+    #: the list as read (never changed after: a frame holding this text is given it again,
+    #: :func:`loads_frame`)
+    people: list[Any]
+
+
+#: per combat of a world, what the last hook of that combat accepted brought (see the
+#: module's docstring); kept by the caller beside the world
+Seen = Mapping[str, Known]
 
 
 @dataclass(frozen=True)
@@ -99,19 +109,30 @@ def encode(payload: Any) -> bytes | None:
 _FRAGMENT: Any = getattr(orjson, "Fragment", None)
 
 
-def encode_parts(payload: Any) -> tuple[bytes | None, str | None, bytes | None, bool | None]:
+def encode_parts(
+    payload: Any, seen: Seen | None = None,
+) -> tuple[bytes | None, str | None, bytes | None, bool | None]:
     """A hook's text as :func:`encode` gives it (the same bytes), its combat's id, the text
     of its ``combat.combatants`` within it, and :func:`.protocol.shallow` of the text (None:
     not asked). The list is encoded first, then placed in the whole (an ``orjson.Fragment``),
     so the whole costs no more than one encoding. The id and the list's text are None for a
-    payload without them, or what orjson will not write."""
+    payload without them, or what orjson will not write. A list that is the very one
+    :data:`Seen` holds for its combat (given again by :func:`loads_frame`) is not encoded
+    again, and the depth is read from the text without it: that list, at this very place,
+    was within the depth allowed when its hook was accepted."""
     combat = payload.get("combat") if type(payload) is dict else None
     if type(combat) is not dict:
         return encode(payload), None, None, None
     people, combat_id = combat.get("combatants"), combat.get("_id")
     if type(people) is not list or type(combat_id) is not str or _FRAGMENT is None:
         return encode(payload), None, None, None
+    known = seen.get(combat_id) if seen is not None else None
     try:
+        if known is not None and known.people is people:
+            body = known.text
+            text = orjson.dumps({**payload, "combat": {**combat, "combatants": _FRAGMENT(body)}})
+            rest = orjson.dumps({**payload, "combat": {**combat, "combatants": []}})
+            return text, combat_id, body, protocol.shallow(rest)
         body = orjson.dumps(people)
         text = orjson.dumps({**payload, "combat": {**combat, "combatants": _FRAGMENT(body)}})
     except (TypeError, orjson.JSONEncodeError):
@@ -204,11 +225,12 @@ def process(
         return Result(world=world, ack=refusal(seq, gap))
     try:
         text, combat_id, people, shallow = (
-            encode_parts(payload) if event == "hook" else (encode(payload), None, None, None))
+            encode_parts(payload, seen) if event == "hook" else (encode(payload), None, None, None))
         size = size_of(payload, text)
         if size > max_bytes:
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
-        known = people is not None and seen is not None and seen.get(str(combat_id)) == people
+        last = seen.get(str(combat_id)) if people is not None and seen is not None else None
+        known = last is not None and last.text == people
         protocol.validate(event, payload, encoded=text, from_wire=from_wire, combatants_known=known,
                           shallow_text=shallow)
         check_limits(world, event, payload)
@@ -236,7 +258,7 @@ def process(
     # accepted: plain JSON with finite numbers (the shape check), stored as encoded above
     stored = wirejson.Encoded.of(payload, text) if text is not None and type(payload) is dict else payload
     return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=stored,
-                  seen=seen_after(seen, message, combat_id, people))
+                  seen=seen_after(seen, message, combat_id, people, payload))
 
 
 def check_ack(ack: dict[str, Any], plans: PlanMemo | None) -> None:
@@ -265,16 +287,72 @@ def encode_ack(ack: dict[str, Any], plans: PlanMemo | None) -> dict[str, Any]:
     return wirejson.Encoded.of({**ack, "plans": sent}, text)
 
 
-def seen_after(seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None) -> Seen | None:
-    """The world's :data:`Seen` once ``message`` is accepted (None: as it was)."""
+def seen_after(
+    seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None, payload: Any,
+) -> Seen | None:
+    """The world's :data:`Seen` once ``message`` (``payload``) is accepted (None: as it was)."""
     if combat_id is None or not isinstance(message, Hook):
         return None
     before = seen or {}
     if isinstance(message, DeleteCombat) or people is None:
         return {k: v for k, v in before.items() if k != combat_id} if combat_id in before else None
-    if before.get(combat_id) == people:
+    last = before.get(combat_id)
+    if last is not None and last.text == people:
         return None
-    return {**before, combat_id: people}
+    return {**before, combat_id: Known(people, payload["combat"]["combatants"])}
+
+
+#: where a hook's combatant list starts in its text
+_LIST_KEY = b'"combatants":'
+
+
+def loads_frame(
+    text: str | bytes, seen: Seen | None, payload_of: Callable[[Any], Any], *, worth: int = 2048,
+) -> Any:
+    """:func:`.protocol.wirejson.loads` of a frame (``payload_of`` finds the message in what
+    it reads), without reading again a combatant list :data:`Seen` holds: where the text of
+    the frame holds, at a ``"combatants":`` key, the very text of a kept list (of at least
+    ``worth`` bytes), the frame is read with ``[]`` there, then with ``[0]``; if the
+    message's ``combat.combatants`` is ``[]`` in the one and ``[0]`` in the other, that place
+    is the list's (not a string, another key, a duplicate key the reader drops), so the
+    frame is the one read with the kept list (:attr:`Known.people`) there: the same value
+    the whole read gives, the list's text being orjson's of that list. Anything else (no
+    such text, NaN or a huge integer elsewhere, ...) is read whole."""
+    if seen:
+        try:
+            raw = text.encode() if isinstance(text, str) else text
+        except UnicodeEncodeError:  # a lone surrogate: the whole read says what it is
+            return wirejson.loads(text)
+        at = raw.find(_LIST_KEY)
+        for _ in range(3):  # the combat's list comes before any combatant's own keys
+            if at < 0:
+                break
+            start = at + len(_LIST_KEY)
+            for known in seen.values():
+                if len(known.text) >= worth and raw.startswith(known.text, start):
+                    item = _read_around(raw, start, start + len(known.text), known, payload_of)
+                    if item is not None:
+                        return item
+            at = raw.find(_LIST_KEY, start)
+    return wirejson.loads(text)
+
+
+def _read_around(raw: bytes, start: int, end: int, known: Known, payload_of: Callable[[Any], Any]) -> Any:
+    head, tail = raw[:start], raw[end:]
+    try:
+        item = orjson.loads(head + b"[]" + tail)
+        probe = orjson.loads(head + b"[0]" + tail)
+    except orjson.JSONDecodeError:
+        return None
+    payload, other = payload_of(item), payload_of(probe)
+    combat = payload.get("combat") if type(payload) is dict else None
+    other_combat = other.get("combat") if type(other) is dict else None
+    if type(combat) is not dict or type(other_combat) is not dict:
+        return None
+    if combat.get("combatants") != [] or other_combat.get("combatants") != [0]:
+        return None
+    combat["combatants"] = known.people
+    return item
 
 
 def refused(world: World, seq: int, payload: Any, error: SidecarError) -> Result:

@@ -22,7 +22,7 @@ from .engine import World
 from .engine.plan import PlanMemo
 from .errors import InvalidMessage
 from .limits import DEFAULT_MAX_BYTES
-from .pipeline import Seen, open_session, process, read_seq
+from .pipeline import Seen, loads_frame, open_session, process, read_seq
 from .protocol import wirejson
 from .protocol.wirejson import Encoded
 
@@ -46,7 +46,7 @@ class Replay:
         if not line.strip():
             return
         try:
-            item = wirejson.loads(line)  # read as the server reads a frame
+            item = loads_frame(line, self.seen, _data)  # read as the server reads a frame
         except ValueError as error:
             self.problems.append(f"line {number}: not JSON ({error}); skipped")
             return
@@ -86,6 +86,11 @@ class Replay:
         yield {"in": number, "type": "ack", "data": result.ack}
         for name, payload in result.emits:
             yield {"in": number, "type": "emit", "event": name, "data": payload}
+
+
+def _data(item: Any) -> Any:
+    """The message in a recording's line."""
+    return item.get("data") if type(item) is dict else None
 
 
 def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator[dict[str, Any]]:
