@@ -276,8 +276,9 @@ def check_ack(ack: dict[str, Any], plans: PlanMemo | None) -> None:
 def encode_ack(ack: dict[str, Any], plans: PlanMemo | None) -> dict[str, Any]:
     """:func:`.protocol.wirejson.encoded` of the ack; a plan whose text the memo holds is put
     in as that text (``orjson.Fragment``, the same bytes) and goes out as it (broadcast too)."""
-    texts = [plans.wire_text(p) for p in ack["plans"]] if plans is not None and _FRAGMENT is not None else []
-    if not texts or None in texts:
+    known = [plans.wire_text(p) for p in ack["plans"]] if plans is not None and _FRAGMENT is not None else []
+    texts = [t for t in known if t is not None]
+    if not texts or len(texts) < len(known):
         return wirejson.encoded(ack)
     rest = {k: v for k, v in ack.items() if k != "plans"}
     if wirejson.encoded(rest) is rest:  # a prompt or notice orjson will not write as it is

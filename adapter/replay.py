@@ -23,7 +23,6 @@ from .engine.plan import PlanMemo
 from .errors import InvalidMessage
 from .limits import DEFAULT_MAX_BYTES
 from .pipeline import Seen, loads_frame, open_session, process, read_seq
-from .protocol import wirejson
 from .protocol.wirejson import Encoded
 
 

@@ -22,7 +22,6 @@ from ...engine.events import (
     TurnEnded,
     TurnStarted,
 )
-from ...engine.model import Combat
 from ...engine.messages import (
     Dash,
     OpposedResult,
@@ -35,6 +34,7 @@ from ...engine.messages import (
     RerollDecide,
     UseReaction,
 )
+from ...engine.model import Combat
 from ...engine.ruleset import Ruleset
 from .adopt import adopt_initiative
 from .common import sort_key
@@ -63,6 +63,7 @@ from .reroll import (
     initiative_roll,
     initiative_roll_on_score_set,
 )
+
 
 def view_inputs(combat: Combat) -> int:
     """What :func:`.describe.describe` reads of the combat besides the combatant: the round
