@@ -44,15 +44,24 @@ class Encoded(dict[str, Any]):
     the socket.io packet (:mod:`adapter.server.packet`) and replay write it as it is. Only
     :meth:`of` and :func:`encoded` make one, and nothing changes the object after."""
 
-    __slots__ = ("text",)
-    text: str
+    __slots__ = ("raw", "_text")
+    #: orjson's bytes
+    raw: bytes
+    _text: str | None
 
     @classmethod
     def of(cls, value: dict[str, Any], text: bytes) -> Encoded:
         """``value`` and orjson's text of it, known to hold no NaN or infinity."""
         out = cls(value)
-        out.text = text.decode()
+        out.raw, out._text = text, None
         return out
+
+    @property
+    def text(self) -> str:
+        """The text, decoded when first asked (a hook replay stores nowhere is never decoded)."""
+        if self._text is None:
+            self._text = self.raw.decode()
+        return self._text
 
 
 def encoded(value: dict[str, Any]) -> dict[str, Any]:
