@@ -68,9 +68,10 @@ class Known(NamedTuple):
 
     #: orjson's text of the list
     text: bytes
-    #: the list as read (never changed after: a frame holding this text is given it again,
-    #: :func:`loads_frame`)
-    people: list[Any]
+    #: the list as read, kept only for a caller that reads its frames with :func:`loads_frame`
+    #: (``process(keep_read=True)``), which gives it again to a frame holding this text;
+    #: never changed after (None: not kept, some 1.5 KB of Python objects per combatant)
+    people: list[Any] | None
 
 
 #: per combat of a world, what the last hook of that combat accepted brought (see the
@@ -205,6 +206,7 @@ def process(
     from_wire: bool = False,
     seen: Seen | None = None,
     plans: PlanMemo | None = None,
+    keep_read: bool = False,
 ) -> Result:
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
     ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
@@ -213,7 +215,9 @@ def process(
     :func:`.protocol.check_shape`). A payload built in Python keeps the walk.
     ``seen``: the world's :data:`Seen` (see the module's docstring); keep ``Result.seen``.
     ``plans``: the world's :class:`~.engine.plan.PlanMemo`, kept by the caller (plans built
-    again, checked and encoded only where they changed; the same acks without it)."""
+    again, checked and encoded only where they changed; the same acks without it).
+    ``keep_read``: the caller reads its frames with :func:`loads_frame`: keep the lists read
+    in :data:`Seen` (:attr:`Known.people`)."""
     seq = read_seq(payload)
     if seq is None:
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
@@ -258,7 +262,7 @@ def process(
     # accepted: plain JSON with finite numbers (the shape check), stored as encoded above
     stored = wirejson.Encoded.of(payload, text) if text is not None and type(payload) is dict else payload
     return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=stored,
-                  seen=seen_after(seen, message, combat_id, people, payload))
+                  seen=seen_after(seen, message, combat_id, people, payload, keep_read))
 
 
 def check_ack(ack: dict[str, Any], plans: PlanMemo | None) -> None:
@@ -290,6 +294,7 @@ def encode_ack(ack: dict[str, Any], plans: PlanMemo | None) -> dict[str, Any]:
 
 def seen_after(
     seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None, payload: Any,
+    keep_read: bool = False,
 ) -> Seen | None:
     """The world's :data:`Seen` once ``message`` (``payload``) is accepted (None: as it was)."""
     if combat_id is None or not isinstance(message, Hook):
@@ -298,9 +303,10 @@ def seen_after(
     if isinstance(message, DeleteCombat) or people is None:
         return {k: v for k, v in before.items() if k != combat_id} if combat_id in before else None
     last = before.get(combat_id)
-    if last is not None and last.text == people:
+    read = payload["combat"]["combatants"] if keep_read else None
+    if last is not None and last.text == people and (last.people is read or not keep_read):
         return None
-    return {**before, combat_id: Known(people, payload["combat"]["combatants"])}
+    return {**before, combat_id: Known(people, read)}
 
 
 #: where a hook's combatant list starts in its text
@@ -330,15 +336,15 @@ def loads_frame(
                 break
             start = at + len(_LIST_KEY)
             for known in seen.values():
-                if len(known.text) >= worth and raw.startswith(known.text, start):
-                    item = _read_around(raw, start, start + len(known.text), known, payload_of)
+                if known.people is not None and len(known.text) >= worth and raw.startswith(known.text, start):
+                    item = _read_around(raw, start, start + len(known.text), known.people, payload_of)
                     if item is not None:
                         return item
             at = raw.find(_LIST_KEY, start)
     return wirejson.loads(text)
 
 
-def _read_around(raw: bytes, start: int, end: int, known: Known, payload_of: Callable[[Any], Any]) -> Any:
+def _read_around(raw: bytes, start: int, end: int, people: list[Any], payload_of: Callable[[Any], Any]) -> Any:
     head, tail = raw[:start], raw[end:]
     try:
         item = orjson.loads(head + b"[]" + tail)
@@ -352,7 +358,7 @@ def _read_around(raw: bytes, start: int, end: int, known: Known, payload_of: Cal
         return None
     if combat.get("combatants") != [] or other_combat.get("combatants") != [0]:
         return None
-    combat["combatants"] = known.people
+    combat["combatants"] = people
     return item
 
 

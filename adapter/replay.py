@@ -78,7 +78,7 @@ class Replay:
             self.world = replace(self.world, last_seq=seq - 1)
         self.resumed = False
         result = process(self.world, event, data, max_bytes=self.max_bytes, from_wire=True, seen=self.seen,
-                         plans=self.plans)
+                         plans=self.plans, keep_read=True)
         self.world = result.world
         if result.seen is not None:
             self.seen = result.seen

@@ -159,7 +159,7 @@ def test_the_memo_gives_what_the_whole_check_and_read_give(ruleset: str, size: i
         line = orjson.dumps({"event": "hook", "data": table.hook(step)})
         read = loads_frame(line.decode(), seen, _data, worth=0)
         assert read == protocol.wirejson.loads(line)
-        fast = process(incremental, "hook", read["data"], from_wire=True, seen=seen, plans=plans)
+        fast = process(incremental, "hook", read["data"], from_wire=True, seen=seen, plans=plans, keep_read=True)
         full = process(whole, "hook", protocol.wirejson.loads(line)["data"], from_wire=True)
         _same(fast, full)
         incremental, whole = fast.world, full.world
