@@ -24,6 +24,13 @@ cut out of the encoding the size check makes anyway (:func:`encode_parts`), so t
 comparison is one ``memcmp``. Equal text means equal JSON, down to ``true`` against ``1``
 and ``1`` against ``1.0`` (which Python's ``==`` confuses), so the answer is exactly the
 full check's: tests/test_incremental.py proves it on random sequences of hooks.
+
+A caller that reads the frames itself (replay) passes them to :func:`loads_frame`, which
+does not parse a kept list again (``keep_read``: :attr:`Known.people`), and the list is then
+not encoded again either. On the way out, the world's :class:`~.engine.plan.PlanMemo`
+(kept by the caller too) builds again only the plan entries whose inputs changed, joins the
+plan's text from the entries' texts (the ack and the broadcast carry those bytes), and the
+outbound check walks only the entries it has not checked before (:func:`check_ack`).
 """
 
 from __future__ import annotations
@@ -306,7 +313,8 @@ def seen_after(
     read = payload["combat"]["combatants"] if keep_read else None
     if last is not None and last.text == people and (last.people is read or not keep_read):
         return None
-    return {**before, combat_id: Known(people, read)}
+    # a copy holding only the text: orjson's own bytes keep the buffer they were written in
+    return {**before, combat_id: Known(bytes(memoryview(people)), read)}
 
 
 #: where a hook's combatant list starts in its text

@@ -188,6 +188,12 @@ class _Kept:
 _FINITE = attrgetter("finite")
 
 
+def _tight(text: bytes) -> bytes:
+    """A copy of orjson's bytes that holds only them: orjson's own object keeps the buffer
+    it wrote into (some 4 KB for a 200-byte entry), and these are kept."""
+    return bytes(memoryview(text))
+
+
 class _Sent:
     """The last body :meth:`PlanMemo.body` built for a combat, with its text."""
 
@@ -312,7 +318,7 @@ class PlanMemo:
             if k is None or not k.same(view, value, c.score, started, f):
                 entry = _extras(_entry(cid, view, value, c.score), actions_now(intents, started, view), f)
                 try:
-                    text = orjson.dumps(entry)
+                    text = _tight(orjson.dumps(entry))
                 except (TypeError, orjson.JSONEncodeError):
                     text = b""
                 k = _Kept(view, value, c.score, started, f, entry, text)
@@ -337,17 +343,17 @@ class PlanMemo:
             nr = cm.next_round
             if nr is None or nr[0] is not next_round:
                 try:
-                    nr = [next_round, orjson.dumps(next_round), _finite(next_round), False]
+                    nr = [next_round, _tight(orjson.dumps(next_round)), _finite(next_round), False]
                 except (TypeError, orjson.JSONEncodeError):
                     nr, text_ok = None, False
             cm.next_round = nr
         whole: bytes | None = None
         if text_ok:
-            whole = orjson.dumps({
+            whole = _tight(orjson.dumps({
                 **body,
                 "next_round": _FRAGMENT(nr[1]) if nr is not None else None,
                 "order": _FRAGMENT(b"[" + b",".join(texts) + b"]"),
-            })
+            }))
         finite = all(map(_FINITE, kept)) and (nr is None or nr[2])
         cm.sent = _Sent(body, whole, finite, list(pending), tuple(nr) if nr else None, cm)
         return body
