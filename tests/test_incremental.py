@@ -328,3 +328,15 @@ def test_plan_entries_built_again_only_where_changed_equal_the_whole_plan(
         full = plan_module.plan_body(rs, combat, None, None)
         assert fast == full
         assert plan_module.plan_text(fast, memo, combat.id) == plan_module.plan_text(full)
+
+
+def test_the_plan_memo_forgets_a_deleted_combat() -> None:
+    table = Table(2)
+    world = _session("balanced-d20")
+    seen: Seen = {}
+    plans = PlanMemo()
+    for step in [("turn",), ("other_combat",), ("turn",), ("delete",)]:
+        result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen, plans=plans)
+        assert result.ack["ok"] is True
+        world, seen = result.world, result.seen if result.seen is not None else seen
+    assert set(plans.combats) == set(world.combats) == {"combatAAAAAAAAAA"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from itertools import compress
 from operator import attrgetter, is_not, ne
 from typing import Any
@@ -257,8 +257,12 @@ class PlanMemo:
     def __init__(self) -> None:
         self.combats: dict[str, _CombatMemo] = {}
 
-    def forget(self, combat_id: str) -> None:
-        self.combats.pop(combat_id, None)
+    def keep_only(self, combat_ids: Collection[str]) -> None:
+        """Forget the combats not in ``combat_ids`` (deleted, or never kept: a refused
+        first contact), once there are more here than there."""
+        if len(self.combats) > len(combat_ids):
+            for gone in [cid for cid in self.combats if cid not in combat_ids]:
+                del self.combats[gone]
 
     def body(
         self, rs: Ruleset, combat: Combat, next_round: dict[str, Any] | None,
