@@ -329,7 +329,7 @@ class PlanMemo:
             if not k.checked:
                 pending.append(k)
             kept[i], entries[i], texts[i] = k, k.entry, k.text
-        if len(pending) > len(kept):  # never checked (check_outbound off): keep it bounded
+        if len(pending) > 2 * len(kept) + 8:  # never checked (check_outbound off): bounded, amortized
             pending = [k for k in kept if not k.checked]
         cm.order, cm.started, cm.view_key, cm.objs, cm.views = order, started, key, objs, views
         cm.values, cm.vals, cm.kept, cm.entries, cm.texts, cm.pending = values, vals, kept, entries, texts, pending
