@@ -248,7 +248,7 @@ class PlanMemo:
     message, a reload or a rollback: what it holds is still true of the objects it holds.
     The numbers (:func:`.order.encode_initiatives`) are computed again only when the order,
     or a score, an adopted value or a hint of someone in it, changed. Each entry keeps its
-    JSON text too: the plan's text is joined from them (``orjson.Fragment``), byte for byte
+    JSON text too: the plan's text is joined from them (``bytes.join``), byte for byte
     what encoding the whole gives, and each entry is walked by the outbound schema check
     once (:meth:`checked_view` of the ack). tests/test_incremental.py compares the bodies,
     texts and acks with and without it over random hook sequences.
@@ -341,7 +341,7 @@ class PlanMemo:
             "next_round": next_round,
             "order": entries,  # the memo's list, never changed after (the next one is a copy)
         }
-        text_ok = _FRAGMENT is not None and b"" not in texts
+        text_ok = b"" not in texts
         nr: list[Any] | None = None
         if next_round is not None:
             nr = cm.next_round
@@ -353,11 +353,10 @@ class PlanMemo:
             cm.next_round = nr
         whole: bytes | None = None
         if text_ok:
-            whole = _tight(orjson.dumps({
-                **body,
-                "next_round": _FRAGMENT(nr[1]) if nr is not None else None,
-                "order": _FRAGMENT(b"[" + b",".join(texts) + b"]"),
-            }))
+            # orjson's text of the body, its two long parts put in as they are (one copy)
+            head = orjson.dumps({"round": body["round"], "turn": body["turn"], "current": body["current"]})
+            whole = b"".join((head[:-1], b',"next_round":', nr[1] if nr is not None else b"null",
+                              b',"order":[', b",".join(texts), b"]}"))
         finite = all(map(_FINITE, kept)) and (nr is None or nr[2])
         cm.sent = _Sent(body, whole, finite, list(pending), tuple(nr) if nr else None, cm)
         return body
@@ -374,7 +373,7 @@ class PlanMemo:
         if sent is None or sent.text is None or not sent.finite:
             return None
         head = orjson.dumps({"combat_id": plan["combat_id"], "revision": plan["revision"]})
-        return head[:-1] + b"," + sent.text[1:]
+        return b"".join((head[:-1], b",", memoryview(sent.text)[1:]))
 
     def checked_view(self, plan: Mapping[str, Any]) -> dict[str, Any] | None:
         """The plan as the outbound check need see it: only its entries (and next-round
@@ -412,6 +411,3 @@ class PlanMemo:
             return sent
         return None
 
-
-#: orjson's way to put text already encoded inside a document (orjson 3.9.15 and later)
-_FRAGMENT: Any = getattr(orjson, "Fragment", None)
