@@ -213,7 +213,7 @@ def process(
     from_wire: bool = False,
     seen: Seen | None = None,
     plans: PlanMemo | None = None,
-    keep_read: bool = False,
+    keep_read: bool | int = False,
 ) -> Result:
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
     ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
@@ -224,7 +224,8 @@ def process(
     ``plans``: the world's :class:`~.engine.plan.PlanMemo`, kept by the caller (plans built
     again, checked and encoded only where they changed; the same acks without it).
     ``keep_read``: the caller reads its frames with :func:`loads_frame`: keep the lists read
-    in :data:`Seen` (:attr:`Known.people`)."""
+    in :data:`Seen` (:attr:`Known.people`); a number: only lists whose text has at least
+    that many bytes (a small list is read quickly, and kept it costs memory per world)."""
     seq = read_seq(payload)
     if seq is None:
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
@@ -303,7 +304,7 @@ def encode_ack(ack: dict[str, Any], plans: PlanMemo | None) -> dict[str, Any]:
 
 def seen_after(
     seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None, payload: Any,
-    keep_read: bool = False,
+    keep_read: bool | int = False,
 ) -> Seen | None:
     """The world's :data:`Seen` once ``message`` (``payload``) is accepted (None: as it was)."""
     if combat_id is None or not isinstance(message, Hook):
@@ -312,8 +313,9 @@ def seen_after(
     if isinstance(message, DeleteCombat) or people is None:
         return {k: v for k, v in before.items() if k != combat_id} if combat_id in before else None
     last = before.get(combat_id)
-    read = payload["combat"]["combatants"] if keep_read else None
-    if last is not None and last.text == people and (last.people is read or not keep_read):
+    keep = keep_read is not False and len(people) >= int(keep_read)
+    read = payload["combat"]["combatants"] if keep else None
+    if last is not None and last.text == people and (last.people is read or not keep):
         return None
     # a copy holding only the text: orjson's own bytes keep the buffer they were written in
     return {**before, combat_id: Known(bytes(memoryview(people)), read)}
@@ -352,6 +354,19 @@ def loads_frame(
                         return item
             at = raw.find(_LIST_KEY, start)
     return wirejson.loads(text)
+
+
+def event_payload(item: Any) -> Any:
+    """The message in a socket.io event's arguments (``["hook", payload]``)."""
+    return item[1] if type(item) is list and len(item) == 2 and item[0] == "hook" else None
+
+
+def frame_reader(seen: Seen | None) -> Callable[[str | bytes], Any] | None:
+    """How the server reads a socket.io frame of a connection whose world keeps ``seen``
+    (:data:`.protocol.wirejson.FRAME_READER`), or None when nothing is kept to reuse."""
+    if not seen or all(known.people is None for known in seen.values()):
+        return None
+    return lambda text: loads_frame(text, seen, event_payload)
 
 
 def _read_around(raw: bytes, start: int, end: int, people: list[Any], payload_of: Callable[[Any], Any]) -> Any:

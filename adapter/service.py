@@ -29,6 +29,12 @@ from .store.contract import WorldStore
 
 log = logging.getLogger("initiative_sidecar.service")
 
+#: the smallest combatant list (bytes of its text) whose read objects are kept beside the
+#: world, so that the frames repeating it are read without it (:func:`.pipeline.loads_frame`,
+#: by the server): some 40 combatants; smaller lists are read quickly, and kept they would
+#: cost some 1.5 KB of memory per combatant in every world
+KEEP_READ_FROM = 16_384
+
 
 @contextmanager
 def storing(world_id: str, what: str) -> Iterator[None]:
@@ -183,7 +189,7 @@ class Worlds:
         result = process(
             state, event, payload, max_bytes=self.max_bytes, check_outbound=self.check_outbound,
             from_wire=from_wire, seen=self.seen.get(world_id),
-            plans=self.plans.setdefault(world_id, PlanMemo()),
+            plans=self.plans.setdefault(world_id, PlanMemo()), keep_read=KEEP_READ_FROM,
         )
         if result.record:
             # committed before the state moves on: if this raises, nothing happened

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 import orjson
@@ -152,3 +154,24 @@ def _has_nonfinite(value: Any) -> bool:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return False
+
+
+#: how the socket.io frame being decoded is read, set by the server around each frame of a
+#: connection whose world keeps combatant lists (:func:`adapter.pipeline.loads_frame`);
+#: None: :func:`loads`
+FRAME_READER: ContextVar[Callable[[str | bytes], Any] | None] = ContextVar("frame_reader", default=None)
+
+
+class _Frames:
+    """This module as python-socketio's ``json``: :func:`loads` goes through
+    :data:`FRAME_READER` when the server set one for the frame in hand."""
+
+    dumps = staticmethod(dumps)
+
+    @staticmethod
+    def loads(text: str | bytes, **kwargs: Any) -> Any:
+        reader = FRAME_READER.get()
+        return reader(text) if reader is not None else loads(text, **kwargs)
+
+
+FRAMES = _Frames()
