@@ -25,9 +25,10 @@ comparison is one ``memcmp``. Equal text means equal JSON, down to ``true`` agai
 and ``1`` against ``1.0`` (which Python's ``==`` confuses), so the answer is exactly the
 full check's: tests/test_incremental.py proves it on random sequences of hooks.
 
-A caller that reads the frames itself (replay) passes them to :func:`loads_frame`, which
-does not parse a kept list again (``keep_read``: :attr:`Known.people`), and the list is then
-not encoded again either. On the way out, the world's :class:`~.engine.plan.PlanMemo`
+A caller that reads the frames itself (replay; the server through
+:func:`frame_reader` and :data:`.protocol.wirejson.FRAME_READER`) passes them to
+:func:`loads_frame`, which does not parse a kept list again (``keep_read``:
+:attr:`Known.people`), and the list is then not encoded again either. On the way out, the world's :class:`~.engine.plan.PlanMemo`
 (kept by the caller too) builds again only the plan entries whose inputs changed, joins the
 plan's text from the entries' texts (the ack and the broadcast carry those bytes), and the
 outbound check walks only the entries it has not checked before (:func:`check_ack`).
