@@ -24,14 +24,22 @@ cut out of the encoding the size check makes anyway (:func:`encode_parts`), so t
 comparison is one ``memcmp``. Equal text means equal JSON, down to ``true`` against ``1``
 and ``1`` against ``1.0`` (which Python's ``==`` confuses), so the answer is exactly the
 full check's: tests/test_incremental.py proves it on random sequences of hooks.
+
+A caller that reads the frames itself (replay; the server through
+:func:`frame_reader` and :data:`.protocol.wirejson.FRAME_READER`) passes them to
+:func:`loads_frame`, which does not parse a kept list again (``keep_read``:
+:attr:`Known.people`), and the list is then not encoded again either. On the way out, the world's :class:`~.engine.plan.PlanMemo`
+(kept by the caller too) builds again only the plan entries whose inputs changed, joins the
+plan's text from the entries' texts (the ack and the broadcast carry those bytes), and the
+outbound check walks only the entries it has not checked before (:func:`check_ack`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import orjson
@@ -40,6 +48,7 @@ from . import protocol
 from .engine import Session, World, apply, plan_of
 from .engine.messages import ENVELOPE, HOOKS, INTENTS, DeleteCombat, Hook, Intent
 from .engine.model import Outcome
+from .engine.plan import PlanMemo
 from .engine.ruleset import SKIPPED_ACTS, Ruleset
 from .errors import (
     Field,
@@ -62,9 +71,20 @@ MAX_COMBATS = 100
 #: combatants in one combat (a hook with more is refused ``too_many_combatants``)
 MAX_COMBATANTS = 200
 
-#: per combat of a world, orjson's text of ``combat.combatants`` in the last hook of that
-#: combat accepted (see the module's docstring); kept by the caller beside the world
-Seen = Mapping[str, bytes]
+class Known(NamedTuple):
+    """``combat.combatants`` of the last hook of a combat accepted."""
+
+    #: orjson's text of the list
+    text: bytes
+    #: the list as read, kept only for a caller that reads its frames with :func:`loads_frame`
+    #: (``process(keep_read=True)``), which gives it again to a frame holding this text;
+    #: never changed after (None: not kept, some 1.5 KB of Python objects per combatant)
+    people: list[Any] | None
+
+
+#: per combat of a world, what the last hook of that combat accepted brought (see the
+#: module's docstring); kept by the caller beside the world
+Seen = Mapping[str, Known]
 
 
 @dataclass(frozen=True)
@@ -98,19 +118,30 @@ def encode(payload: Any) -> bytes | None:
 _FRAGMENT: Any = getattr(orjson, "Fragment", None)
 
 
-def encode_parts(payload: Any) -> tuple[bytes | None, str | None, bytes | None, bool | None]:
+def encode_parts(
+    payload: Any, seen: Seen | None = None,
+) -> tuple[bytes | None, str | None, bytes | None, bool | None]:
     """A hook's text as :func:`encode` gives it (the same bytes), its combat's id, the text
     of its ``combat.combatants`` within it, and :func:`.protocol.shallow` of the text (None:
     not asked). The list is encoded first, then placed in the whole (an ``orjson.Fragment``),
     so the whole costs no more than one encoding. The id and the list's text are None for a
-    payload without them, or what orjson will not write."""
+    payload without them, or what orjson will not write. A list that is the very one
+    :data:`Seen` holds for its combat (given again by :func:`loads_frame`) is not encoded
+    again, and the depth is read from the text without it: that list, at this very place,
+    was within the depth allowed when its hook was accepted."""
     combat = payload.get("combat") if type(payload) is dict else None
     if type(combat) is not dict:
         return encode(payload), None, None, None
     people, combat_id = combat.get("combatants"), combat.get("_id")
     if type(people) is not list or type(combat_id) is not str or _FRAGMENT is None:
         return encode(payload), None, None, None
+    known = seen.get(combat_id) if seen is not None else None
     try:
+        if known is not None and known.people is people:
+            body = known.text
+            text = orjson.dumps({**payload, "combat": {**combat, "combatants": _FRAGMENT(body)}})
+            rest = orjson.dumps({**payload, "combat": {**combat, "combatants": []}})
+            return text, combat_id, body, protocol.shallow(rest)
         body = orjson.dumps(people)
         text = orjson.dumps({**payload, "combat": {**combat, "combatants": _FRAGMENT(body)}})
     except (TypeError, orjson.JSONEncodeError):
@@ -182,13 +213,20 @@ def process(
     check_outbound: bool = True,
     from_wire: bool = False,
     seen: Seen | None = None,
+    plans: PlanMemo | None = None,
+    keep_read: bool | int = False,
 ) -> Result:
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
     ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
     read, whose non-finite numbers are :class:`~.protocol.wirejson.NonFinite`: the shape check
     then reads the depth from the encoded text instead of walking (see
     :func:`.protocol.check_shape`). A payload built in Python keeps the walk.
-    ``seen``: the world's :data:`Seen` (see the module's docstring); keep ``Result.seen``."""
+    ``seen``: the world's :data:`Seen` (see the module's docstring); keep ``Result.seen``.
+    ``plans``: the world's :class:`~.engine.plan.PlanMemo`, kept by the caller (plans built
+    again, checked and encoded only where they changed; the same acks without it).
+    ``keep_read``: the caller reads its frames with :func:`loads_frame`: keep the lists read
+    in :data:`Seen` (:attr:`Known.people`); a number: only lists whose text has at least
+    that many bytes (a small list is read quickly, and kept it costs memory per world)."""
     seq = read_seq(payload)
     if seq is None:
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
@@ -200,16 +238,18 @@ def process(
         return Result(world=world, ack=refusal(seq, gap))
     try:
         text, combat_id, people, shallow = (
-            encode_parts(payload) if event == "hook" else (encode(payload), None, None, None))
+            encode_parts(payload, seen) if event == "hook" else (encode(payload), None, None, None))
         size = size_of(payload, text)
         if size > max_bytes:
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
-        known = people is not None and seen is not None and seen.get(str(combat_id)) == people
+        last = seen.get(str(combat_id)) if people is not None and seen is not None else None
+        known = last is not None and last.text == people
         protocol.validate(event, payload, encoded=text, from_wire=from_wire, combatants_known=known,
                           shallow_text=shallow)
         check_limits(world, event, payload)
         message = decode(event, payload)
-        outcome = apply_message(world, message, combatants_as_last=known and combat_id in world.combats)
+        outcome = apply_message(world, message, combatants_as_last=known and combat_id in world.combats,
+                                memo=plans)
         prompts = [p.to_wire() for p in outcome.prompts]
         ack: dict[str, Any] = {
             "ok": True,
@@ -219,31 +259,133 @@ def process(
             "notices": [n.to_wire() for n in outcome.notices],
         }
         if check_outbound:
-            protocol.check_outbound("ack", ack)
-        ack = wirejson.encoded(ack)  # sent as these bytes (adapter/server/packet.py)
+            check_ack(ack, plans)
+        ack = encode_ack(ack, plans)  # sent as these bytes (adapter/server/packet.py)
     except SidecarError as error:
         return refused(world, seq, payload, error)
     except Exception as bug:  # a bug must not wedge the world: refuse, keep the state, go on
         log.exception("the sidecar failed on %s seq %d", event, seq)
         failure = InternalError(f"the sidecar failed on this message ({type(bug).__name__}); it was refused")
         return refused(world, seq, payload, failure)
-    emits = tuple(("plan", p) for p in outcome.plans) + tuple(("prompt", p) for p in prompts)
+    if plans is not None:
+        plans.keep_only(outcome.world.combats.keys())
+    emits = tuple(("plan", p) for p in ack["plans"]) + tuple(("prompt", p) for p in prompts)
     # accepted: plain JSON with finite numbers (the shape check), stored as encoded above
     stored = wirejson.Encoded.of(payload, text) if text is not None and type(payload) is dict else payload
     return Result(world=outcome.world, ack=ack, emits=emits, record=True, stored=stored,
-                  seen=seen_after(seen, message, combat_id, people))
+                  seen=seen_after(seen, message, combat_id, people, payload, keep_read))
 
 
-def seen_after(seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None) -> Seen | None:
-    """The world's :data:`Seen` once ``message`` is accepted (None: as it was)."""
+def check_ack(ack: dict[str, Any], plans: PlanMemo | None) -> None:
+    """The outbound check of an ack: its plans' entries that passed it once, unchanged since
+    (:meth:`~.engine.plan.PlanMemo.checked_view`), are not walked again."""
+    if plans is None or not ack["plans"]:
+        protocol.check_outbound("ack", ack)
+        return
+    views = [plans.checked_view(p) for p in ack["plans"]]
+    protocol.check_outbound("ack", {**ack, "plans": [v if v is not None else p for v, p in zip(views, ack["plans"])]})
+    for plan in ack["plans"]:
+        plans.passed(plan)
+
+
+def encode_ack(ack: dict[str, Any], plans: PlanMemo | None) -> dict[str, Any]:
+    """:func:`.protocol.wirejson.encoded` of the ack; a plan whose text the memo holds is put
+    in as that text (``orjson.Fragment``, the same bytes) and goes out as it (broadcast too)."""
+    known = [plans.wire_text(p) for p in ack["plans"]] if plans is not None and _FRAGMENT is not None else []
+    texts = [t for t in known if t is not None]
+    if not texts or len(texts) < len(known):
+        return wirejson.encoded(ack)
+    rest = {k: v for k, v in ack.items() if k != "plans"}
+    if wirejson.encoded(rest) is rest:  # a prompt or notice orjson will not write as it is
+        return wirejson.encoded(ack)
+    sent = [wirejson.Encoded.of(p, t) for p, t in zip(ack["plans"], texts)]
+    text = orjson.dumps({**ack, "plans": [_FRAGMENT(t) for t in texts]})
+    return wirejson.Encoded.of({**ack, "plans": sent}, text)
+
+
+def seen_after(
+    seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None, payload: Any,
+    keep_read: bool | int = False,
+) -> Seen | None:
+    """The world's :data:`Seen` once ``message`` (``payload``) is accepted (None: as it was)."""
     if combat_id is None or not isinstance(message, Hook):
         return None
     before = seen or {}
     if isinstance(message, DeleteCombat) or people is None:
         return {k: v for k, v in before.items() if k != combat_id} if combat_id in before else None
-    if before.get(combat_id) == people:
+    last = before.get(combat_id)
+    keep = keep_read is not False and len(people) >= int(keep_read)
+    read = payload["combat"]["combatants"] if keep else None
+    if last is not None and last.text == people and (last.people is read or not keep):
         return None
-    return {**before, combat_id: people}
+    # a copy holding only the text: orjson's own bytes keep the buffer they were written in
+    return {**before, combat_id: Known(bytes(memoryview(people)), read)}
+
+
+#: where a hook's combatant list starts in its text
+_LIST_KEY = b'"combatants":'
+
+
+def loads_frame(
+    text: str | bytes, seen: Seen | None, payload_of: Callable[[Any], Any], *, worth: int = 2048,
+) -> Any:
+    """:func:`.protocol.wirejson.loads` of a frame (``payload_of`` finds the message in what
+    it reads), without reading again a combatant list :data:`Seen` holds: where the text of
+    the frame holds, at a ``"combatants":`` key, the very text of a kept list (of at least
+    ``worth`` bytes), the frame is read with ``[]`` there, then with ``[0]``; if the
+    message's ``combat.combatants`` is ``[]`` in the one and ``[0]`` in the other, that place
+    is the list's (not a string, another key, a duplicate key the reader drops), so the
+    frame is the one read with the kept list (:attr:`Known.people`) there: the same value
+    the whole read gives, the list's text being orjson's of that list. Anything else (no
+    such text, NaN or a huge integer elsewhere, ...) is read whole."""
+    if seen:
+        try:
+            raw = text.encode() if isinstance(text, str) else text
+        except UnicodeEncodeError:  # a lone surrogate: the whole read says what it is
+            return wirejson.loads(text)
+        at = raw.find(_LIST_KEY)
+        for _ in range(3):  # the combat's list comes before any combatant's own keys
+            if at < 0:
+                break
+            start = at + len(_LIST_KEY)
+            for known in seen.values():
+                if known.people is not None and len(known.text) >= worth and raw.startswith(known.text, start):
+                    item = _read_around(raw, start, start + len(known.text), known.people, payload_of)
+                    if item is not None:
+                        return item
+            at = raw.find(_LIST_KEY, start)
+    return wirejson.loads(text)
+
+
+def event_payload(item: Any) -> Any:
+    """The message in a socket.io event's arguments (``["hook", payload]``)."""
+    return item[1] if type(item) is list and len(item) == 2 and item[0] == "hook" else None
+
+
+def frame_reader(seen: Seen | None) -> Callable[[str | bytes], Any] | None:
+    """How the server reads a socket.io frame of a connection whose world keeps ``seen``
+    (:data:`.protocol.wirejson.FRAME_READER`), or None when nothing is kept to reuse."""
+    if not seen or all(known.people is None for known in seen.values()):
+        return None
+    return lambda text: loads_frame(text, seen, event_payload)
+
+
+def _read_around(raw: bytes, start: int, end: int, people: list[Any], payload_of: Callable[[Any], Any]) -> Any:
+    head, tail = raw[:start], raw[end:]
+    try:
+        item = orjson.loads(head + b"[]" + tail)
+        probe = orjson.loads(head + b"[0]" + tail)
+    except orjson.JSONDecodeError:
+        return None
+    payload, other = payload_of(item), payload_of(probe)
+    combat = payload.get("combat") if type(payload) is dict else None
+    other_combat = other.get("combat") if type(other) is dict else None
+    if type(combat) is not dict or type(other_combat) is not dict:
+        return None
+    if combat.get("combatants") != [] or other_combat.get("combatants") != [0]:
+        return None
+    combat["combatants"] = people
+    return item
 
 
 def refused(world: World, seq: int, payload: Any, error: SidecarError) -> Result:
@@ -338,13 +480,13 @@ def field_pointer(message: Hook | Intent, field: Field) -> str:
 
 def apply_message(
     world: World, message: Hook | Intent, rulesets: Mapping[str, Ruleset] | None = None,
-    *, combatants_as_last: bool = False,
+    *, combatants_as_last: bool = False, memo: PlanMemo | None = None,
 ) -> Outcome:
     """``apply`` (with :data:`RULESETS` unless given others), a refusal's ``field`` turned into
     the JSON ``path`` of the wire."""
     try:
         return apply(world, message, RULESETS if rulesets is None else rulesets,
-                     combatants_as_last=combatants_as_last)
+                     combatants_as_last=combatants_as_last, memo=memo)
     except SidecarError as error:
         if error.field is not None and error.path is None:
             error.path = field_pointer(message, error.field)

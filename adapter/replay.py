@@ -19,10 +19,10 @@ import orjson
 
 from . import protocol
 from .engine import World
+from .engine.plan import PlanMemo
 from .errors import InvalidMessage
 from .limits import DEFAULT_MAX_BYTES
-from .pipeline import Seen, open_session, process, read_seq
-from .protocol import wirejson
+from .pipeline import Seen, loads_frame, open_session, process, read_seq
 from .protocol.wirejson import Encoded
 
 
@@ -37,13 +37,15 @@ class Replay:
     resumed: bool = False
     #: what the world's hooks last brought (:data:`adapter.pipeline.Seen`)
     seen: Seen = field(default_factory=dict)
+    #: what the world's plans were last built from (:class:`adapter.engine.plan.PlanMemo`)
+    plans: PlanMemo = field(default_factory=PlanMemo)
 
     def feed(self, number: int, line: str) -> Iterator[dict[str, Any]]:
         """The output lines for one input line (none for a session or a bad line)."""
         if not line.strip():
             return
         try:
-            item = wirejson.loads(line)  # read as the server reads a frame
+            item = loads_frame(line, self.seen, _data)  # read as the server reads a frame
         except ValueError as error:
             self.problems.append(f"line {number}: not JSON ({error}); skipped")
             return
@@ -75,13 +77,19 @@ class Replay:
             )
             self.world = replace(self.world, last_seq=seq - 1)
         self.resumed = False
-        result = process(self.world, event, data, max_bytes=self.max_bytes, from_wire=True, seen=self.seen)
+        result = process(self.world, event, data, max_bytes=self.max_bytes, from_wire=True, seen=self.seen,
+                         plans=self.plans, keep_read=True)
         self.world = result.world
         if result.seen is not None:
             self.seen = result.seen
         yield {"in": number, "type": "ack", "data": result.ack}
         for name, payload in result.emits:
             yield {"in": number, "type": "emit", "event": name, "data": payload}
+
+
+def _data(item: Any) -> Any:
+    """The message in a recording's line."""
+    return item.get("data") if type(item) is dict else None
 
 
 def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator[dict[str, Any]]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine import World
+from .engine.plan import PlanMemo
 from .errors import ServedElsewhere, StoreUnavailable
 from .limits import DEFAULT_MAX_BYTES
 from .pipeline import Result, Seen, open_session, process, refusal
@@ -27,6 +28,12 @@ from .store import StoreCorrupt, damaged
 from .store.contract import WorldStore
 
 log = logging.getLogger("initiative_sidecar.service")
+
+#: the smallest combatant list (bytes of its text) whose read objects are kept beside the
+#: world, so that the frames repeating it are read without it (:func:`.pipeline.loads_frame`,
+#: by the server): some 40 combatants; smaller lists are read quickly, and kept they would
+#: cost some 1.5 KB of memory per combatant in every world
+KEEP_READ_FROM = 16_384
 
 
 @contextmanager
@@ -65,6 +72,9 @@ class Worlds:
         #: beside each world in ``states``, what its hooks last brought (:data:`.pipeline.Seen`):
         #: moved on with the world, dropped with it (a world loaded again starts without)
         self.seen: dict[str, Seen] = {}
+        #: beside each world, what its plans were last built from (:class:`.engine.plan.PlanMemo`:
+        #: it checks its own inputs, so it need not move with the world; dropped with it)
+        self.plans: dict[str, PlanMemo] = {}
         self._since_snapshot: dict[str, int] = {}
         #: worlds owed a snapshot: the latest one asked for is not written yet (in flight or
         #: failed), so the next checkpoint asks again; and, per world, that latest request's
@@ -100,6 +110,7 @@ class Worlds:
         """Rebuild one world from the store: its snapshot, then the log after it."""
         state = self.store.snapshot(world_id)
         self.seen.pop(world_id, None)
+        self.plans.pop(world_id, None)
         replayed = 0
         for entry in self.store.history(world_id, state.last_seq if state else 0):
             if entry.kind == "session":
@@ -150,6 +161,7 @@ class Worlds:
         self.owned.discard(world_id)
         self.states.pop(world_id, None)
         self.seen.pop(world_id, None)
+        self.plans.pop(world_id, None)
         self._since_snapshot.pop(world_id, None)
         with self._owed_lock:  # the world is no longer this process's to snapshot
             self._unsaved.discard(world_id)
@@ -177,6 +189,7 @@ class Worlds:
         result = process(
             state, event, payload, max_bytes=self.max_bytes, check_outbound=self.check_outbound,
             from_wire=from_wire, seen=self.seen.get(world_id),
+            plans=self.plans.setdefault(world_id, PlanMemo()), keep_read=KEEP_READ_FROM,
         )
         if result.record:
             # committed before the state moves on: if this raises, nothing happened

@@ -1,13 +1,17 @@
 """A message costs what changed: a hook whose combatants are those of the last hook of its
-combat is checked without them and not read again (adapter/pipeline.py, "What a message
-costs"), and gives exactly what the whole check and the whole read give.
+combat is neither parsed (``pipeline.loads_frame``), checked nor read again
+(adapter/pipeline.py, "What a message costs"), its plan's entries are built, encoded and
+checked again only where their inputs changed (``engine.plan.PlanMemo``), and all of it
+gives exactly what the whole read, check and build give.
 
 The property: random sequences of hooks (turn changes that repeat the combatants, and
 changes in a combatant that must be noticed: a field, a type that Python's ``==`` confuses
 such as ``true`` and ``1``, a join, a leave, an order, a group, a roll, a second combat, a
-deletion, invalid values) give the same acks, broadcasts and worlds with the memo
-(``seen``) as without it. The suite also runs the engine with ``snapshot.CHECK`` set: every
-snapshot taken as unchanged is read in full too and compared.
+deletion, invalid values), under each ruleset, give the same frames read, acks (value and
+bytes), broadcasts (value and bytes) and worlds with the memos (``seen``, ``plans``) as
+without them, and every ack still passes its schema whole. The suite also runs the engine
+with ``snapshot.CHECK`` set: every snapshot taken as unchanged is read in full too and
+compared.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from hypothesis import strategies as st
 from adapter import pipeline, protocol
 from adapter.benchkit.payloads import GM, combatant, roll
 from adapter.engine import World
-from adapter.pipeline import Seen, open_session, process
+from adapter.engine import plan as plan_module
+from adapter.engine.plan import PlanMemo
+from adapter.pipeline import Seen, loads_frame, open_session, process
 
 #: values that must be noticed when a combatant's field takes them (some are invalid; some
 #: equal the one before under Python's ``==`` but not in JSON)
@@ -128,21 +134,33 @@ def _same(a: pipeline.Result, b: pipeline.Result) -> None:
     assert a.ack == b.ack
     assert getattr(a.ack, "text", None) == getattr(b.ack, "text", None)
     assert a.emits == b.emits
+    for name, data in a.emits:  # a broadcast goes out as its text: the whole encoding's
+        text = getattr(data, "text", None)
+        assert text is None or text == protocol.wirejson.dumps(dict(data)), name
     assert a.world == b.world
     assert a.error == b.error and a.record == b.record
+    if a.ack["ok"]:
+        protocol.check_outbound("ack", orjson.loads(orjson.dumps(a.ack)))  # whole, every entry
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ruleset=st.sampled_from(["foundry-core", "balanced-d20"]), size=st.integers(1, 6),
-       plan=st.lists(steps, min_size=1, max_size=30))
+def _data(item: Any) -> Any:
+    return item.get("data") if type(item) is dict else None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ruleset=st.sampled_from(["foundry-core", "balanced-d20", "dice-pool", "storyteller"]),
+       size=st.integers(1, 6), plan=st.lists(steps, min_size=1, max_size=30))
 def test_the_memo_gives_what_the_whole_check_and_read_give(ruleset: str, size: int, plan: list[tuple[Any, ...]]) -> None:
     table = Table(size)
     incremental = whole = _session(ruleset)
     seen: Seen = {}
+    plans = PlanMemo()
     for step in plan:
-        payload = table.hook(step)
-        fast = process(incremental, "hook", _wire(payload), from_wire=True, seen=seen)
-        full = process(whole, "hook", _wire(payload), from_wire=True)
+        line = orjson.dumps({"event": "hook", "data": table.hook(step)})
+        read = loads_frame(line.decode(), seen, _data, worth=0)
+        assert read == protocol.wirejson.loads(line)
+        fast = process(incremental, "hook", read["data"], from_wire=True, seen=seen, plans=plans, keep_read=True)
+        full = process(whole, "hook", protocol.wirejson.loads(line)["data"], from_wire=True)
         _same(fast, full)
         incremental, whole = fast.world, full.world
         if fast.seen is not None:
@@ -196,3 +214,129 @@ def test_the_memo_follows_deleted_combats() -> None:
         result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen)
         world, seen = result.world, result.seen if result.seen is not None else seen
     assert "combatAAAAAAAAAA" not in seen and "combatAAAAAAAAAA" not in world.combats
+
+
+def test_a_turn_change_builds_and_checks_only_the_entries_that_changed(monkeypatch: Any) -> None:
+    built: list[str] = []
+    real_entry = plan_module._entry
+
+    def counting_entry(cid: str, *args: Any) -> dict[str, Any]:
+        built.append(cid)
+        return real_entry(cid, *args)
+
+    checked: list[int] = []
+    real_check = protocol.check_outbound
+
+    def counting_check(name: str, instance: Any) -> None:
+        if name == "ack":
+            checked.append(sum(len(p["order"]) for p in instance["plans"]))
+        real_check(name, instance)
+
+    monkeypatch.setattr(plan_module, "_entry", counting_entry)
+    monkeypatch.setattr(protocol, "check_outbound", counting_check)
+    table = Table(12)
+    world = _session("balanced-d20")
+    seen: Seen = {}
+    plans = PlanMemo()
+    counts = []
+    for step in [("turn",)] * 4:
+        built.clear()
+        result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen, plans=plans)
+        assert result.ack["ok"] is True and result.ack["plans"]
+        counts.append(len(built))
+        world, seen = result.world, result.seen if result.seen is not None else seen
+    assert counts[0] >= 12  # the start: every entry
+    assert all(0 < n <= 3 for n in counts[2:]), counts  # a turn: who ended, who begins
+    assert all(n <= 3 for n in checked[2:]), checked
+
+
+def _frame(text: str) -> Any:
+    return orjson.loads(text)
+
+
+def _kept(people: list[Any]) -> Seen:
+    return {"combatAAAAAAAAAA": pipeline.Known(orjson.dumps(people), people)}
+
+
+@given(where=st.sampled_from(["elsewhere", "duplicate", "string", "nested", "nan", "place"]))
+@settings(max_examples=30, deadline=None)
+def test_a_kept_list_is_taken_only_at_the_message_s_own_combatants(where: str) -> None:
+    people = [combatant(i) for i in range(3)]
+    seen = _kept(people)
+    text = orjson.dumps(people).decode()
+    combat = '{"_id":"combatAAAAAAAAAA","round":1,"turn":0,'
+    frames = {
+        # the kept list under another key, the message's own list empty
+        "elsewhere": f'{{"event":"hook","data":{{"other":{{"combatants":{text}}},"combat":{combat}"combatants":[]}}}}}}',
+        # a duplicate key: the reader keeps the last one
+        "duplicate": f'{{"event":"hook","data":{{"combat":{combat}"combatants":{text},"combatants":[1]}}}}}}',
+        # the text inside a string
+        "string": '{"event":"hook","data":{"note":' + orjson.dumps('"combatants":' + text).decode()
+                  + f',"combat":{combat}"combatants":[]}}}}}}',
+        # a combatant's own key
+        "nested": f'{{"event":"hook","data":{{"combat":{combat}"combatants":[{{"combatants":{text}}}]}}}}}}',
+        # what orjson cannot read elsewhere in the frame
+        "nan": f'{{"event":"hook","data":{{"x":Infinity,"combat":{combat}"combatants":{text}}}}}}}',
+        "place": f'{{"event":"hook","data":{{"combat":{combat}"combatants":{text}}}}}}}',
+    }
+    frame = frames[where]
+    read = loads_frame(frame, seen, _data, worth=0)
+    whole = protocol.wirejson.loads(frame)
+    assert read == whole
+    taken = read["data"]["combat"]["combatants"] is people
+    assert taken == (where == "place")
+
+
+#: scores with ties, and ints beside floats (written differently); none unrolled: those go last
+SCORES = [5, 5.0, 7, 7.5, 10, 10.0, 12]
+
+
+@settings(max_examples=200, deadline=None)
+@given(ruleset=st.sampled_from(["balanced-d20", "foundry-core", "dice-pool"]),
+       start=st.lists(st.sampled_from(SCORES), min_size=1, max_size=8),
+       changes=st.lists(st.tuples(st.integers(0, 7), st.sampled_from(["score", "adopted", "defeated", "round"]),
+                                  st.sampled_from(SCORES)), max_size=20))
+def test_plan_entries_built_again_only_where_changed_equal_the_whole_plan(
+    ruleset: str, start: list[Any], changes: list[tuple[int, str, Any]],
+) -> None:
+    """The engine's half alone: a combat whose order stays put while scores (ties among
+    them), adopted values, defeats and the round change under it; the memo's body and text
+    are the whole build's after every change."""
+    from dataclasses import replace
+
+    from adapter.engine.model import Combat, Combatant
+    from adapter.rulesets import RULESETS
+
+    rs = RULESETS[ruleset]
+    ids = [f"cbt{i:013d}" for i in range(len(start))]
+    combat = Combat(id="combatAAAAAAAAAA", ruleset=ruleset, round=1, order=tuple(ids), current=ids[0],
+                    combatants={cid: Combatant(id=cid, score=s) for cid, s in zip(ids, start)})
+    memo = PlanMemo()
+    for i, what, value in [(0, "round", 1), *changes]:
+        cid = ids[i % len(ids)]
+        c = combat.combatants[cid]
+        if what == "score":
+            c = replace(c, score=value)
+        elif what == "adopted":
+            c = replace(c, adopted=None if value is None or c.score is None else (c.score, value))
+        elif what == "defeated":
+            c = replace(c, defeated=not c.defeated)
+        else:
+            combat = replace(combat, round=combat.round + 1)
+        combat = replace(combat, combatants={**combat.combatants, cid: c})
+        fast = plan_module.plan_body(rs, combat, None, None, memo)
+        full = plan_module.plan_body(rs, combat, None, None)
+        assert fast == full
+        assert plan_module.plan_text(fast, memo, combat.id) == plan_module.plan_text(full)
+
+
+def test_the_plan_memo_forgets_a_deleted_combat() -> None:
+    table = Table(2)
+    world = _session("balanced-d20")
+    seen: Seen = {}
+    plans = PlanMemo()
+    for step in [("turn",), ("other_combat",), ("turn",), ("delete",)]:
+        result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen, plans=plans)
+        assert result.ack["ok"] is True
+        world, seen = result.world, result.seen if result.seen is not None else seen
+    assert set(plans.combats) == set(world.combats) == {"combatAAAAAAAAAA"}

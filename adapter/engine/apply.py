@@ -41,7 +41,7 @@ from .messages import (
 )
 from .model import Combat, Combatant, Outcome, Session, World
 from .order import place_by_rules, place_sorted
-from .plan import plan_body, plan_from_text, plan_text
+from .plan import PlanMemo, plan_body, plan_from_text, plan_text
 from .preview import next_round
 from .ruleset import Ruleset
 from .snapshot import read_snapshot
@@ -50,11 +50,12 @@ from .turns import begin_next_acting, emit, follow
 
 def apply(
     world: World, message: Hook | Intent | Session, rulesets: Mapping[str, Ruleset],
-    *, combatants_as_last: bool = False,
+    *, combatants_as_last: bool = False, memo: PlanMemo | None = None,
 ) -> Outcome:
     """``combatants_as_last``: a hook's ``combat.combatants`` are those of the last hook of
     that combat applied, unchanged (the pipeline knows it from their text): not read again
-    (:func:`.snapshot.read_snapshot`)."""
+    (:func:`.snapshot.read_snapshot`). ``memo``: the world's :class:`.plan.PlanMemo` (the
+    plans are built again only where they changed; the same plans without it)."""
     if isinstance(message, Session):
         return Outcome(world=open_session(world, message))
     if isinstance(message, Hook):
@@ -73,14 +74,14 @@ def apply(
         combats.pop(message.combat["_id"], None)
         ctx.close_prompts(message.combat["_id"])
     elif combat is not None:
-        combat, body = replan(ctx, combat)
+        combat, body = replan(ctx, combat, memo)
         combats[combat.id] = combat
         if body is not None:
             plans = ({"combat_id": combat.id, "revision": combat.revision, **body},)
     for other in ctx.changed.values():
         if (combat is not None and other.id == combat.id) or other.id not in combats:
             continue  # the message's own combat wins; a deleted one stays deleted
-        other, body = replan(ctx, other)
+        other, body = replan(ctx, other, memo)
         combats[other.id] = other
         if body is not None:
             plans += ({"combat_id": other.id, "revision": other.revision, **body},)
@@ -106,16 +107,16 @@ def plan_of(combat: Combat) -> dict[str, Any]:
     return {"combat_id": combat.id, "revision": combat.revision, **plan_from_text(combat.last_plan)}
 
 
-def replan(ctx: Ctx, combat: Combat) -> tuple[Combat, dict[str, Any] | None]:
+def replan(ctx: Ctx, combat: Combat, memo: PlanMemo | None = None) -> tuple[Combat, dict[str, Any] | None]:
     """The combat with its plan brought up to date, and the new plan's body (None when the
     plan is the one last sent: no new revision, nothing to send)."""
     rs = ctx.ruleset
     cache, upcoming = next_round(ctx, rs, combat) if combat.order else (None, None)
     formula = rs.formula
     body = plan_body(
-        rs, combat, upcoming, (lambda c: formula(ctx, combat, c)) if formula is not None else None
+        rs, combat, upcoming, (lambda c: formula(ctx, combat, c)) if formula is not None else None, memo
     )
-    text = plan_text(body)
+    text = plan_text(body, memo, combat.id)
     if text == combat.last_plan:
         if cache is combat.preview_cache:
             return combat, None

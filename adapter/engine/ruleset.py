@@ -148,6 +148,10 @@ class Ruleset:
     intents: Mapping[type[Intent], IntentRule] = field(default_factory=dict)
     sort_key: SortKey = sort_by_score
     describe: Describe = describe_plain
+    #: what ``describe`` reads of the combat besides the combatant, as a value compared with
+    #: ``==`` (balanced-d20: the round), or None: it may read anything, and is asked for every
+    #: combatant on every plan (:class:`adapter.engine.plan.PlanMemo`)
+    view_inputs: Callable[[Combat], Any] | None = None
     #: settings this ruleset reads, with their defaults
     settings: Mapping[str, Any] = field(default_factory=dict)
     #: where a combatant whose score changes mid-round goes: "next" = among the turns still

@@ -65,6 +65,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import replace
+from itertools import filterfalse
 
 from ..errors import InternalError
 from .context import Ctx
@@ -256,9 +257,12 @@ def advance_to(ctx: Ctx, rs: Ruleset, combat: Combat, target: str) -> Combat:
 
 
 def next_waiting(combat: Combat) -> str | None:
-    """The first combatant in the order whose turn has not come this round."""
-    for cid in combat.order:
-        if cid not in combat.passed and cid != combat.current:
+    """The first combatant in the order whose turn has not come this round (the passed ones
+    are skipped by ``filterfalse`` at C speed: a turn change late in a round of 200 looks
+    past a hundred of them)."""
+    waiting = filterfalse(combat.passed.__contains__, combat.order)
+    for cid in waiting:
+        if cid != combat.current:
             return cid
     return None
 

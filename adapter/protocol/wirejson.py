@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 import orjson
@@ -44,15 +46,24 @@ class Encoded(dict[str, Any]):
     the socket.io packet (:mod:`adapter.server.packet`) and replay write it as it is. Only
     :meth:`of` and :func:`encoded` make one, and nothing changes the object after."""
 
-    __slots__ = ("text",)
-    text: str
+    __slots__ = ("raw", "_text")
+    #: orjson's bytes
+    raw: bytes
+    _text: str | None
 
     @classmethod
     def of(cls, value: dict[str, Any], text: bytes) -> Encoded:
         """``value`` and orjson's text of it, known to hold no NaN or infinity."""
         out = cls(value)
-        out.text = text.decode()
+        out.raw, out._text = text, None
         return out
+
+    @property
+    def text(self) -> str:
+        """The text, decoded when first asked (a hook replay stores nowhere is never decoded)."""
+        if self._text is None:
+            self._text = self.raw.decode()
+        return self._text
 
 
 def encoded(value: dict[str, Any]) -> dict[str, Any]:
@@ -143,3 +154,24 @@ def _has_nonfinite(value: Any) -> bool:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return False
+
+
+#: how the socket.io frame being decoded is read, set by the server around each frame of a
+#: connection whose world keeps combatant lists (:func:`adapter.pipeline.loads_frame`);
+#: None: :func:`loads`
+FRAME_READER: ContextVar[Callable[[str | bytes], Any] | None] = ContextVar("frame_reader", default=None)
+
+
+class _Frames:
+    """This module as python-socketio's ``json``: :func:`loads` goes through
+    :data:`FRAME_READER` when the server set one for the frame in hand."""
+
+    dumps = staticmethod(dumps)
+
+    @staticmethod
+    def loads(text: str | bytes, **kwargs: Any) -> Any:
+        reader = FRAME_READER.get()
+        return reader(text) if reader is not None else loads(text, **kwargs)
+
+
+FRAMES = _Frames()

@@ -32,7 +32,7 @@ from ..errors import (
     StoreUnavailable,
     Superseded,
 )
-from ..pipeline import read_seq, refusal, welcome
+from ..pipeline import frame_reader, read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..rulesets import RULESETS
 from ..service import Worlds
@@ -204,6 +204,13 @@ class Sidecar:
         error = InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")
         return refusal(read_seq(args[0]) if len(args) == 1 else None, error)
 
+    def frame_reader(self, eio_sid: str) -> Callable[[str | bytes], Any] | None:
+        """How to read the next frame of a socket: without the combatant lists its world
+        keeps (:func:`adapter.pipeline.frame_reader`), or None (whole)."""
+        sid = self.sio.manager.sid_from_eio_sid(eio_sid, "/")
+        conn = self.connections.get(sid) if sid is not None else None
+        return frame_reader(self.worlds.seen.get(conn.world)) if conn is not None else None
+
     async def message(self, sid: str, event: str, payload: Any) -> dict[str, Any]:
         conn = self.connections.get(sid)
         if conn is None or self.writers.get(conn.world) != sid:
@@ -295,7 +302,7 @@ def create_app(config: Config) -> web.Application:
         # a connection's next frame is read once its message is answered: one message in
         # hand per connection, not a task holding each decoded payload (docs/reliability.md)
         async_handlers=False,
-        json=wirejson,
+        json=wirejson.FRAMES,  # wirejson, reading a frame as the guard's frame_reader says
         serializer=Packet,
         logger=False,
         engineio_logger=False,
@@ -321,6 +328,7 @@ def create_app(config: Config) -> web.Application:
         app[WORLDS_KEY] = worlds
         sidecar = Sidecar(config, worlds, sio)
         app[SIDECAR_KEY] = sidecar
+        sio.frame_reader = sidecar.frame_reader
         app[STATUS_KEY].throttle = sidecar.throttle  # one count of guesses: sockets and the status page
         observers = app[OBSERVERS_KEY]  # metrics and the status page hear of every ack
         sio.on("connect", observers.wrap_connect(sidecar.connect))

@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,6 +113,9 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         self.releasing: asyncio.Future[None] | None = None
         self.quiet = Quiet(log)
         self.collector = Collector()
+        #: how to read the frames of a socket (by its Engine.IO sid), if not whole: set by the
+        #: app (the world's kept combatant lists, :func:`adapter.pipeline.frame_reader`)
+        self.frame_reader: Callable[[str], Callable[[str | bytes], Any] | None] | None = None
 
     # ------------------------------------------------------------ accepting
 
@@ -273,7 +277,13 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
             if isinstance(data, str) and data[:1] in ("5", "6"):
                 await self._binary_header(eio_sid, data)
             else:
-                await super()._handle_eio_message(eio_sid, data)
+                reader = self.frame_reader(eio_sid) if self.frame_reader is not None and peer is not None else None
+                token = wirejson.FRAME_READER.set(reader) if reader is not None else None
+                try:
+                    await super()._handle_eio_message(eio_sid, data)
+                finally:
+                    if token is not None:
+                        wirejson.FRAME_READER.reset(token)
         except Exception as error:  # a frame the protocol cannot read: never a traceback per frame
             await self._malformed(eio_sid, data, error)
 

@@ -34,6 +34,7 @@ from ...engine.messages import (
     RerollDecide,
     UseReaction,
 )
+from ...engine.model import Combat
 from ...engine.ruleset import Ruleset, StateTypes
 from .adopt import adopt_initiative
 from .common import sort_key
@@ -64,6 +65,13 @@ from .reroll import (
 )
 from .state import Fighter, WorldState
 
+
+def view_inputs(combat: Combat) -> int:
+    """What :func:`.describe.describe` reads of the combat besides the combatant: the round
+    (``started`` and the dash round follow from it)."""
+    return combat.round
+
+
 RULESET = Ruleset(
     id="balanced-d20",
     on={
@@ -92,6 +100,7 @@ RULESET = Ruleset(
     },
     sort_key=sort_key,
     describe=describe,
+    view_inputs=view_inputs,
     settings={"auto_approve_rerolls": False},
     adopt=adopt_initiative,
     state=StateTypes(combatant=Fighter, world=WorldState),
