@@ -216,7 +216,7 @@ class Sidecar:
             self.in_hand -= 1
         if result.error is not None:
             log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
-        if result.emits and (self.config.redis or self.listeners(conn.world, sid)):
+        if result.emits and self.listeners(conn.world, sid):  # every listener is local (.rooms)
             for name, data in result.emits:
                 await self.sio.emit(name, data, room=room_of(conn.world), skip_sid=sid)
         return result.ack
