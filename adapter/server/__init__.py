@@ -240,6 +240,15 @@ class Sidecar:
 SIDECAR_KEY = web.AppKey("sidecar", Sidecar)
 
 
+async def keep_leases(heartbeat: Callable[[], None], every: float = 0.5) -> None:
+    """Call the store's heartbeat from the event loop, so a loop that stops turning (a stuck
+    handler, the process stopped) stops it too and PostgreSQL frees the leases
+    (:mod:`adapter.store.postgres`)."""
+    while True:
+        await asyncio.sleep(every)
+        heartbeat()
+
+
 def auth_refusal(error: InvalidMessage, auth: Any) -> str:
     """Why an auth was refused, never quoting the token: jsonschema's message quotes the value
     it refuses, which at ``/token`` (or for an auth that is not an object at all) is the
@@ -338,6 +347,9 @@ def create_app(config: Config) -> web.Application:
         sio.on("hook", observers.wrap(sidecar, "hook", sidecar.handler("hook")))
         sio.on("intent", observers.wrap(sidecar, "intent", sidecar.handler("intent")))
         sio.on("*", observers.wrap_any(sidecar, sidecar.unknown_event))
+        heartbeat = getattr(store, "heartbeat", None)
+        if heartbeat is not None:  # hosted: the leases last while this event loop turns
+            sidecar.spawn(keep_leases(heartbeat))
         yield
         for task in list(sidecar.tasks):
             task.cancel()
