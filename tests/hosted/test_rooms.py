@@ -105,7 +105,7 @@ def test_redis_failures_are_logged_once_then_as_a_count(caplog: pytest.LogCaptur
     with caplog.at_level(logging.DEBUG, logger="initiative_sidecar.rooms"):
         for i in range(1210):  # a 1.2 s restart's worth of retries
             clock[0] = i * 0.001
-            sink.error("Cannot receive from redis... retrying in %d secs" % (1 + i % 3),
+            sink.error(f"Cannot receive from redis... retrying in {1 + i % 3} secs",
                        extra={"redis_exception": "Connection refused"})
         clock[0] = 61.0
         sink.error("Cannot receive from redis... retrying in 1 secs", extra={"redis_exception": "Connection refused"})

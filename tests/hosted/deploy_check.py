@@ -1,0 +1,52 @@
+"""The end of the deploy test (run inside its network namespace, after deploy/README.md's own
+commands): a world connects through nginx with the token of the environment file, its message
+is acked, and the ack means a row in PostgreSQL. Prints one JSON line. Run:
+``python -m tests.hosted.deploy_check ENV_FILE`` (only tests/hosted/test_deploy_readme.py does)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+import socketio
+
+from tests.support.sidecar import GM, auth
+
+
+def token(env_file: Path) -> str:
+    for line in env_file.read_text().splitlines():
+        if line.startswith("INITIATIVE_SIDECAR_TOKEN="):
+            return line.split("=", 1)[1]
+    raise SystemExit("no token in the environment file")
+
+
+async def main(env_file: Path) -> None:
+    world = "deploy-check-world"
+    deadline = time.monotonic() + 30
+    while True:  # the sidecars and nginx come up in the background: bounded retries
+        sio = socketio.AsyncClient(reconnection=False)
+        welcomed: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        sio.on("welcome", lambda data: welcomed.done() or welcomed.set_result(data))
+        try:
+            await sio.connect(f"http://127.0.0.1/?world={world}", auth=auth(world, token=token(env_file)),
+                              transports=["websocket"], wait_timeout=5)
+            await asyncio.wait_for(welcomed, 10)
+            break
+        except (socketio.exceptions.ConnectionError, asyncio.TimeoutError) as error:
+            await sio.disconnect()
+            if time.monotonic() > deadline:
+                raise SystemExit(f"no sidecar answered through nginx: {error}") from error
+            await asyncio.sleep(0.5)
+    hook = {"seq": 1, "user": GM, "world_time": 0, "hook": "updateCombat",
+            "combat": {"_id": "combatDeploy0001", "round": 0, "combatants": []},
+            "current": {"round": 0, "combatantId": None}}
+    ack = await sio.call("hook", hook, timeout=10)
+    await sio.disconnect()
+    print(json.dumps({"ack": ack}))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1])))
