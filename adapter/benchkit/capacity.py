@@ -1,6 +1,6 @@
 """``bench --hosted --tables N[,N...] --rate R``: how many tables the hosted stack holds.
 
-The whole stack on this machine, on loopback: PostgreSQL, Redis, nginx (deploy/nginx.conf)
+The whole stack on this machine, on loopback: PostgreSQL (fsync on), Redis, nginx (deploy/nginx.conf)
 and ``--sidecars`` sidecar processes (default 3). For each N, N tables connect through nginx,
 each its own websocket (:mod:`.tables`, a raw-wire load process), and each sends a ``hook``
 every 1/R seconds for ``--seconds``, not waiting for the previous ack. Reported for each N:
@@ -25,7 +25,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any, TextIO
 
-from . import figures, servers, services
+from . import figures, ring, servers, services
 
 P99_TARGET_MS = 100.0
 DEFAULT_TABLES = (250, 1000)
@@ -82,22 +82,23 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     sidecars: int = getattr(args, "sidecars", None) or 3
     began = time.perf_counter()
     steps: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="sidecar-capacity-") as tmp, services.postgres() as pg, \
-            services.redis() as redis, ExitStack() as stack:
-        store = pg.new_database()
-        procs = []
-        for i in range(sidecars):
-            server = servers.start("sidecar", Path(tmp) / f"unused-{i}.db",
-                                   extra=("--store", store, "--redis", redis.url))
-            stack.callback(server.stop)
-            procs.append(server)
-        most = max(counts)
-        port = stack.enter_context(services.nginx([s.port for s in procs], workers=2, connections=2 * most + 512))
-        url = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory(prefix="sidecar-capacity-") as tmp, services.postgres(durable=True) as pg, \
+            services.redis() as redis:
         for n, tables in enumerate(counts):
             stdout.write(f"bench --hosted --tables: {tables} tables at {rate:g} messages/s each, {seconds:g} s\n")
             stdout.flush()
-            steps.append(_step(url, procs, store, [f"cap{n}t{i:05d}" for i in range(tables)], rate, seconds))
+            with ExitStack() as stack:  # fresh processes for each step: its memory is its own
+                store = pg.new_database()
+                procs = []
+                for i in range(sidecars):
+                    server = servers.start("sidecar", Path(tmp) / f"unused-{n}-{i}.db",
+                                           extra=("--store", store, "--redis", redis.url))
+                    stack.callback(server.stop)
+                    procs.append(server)
+                port = stack.enter_context(services.nginx([s.port for s in procs], workers=2,
+                                                          connections=2 * tables + 512))
+                worlds = [f"cap{n}t{i:05d}" for i in range(tables)]
+                steps.append(_step(f"http://127.0.0.1:{port}", procs, store, worlds, rate, seconds))
     fit = [s["tables"] for s in steps if s["p99_ms"] <= P99_TARGET_MS and s["unanswered"] == 0 and s["lost"] == 0]
     result: dict[str, Any] = {
         "machine": figures.machine(), "rate": rate, "seconds_per_step": seconds, "sidecars": sidecars,
@@ -165,11 +166,17 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
         "refused": sum(r["refused"] for r in results),
         "lost": _lost(store, acked),
         "rss_mb": [round(x, 1) for x in peak], "idle_rss_mb": [round(x, 1) for x in idle],
+        # connected and loaded, before any message; then after the load (each world's state grown)
         "kb_per_connection": round((sum(connected) - sum(idle)) * 1024 / len(worlds), 1),
+        "kb_per_table_after": round((sum(peak) - sum(idle)) * 1024 / len(worlds), 1),
         "sidecar_cpu_ms_per_message": round(cpu_used * 1e3 / messages, 3) if messages else None,
         "sidecar_cpu_share": round(cpu_used / seconds, 2),
         "load_cpu_share": round(client_used / seconds, 2),
         "spread": spread,
+        # where nginx's ring sends these worlds, computed (.ring): equal to "spread" when the
+        # computation is nginx's own
+        "ring_spread": ring.assign(worlds, [f"127.0.0.1:{s.port}" for s in procs]),
+        "ports": [s.port for s in procs],
     }
 
 
@@ -204,11 +211,12 @@ def _read(p: subprocess.Popen[str], key: str) -> Any:
 
 def table(result: dict[str, Any]) -> str:
     lines = [f"{'tables':>7} {'msgs/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'unans.':>6} {'lost':>4} "
-             f"{'MB/process':>20} {'kB/conn':>8} {'CPU ms/msg':>10} {'spread':>16} {'connect s':>9}"]
+             f"{'MB/process':>20} {'kB/conn':>8} {'kB/table':>8} {'CPU ms/msg':>10} {'spread':>16} {'connect s':>9}"]
     for s in result["steps"]:
         lines.append(f"{s['tables']:>7} {s['msgs_per_s']:>7.0f} {s['p50_ms']:>8.2f} {s['p99_ms']:>8.2f} "
                      f"{s['max_ms']:>8.1f} {s['unanswered']:>6} {s['lost']:>4} "
                      f"{'/'.join(f'{x:.0f}' for x in s['rss_mb']):>20} {s['kb_per_connection']:>8.1f} "
+                     f"{s['kb_per_table_after']:>8.1f} "
                      f"{s['sidecar_cpu_ms_per_message'] or 0:>10.3f} {'/'.join(map(str, s['spread'])):>16} "
                      f"{s['connect_s']:>9.1f}")
     best = result["largest_tables_p99_within_100ms"]

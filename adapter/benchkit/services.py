@@ -47,11 +47,13 @@ def _as_postgres(cmd: list[str]) -> list[str]:
 
 @dataclass
 class Postgres:
-    """A throwaway cluster (trust auth on loopback, fsync off: it is thrown away anyway)."""
+    """A throwaway cluster (trust auth on loopback; fsync off, as it is thrown away anyway,
+    unless ``durable``: the capacity bench commits as a real deployment does)."""
 
     root: Path
     port: int
     count: int = 0
+    durable: bool = False
 
     @property
     def data(self) -> Path:
@@ -71,7 +73,8 @@ class Postgres:
         return self.url(name)
 
     def start(self) -> None:
-        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        fsync = "on" if self.durable else "off"
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync={fsync} -c max_connections=200"
         subprocess.run(_as_postgres([str(pg_bin("pg_ctl")), "-D", str(self.data), "-o", options, "-l",
                                      str(self.root / "log"), "-w", "start"]),
                        check=True, capture_output=True, cwd=self.root)
@@ -82,11 +85,11 @@ class Postgres:
 
 
 @contextmanager
-def postgres() -> Iterator[Postgres]:
+def postgres(*, durable: bool = False) -> Iterator[Postgres]:
     root = Path(tempfile.mkdtemp(prefix="sidecar-pg-"))
     if os.geteuid() == 0:
         shutil.chown(root, "postgres")
-    cluster = Postgres(root, free_port())
+    cluster = Postgres(root, free_port(), durable=durable)
     subprocess.run(_as_postgres([str(pg_bin("initdb")), "-D", str(cluster.data), "-A", "trust", "-U", "sidecar",
                                  "--no-sync", "-E", "UTF8"]), check=True, capture_output=True, cwd=root)
     cluster.start()

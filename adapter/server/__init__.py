@@ -15,7 +15,9 @@ import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import socketio
@@ -49,6 +51,8 @@ from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
 WORLDS_KEY = web.AppKey("worlds", Worlds)
+#: hosted mode: worker threads handling messages (each waits on its commit most of the time)
+MESSAGE_THREADS = 32
 SIO_KEY = web.AppKey("sio", GuardedServer)
 
 
@@ -72,6 +76,9 @@ class Sidecar:
         self.tasks: set[asyncio.Future[Any]] = set()
         self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
         self.closing = False
+        # hosted: each message is handled (validated, applied, committed) in a worker thread,
+        # so the loop serves other worlds meanwhile and the store groups their commits
+        self.pool = ThreadPoolExecutor(MESSAGE_THREADS, thread_name_prefix="message") if worlds.store.shared else None
 
     # ---------------------------------------------------------------- connecting
 
@@ -182,6 +189,8 @@ class Sidecar:
         while self.in_hand and loop.time() < deadline:
             await asyncio.sleep(0.01)
         await self.sio.close_all()
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
 
     # ---------------------------------------------------------------- messages
 
@@ -211,7 +220,11 @@ class Sidecar:
         try:
             async with self.lock(conn.world):
                 # read by python-socketio with wirejson (json=wirejson below)
-                result = self.worlds.handle(conn.world, event, payload, from_wire=True)
+                if self.pool is not None:
+                    result = await asyncio.get_running_loop().run_in_executor(
+                        self.pool, partial(self.worlds.handle, conn.world, event, payload, from_wire=True))
+                else:
+                    result = self.worlds.handle(conn.world, event, payload, from_wire=True)
         finally:
             self.in_hand -= 1
         if result.error is not None:

@@ -20,6 +20,11 @@ the SQLite store, shared by every sidecar process of a hosted service.
   process; when it runs again, its session is gone and it stores nothing more (the fence).
   Needs PostgreSQL 14 or newer.
 * Snapshots are encoded and written in a worker thread on their own connection.
+* **Grouped commits.** Writes go through one committer thread: the rows that arrive while a
+  commit is in flight (other worlds' messages, handled in the server's worker threads) are
+  written together in one transaction, one WAL flush for all of them; each caller waits for
+  its row's commit, so an ack still means committed. A batch that fails on a row (a
+  duplicate seq) is written again row by row, so each row gets its own answer.
 """
 
 from __future__ import annotations
@@ -27,10 +32,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -112,6 +120,17 @@ LOCK_TIMEOUT_MS = 3_000
 LEASE_SILENCE_MS = 5_000
 #: a process quiet this long on its leasing session sends a heartbeat (seconds)
 HEARTBEAT_S = 1.0
+#: the most rows one grouped commit writes
+MAX_BATCH = 256
+
+
+@dataclass
+class _Row:
+    query: str
+    row: tuple[Any, ...]
+    world: str
+    seq: int
+    done: Future[None] = field(default_factory=Future)
 
 
 class PostgresStore:
@@ -138,8 +157,12 @@ class PostgresStore:
             self.db.close()
             raise
         self._leases: set[str] = set()  # held by the session of ``self.db``
+        self._reopen = threading.Lock()  # the loop and the committer may both find it ended
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
         self._encoder = snapshots.Encoder()
+        self._pending: queue.SimpleQueue[_Row | None] = queue.SimpleQueue()
+        self._committer = threading.Thread(target=self._commit_loop, name="commits", daemon=True)
+        self._committer.start()
 
     def _connect(self, lease: bool = False) -> psycopg.Connection[Any]:
         try:
@@ -171,6 +194,8 @@ class PostgresStore:
         )
 
     def close(self) -> None:
+        self._pending.put(None)
+        self._committer.join()
         self._writer.shutdown(wait=True)
         for conn in (self.db, self._snapshot_db):  # the leases go with their session
             conn.close()
@@ -199,6 +224,12 @@ class PostgresStore:
     def _live(self) -> psycopg.Connection[Any]:
         """The leasing session, opened again (without any lease) if PostgreSQL ended it."""
         self._used = time.monotonic()
+        if self.db.closed or self.db.broken:
+            with self._reopen:
+                return self._reopened()
+        return self.db
+
+    def _reopened(self) -> psycopg.Connection[Any]:
         if self.db.closed or self.db.broken:
             if self._leases:
                 log.error("the session holding the leases of %d world(s) on %s ended; they are "
@@ -255,19 +286,74 @@ class PostgresStore:
                     (world, after_seq, _json(data)), world, after_seq)
 
     def _write(self, query: str, row: tuple[Any, ...], world: str, seq: int) -> None:
-        db = self._live()
-        if world not in self._leases:
-            raise ServedElsewhere(
-                f"world {world!r}: this sidecar process no longer holds the world's lease (its "
-                "session with PostgreSQL ended); the message was not stored. Reconnect and resend it.")
+        """Written and committed (by the committer thread) when this returns."""
+        item = _Row(query, row, world, seq)
+        self._pending.put(item)
+        item.done.result()
+
+    def _commit_loop(self) -> None:
+        while True:
+            first = self._pending.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < MAX_BATCH:
+                try:
+                    item = self._pending.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    self._pending.put(None)  # closing: after this batch
+                    break
+                batch.append(item)
+            try:
+                self._commit(batch)
+            except BaseException as error:  # never leave a caller waiting
+                for item in batch:
+                    if not item.done.done():
+                        item.done.set_exception(error)
+
+    def _commit(self, batch: list[_Row]) -> None:
         try:
-            db.execute(query, row)
-        except psycopg.errors.UniqueViolation as error:
-            raise ServedElsewhere(
-                f"world {world!r}: seq {seq} was stored by another sidecar process, which serves "
-                "this world now; the message was not stored. Reconnect and resend it.") from error
-        except psycopg.Error as error:  # down, read-only, no privilege...: refused, resent
-            raise _unavailable(error) from error
+            db = self._live()
+        except StoreUnavailable as error:
+            for item in batch:
+                item.done.set_exception(error)
+            return
+        held = []
+        for item in batch:
+            if item.world in self._leases:
+                held.append(item)
+            else:
+                item.done.set_exception(ServedElsewhere(
+                    f"world {item.world!r}: this sidecar process no longer holds the world's lease (its "
+                    "session with PostgreSQL ended); the message was not stored. Reconnect and resend it."))
+        if len(held) > 1:
+            try:
+                with db.transaction():
+                    for item in held:
+                        db.execute(item.query, item.row)
+            except psycopg.Error as error:
+                if db.closed or db.broken:  # nothing of the batch was committed
+                    for item in held:
+                        item.done.set_exception(_unavailable(error))
+                    return
+                # a row refused (a duplicate seq...): each row again on its own
+            else:
+                for item in held:
+                    item.done.set_result(None)
+                return
+        for item in held:
+            try:
+                db.execute(item.query, item.row)
+            except psycopg.errors.UniqueViolation:
+                item.done.set_exception(ServedElsewhere(
+                    f"world {item.world!r}: seq {item.seq} was stored by another sidecar process, which "
+                    "serves this world now; the message was not stored. Reconnect and resend it."))
+            except psycopg.Error as error:  # down, read-only, no privilege...: refused, resent
+                item.done.set_exception(_unavailable(error))
+            else:
+                item.done.set_result(None)
 
     def save_snapshot(self, state: World) -> None:
         """Write ``state``'s snapshot. A session PostgreSQL ended since the last one (a

@@ -23,20 +23,29 @@ def token(env_file: Path) -> str:
     raise SystemExit("no token in the environment file")
 
 
+async def welcomed(world: str, key: str) -> socketio.AsyncClient:
+    """A connection through nginx, once its welcome came."""
+    sio = socketio.AsyncClient(reconnection=False)
+    welcome: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+    sio.on("welcome", lambda data: welcome.done() or welcome.set_result(data))
+    try:
+        await sio.connect(f"http://127.0.0.1/?world={world}", auth=auth(world, token=key),
+                          transports=["websocket"], wait_timeout=5)
+        await asyncio.wait_for(welcome, 10)
+    except BaseException:
+        await sio.disconnect()
+        raise
+    return sio
+
+
 async def main(env_file: Path) -> None:
     world = "deploy-check-world"
     deadline = time.monotonic() + 30
     while True:  # the sidecars and nginx come up in the background: bounded retries
-        sio = socketio.AsyncClient(reconnection=False)
-        welcomed: asyncio.Future[object] = asyncio.get_running_loop().create_future()
-        sio.on("welcome", lambda data: welcomed.done() or welcomed.set_result(data))
         try:
-            await sio.connect(f"http://127.0.0.1/?world={world}", auth=auth(world, token=token(env_file)),
-                              transports=["websocket"], wait_timeout=5)
-            await asyncio.wait_for(welcomed, 10)
+            sio = await welcomed(world, token(env_file))
             break
-        except (socketio.exceptions.ConnectionError, asyncio.TimeoutError) as error:
-            await sio.disconnect()
+        except (TimeoutError, socketio.exceptions.ConnectionError) as error:
             if time.monotonic() > deadline:
                 raise SystemExit(f"no sidecar answered through nginx: {error}") from error
             await asyncio.sleep(0.5)

@@ -142,7 +142,7 @@ def test_the_deploy_readme_s_own_commands_bring_up_a_stack_that_acks_a_world_s_m
     assert len(steps) >= 6, "the README lost its deploy blocks"
     assert set(names(settings)) == set(stage) - {"DEPLOY_TEST_DIR"}, \
         "the README's settings and the values this test gives them differ"
-    check = f'"$SIDECAR_VENV/bin/python" -m tests.hosted.deploy_check "$SIDECAR_ENV"\n'
+    check = '"$SIDECAR_VENV/bin/python" -m tests.hosted.deploy_check "$SIDECAR_ENV"\n'
     script = PRELUDE + "\n".join(steps) + "\n" + check
     env = {**os.environ, **stage}
     done = subprocess.run(["unshare", "--net", "bash", "-c", script], cwd=ROOT, env=env,

@@ -235,3 +235,50 @@ async def test_a_hosted_sidecar_logs_the_postgresql_store_it_uses_without_its_pa
     logs = a.logs()
     assert f"store {pg_url.replace('sidecar@', 'sidecar:***@')} (PostgreSQL)" in logs, logs
     assert "s3cret-pw" not in logs and ".db" not in logs.split("CORS origins")[0]
+
+
+def test_appends_of_many_worlds_at_once_are_each_committed_and_grouped(pg_url: str) -> None:
+    """Worker threads append for 24 worlds at once: every row is stored, in fewer commits
+    than rows (rows arriving during a commit go into the next one together)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = PostgresStore(pg_url)
+    worlds = [f"grouped{i:02d}" for i in range(24)]
+    batches: list[int] = []
+    commit = store._commit
+    store._commit = lambda batch: (batches.append(len(batch)), commit(batch))[1]  # type: ignore[method-assign]
+    try:
+        for w in worlds:
+            assert store.take_lease(w)
+
+        def play(world: str) -> None:
+            for seq in range(1, 11):
+                store.append(world, seq, "hook", {"seq": seq})
+
+        with ThreadPoolExecutor(24) as pool:
+            list(pool.map(play, worlds))
+        for w in worlds:
+            assert [e.data["seq"] for e in store.history(w)] == list(range(1, 11))
+        assert sum(batches) == 240 and len(batches) < 240, batches
+    finally:
+        store.close()
+
+
+def test_a_refused_row_in_a_grouped_commit_refuses_that_row_only(pg_url: str) -> None:
+    from adapter.store.postgres import _Row
+
+    store = PostgresStore(pg_url)
+    try:
+        for w in ("a", "b", "c"):
+            assert store.take_lease(w)
+        store.append("b", 1, "hook", {"first": True})
+        query = "INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)"
+        batch = [_Row(query, (w, 1, "hook", '{"n":1}', None), w, 1) for w in ("a", "b", "c")]
+        store._commit(batch)
+        assert batch[0].done.result() is None and batch[2].done.result() is None
+        with pytest.raises(ServedElsewhere):
+            batch[1].done.result()
+        assert [e.data for e in store.history("b")] == [{"first": True}]
+        assert [e.data for e in store.history("a")] == [{"n": 1}]
+    finally:
+        store.close()
