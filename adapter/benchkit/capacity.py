@@ -186,9 +186,10 @@ def _lost(store: str, acked: dict[str, int]) -> int:
     import psycopg
 
     with psycopg.connect(store) as db:
-        stored = dict(db.execute("SELECT world, count(*) FROM messages WHERE world = ANY(%s) GROUP BY world",
-                                 (list(acked),)).fetchall())
-    return sum(max(0, count - int(stored.get(world, 0))) for world, count in acked.items())
+        rows = db.execute("SELECT world, count(*) FROM messages WHERE world = ANY(%s) GROUP BY world",
+                          (list(acked),)).fetchall()
+    stored: dict[str, int] = {str(world): int(count) for world, count in rows}
+    return sum(max(0, count - stored.get(world, 0)) for world, count in acked.items())
 
 
 def _send(p: subprocess.Popen[str], line: str) -> None:

@@ -27,7 +27,12 @@ async def welcomed(world: str, key: str) -> socketio.AsyncClient:
     """A connection through nginx, once its welcome came."""
     sio = socketio.AsyncClient(reconnection=False)
     welcome: asyncio.Future[object] = asyncio.get_running_loop().create_future()
-    sio.on("welcome", lambda data: welcome.done() or welcome.set_result(data))
+
+    def on_welcome(data: object) -> None:
+        if not welcome.done():
+            welcome.set_result(data)
+
+    sio.on("welcome", on_welcome)
     try:
         await sio.connect(f"http://127.0.0.1/?world={world}", auth=auth(world, token=key),
                           transports=["websocket"], wait_timeout=5)

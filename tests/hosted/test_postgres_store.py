@@ -246,7 +246,12 @@ def test_appends_of_many_worlds_at_once_are_each_committed_and_grouped(pg_url: s
     worlds = [f"grouped{i:02d}" for i in range(24)]
     batches: list[int] = []
     commit = store._commit
-    store._commit = lambda batch: (batches.append(len(batch)), commit(batch))[1]  # type: ignore[method-assign]
+
+    def counted(batch: list[Any]) -> None:
+        batches.append(len(batch))
+        commit(batch)
+
+    store._commit = counted  # type: ignore[method-assign]
     try:
         for w in worlds:
             assert store.take_lease(w)
