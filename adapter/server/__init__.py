@@ -33,7 +33,7 @@ from ..errors import (
     StoreUnavailable,
     Superseded,
 )
-from ..pipeline import read_seq, refusal, welcome
+from ..pipeline import Result, read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..rulesets import RULESETS
 from ..service import Worlds
@@ -93,8 +93,7 @@ class Sidecar:
         async with self.lock(world_id):
             previous = self.writers.get(world_id)
             try:
-                self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
-                state = self.worlds.connect(auth)  # its session, stored before it applies
+                state = await self.off_loop(self.claim_and_connect, world_id, auth)
             except Exception as error:  # answered, whatever the store did: never left hanging
                 why = self.store_refusal(world_id, previous, error)
                 raise socketio.exceptions.ConnectionRefusedError(why.message, why.to_wire()) from None
@@ -110,6 +109,17 @@ class Sidecar:
         if previous is not None and previous != sid:
             self.spawn(self.supersede(previous, world_id))
         self.spawn(self.sio.emit("welcome", welcome(state) | version_warnings(auth), to=sid))
+
+    def claim_and_connect(self, world_id: str, auth: dict[str, Any]) -> Any:
+        self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
+        return self.worlds.connect(auth)  # its session, stored before it applies
+
+    async def off_loop(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``call`` in a worker thread (hosted: its store calls wait on PostgreSQL, not the
+        loop, and its commit joins others), or right here (SQLite)."""
+        if self.pool is None:
+            return call(*args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, partial(call, *args, **kwargs))
 
     def store_refusal(self, world_id: str, previous: str | None, error: Exception) -> StoreUnavailable:
         """Why a connection is refused when the store failed it (served_elsewhere, or the store
@@ -220,11 +230,7 @@ class Sidecar:
         try:
             async with self.lock(conn.world):
                 # read by python-socketio with wirejson (json=wirejson below)
-                if self.pool is not None:
-                    result = await asyncio.get_running_loop().run_in_executor(
-                        self.pool, partial(self.worlds.handle, conn.world, event, payload, from_wire=True))
-                else:
-                    result = self.worlds.handle(conn.world, event, payload, from_wire=True)
+                result: Result = await self.off_loop(self.worlds.handle, conn.world, event, payload, from_wire=True)
         finally:
             self.in_hand -= 1
         if result.error is not None:

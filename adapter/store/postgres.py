@@ -271,7 +271,9 @@ class PostgresStore:
             try:
                 self.db.execute(f"SELECT pg_advisory_unlock({_LEASE_KEY})", (world,))
             except psycopg.Error as error:  # the session is gone, and the lock with it
-                log.warning("world %s: releasing its lease failed (%s)", world, error)
+                gone = self.db.closed or self.db.broken
+                log.log(logging.DEBUG if gone else logging.WARNING, "world %s: releasing its lease failed (%s)",
+                        world, error)
 
     # ---------------------------------------------------------------- writing
 
