@@ -175,7 +175,7 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
         "spread": spread,
         # where nginx's ring sends these worlds, computed (.ring): equal to "spread" when the
         # computation is nginx's own
-        "ring_spread": ring.assign(worlds, [f"127.0.0.1:{s.port}" for s in procs]),
+        "ring_spread": ring.assign(worlds, [f"127.0.0.1:{s.port}" for s in procs], services.upstream_weight()),
         "ports": [s.port for s in procs],
     }
 

@@ -162,6 +162,13 @@ http {{
 """
 
 
+def upstream_weight() -> int:
+    """The ``weight=`` deploy/nginx.conf gives its upstream servers (1 when none)."""
+    sample = (Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    found = re.search(r"^ *server 127\.0\.0\.1:\d+ .*\bweight=(\d+)", sample, flags=re.M)
+    return int(found.group(1)) if found else 1
+
+
 def snippet(upstreams: list[int], port: int) -> str:
     """deploy/nginx.conf (a server-block snippet) with its sample upstream servers replaced
     by sidecars on loopback ``upstreams`` ports, listening on ``port``."""

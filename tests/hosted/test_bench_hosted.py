@@ -43,6 +43,7 @@ def test_a_tiny_capacity_bench_holds_its_tables_and_reports_each_step(tmp_path: 
         assert step["messages"] > 0 and step["unanswered"] == 0 and step["lost"] == 0 and step["refused"] == 0
         assert step["p99_ms"] >= step["p50_ms"] > 0 and len(step["rss_mb"]) == 2
         assert sum(step["spread"]) == step["tables"]  # every table on one process, through nginx
+        assert step["spread"] == step["ring_spread"]  # where nginx's ring, as computed, sends them
     assert "largest N with p99 <= 100 ms" in out.getvalue()
 
 
