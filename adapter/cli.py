@@ -96,7 +96,31 @@ def parser() -> argparse.ArgumentParser:
                        help="1 and 2 processes on PostgreSQL behind nginx against SQLite (docs/hosting.md)")
     bench.add_argument("--combat-sizes", dest="combat_sizes", action="store_true",
                        help="only the cost of a turn change with 5, 20, 80 and 200 combatants (replayed)")
+    _capacity_flags(bench)
     return top
+
+
+def _capacity_flags(bench: argparse.ArgumentParser) -> None:
+    """``bench --hosted --tables N[,N...] --rate R``: tables held at a message rate each
+    (adapter/benchkit/capacity.py; docs/performance.md, "Hosted capacity")."""
+    bench.add_argument("--tables", type=_table_counts,
+                       help="with --hosted: hold this many tables (comma-separated counts, one step each) "
+                       "connected through nginx, each sending --rate messages per second")
+    bench.add_argument("--rate", type=_table_rate, help="with --tables: messages per second per table (default 0.2)")
+    bench.add_argument("--seconds", type=float, help="with --tables: seconds of load per step (default 30)")
+    bench.add_argument("--sidecars", type=int, help="with --tables: sidecar processes behind nginx (default 3)")
+
+
+def _table_counts(text: str) -> list[int]:
+    from .benchkit.capacity import parse_tables
+
+    return parse_tables(text)
+
+
+def _table_rate(text: str) -> float:
+    from .benchkit.capacity import positive_rate
+
+    return positive_rate(text)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -117,6 +141,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if command == "module":
         return module(args, stdout, stderr)
     if command == "bench":
+        if getattr(args, "hosted", False) and getattr(args, "tables", None):
+            from .benchkit.capacity import run_tables
+
+            return run_tables(args, stdout, stderr)
         if getattr(args, "hosted", False):
             from .benchkit.hosted import run_hosted
 

@@ -1,8 +1,8 @@
 """Real PostgreSQL, Redis and nginx for ``bench --hosted`` and the hosted tests, each started
 on a free loopback port in a temporary folder and stopped after. Debian's packages (``.ci/run``
 installs them). As root (CI containers), PostgreSQL runs as the ``postgres`` user through
-``runuser``: it refuses to run as root. nginx runs ``deploy/nginx.conf``'s routing, so this
-needs a source checkout.
+``runuser``: it refuses to run as root. nginx runs ``deploy/nginx.conf`` (a server-block
+snippet), so this needs a source checkout.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -46,11 +47,13 @@ def _as_postgres(cmd: list[str]) -> list[str]:
 
 @dataclass
 class Postgres:
-    """A throwaway cluster (trust auth on loopback, fsync off: it is thrown away anyway)."""
+    """A throwaway cluster (trust auth on loopback; fsync off, as it is thrown away anyway,
+    unless ``durable``: the capacity bench commits as a real deployment does)."""
 
     root: Path
     port: int
     count: int = 0
+    durable: bool = False
 
     @property
     def data(self) -> Path:
@@ -70,7 +73,8 @@ class Postgres:
         return self.url(name)
 
     def start(self) -> None:
-        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        fsync = "on" if self.durable else "off"
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync={fsync} -c max_connections=200"
         subprocess.run(_as_postgres([str(pg_bin("pg_ctl")), "-D", str(self.data), "-o", options, "-l",
                                      str(self.root / "log"), "-w", "start"]),
                        check=True, capture_output=True, cwd=self.root)
@@ -81,11 +85,11 @@ class Postgres:
 
 
 @contextmanager
-def postgres() -> Iterator[Postgres]:
+def postgres(*, durable: bool = False) -> Iterator[Postgres]:
     root = Path(tempfile.mkdtemp(prefix="sidecar-pg-"))
     if os.geteuid() == 0:
         shutil.chown(root, "postgres")
-    cluster = Postgres(root, free_port())
+    cluster = Postgres(root, free_port(), durable=durable)
     subprocess.run(_as_postgres([str(pg_bin("initdb")), "-D", str(cluster.data), "-A", "trust", "-U", "sidecar",
                                  "--no-sync", "-E", "UTF8"]), check=True, capture_output=True, cwd=root)
     cluster.start()
@@ -113,8 +117,18 @@ class Redis:
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _wait_port(self.port)
 
+    def pause(self) -> None:
+        """SIGSTOP: alive, its connections open, answering nothing (a stuck Redis)."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.proc is not None:
+            self.proc.send_signal(signal.SIGCONT)  # a paused one must be able to die
             self.proc.kill()
             self.proc.wait()
             self.proc = None
@@ -131,10 +145,11 @@ def redis() -> Iterator[Redis]:
 
 
 NGINX_CONF = """\
-{user}worker_processes 1;
+{user}worker_processes {workers};
+worker_rlimit_nofile {files};
 error_log {root}/error.log warn;
 pid {root}/nginx.pid;
-events {{ worker_connections 2048; }}
+events {{ worker_connections {connections}; }}
 http {{
     access_log off;
     client_body_temp_path {root}/body;
@@ -142,26 +157,41 @@ http {{
     fastcgi_temp_path {root}/fastcgi;
     uwsgi_temp_path {root}/uwsgi;
     scgi_temp_path {root}/scgi;
-{body}
+    include {root}/sites-enabled/*;
 }}
 """
 
 
+def upstream_weight() -> int:
+    """The ``weight=`` deploy/nginx.conf gives its upstream servers (1 when none)."""
+    sample = (Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    found = re.search(r"^ *server 127\.0\.0\.1:\d+ .*\bweight=(\d+)", sample, flags=re.M)
+    return int(found.group(1)) if found else 1
+
+
+def snippet(upstreams: list[int], port: int) -> str:
+    """deploy/nginx.conf (a server-block snippet) with its sample upstream servers replaced
+    by sidecars on loopback ``upstreams`` ports, listening on ``port``."""
+    sample = (Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    found = re.findall(r"^( *)server 127\.0\.0\.1:\d+ ?(.*)$", sample, flags=re.M)
+    indent, options = found[0]
+    listed = "".join(f"{indent}server 127.0.0.1:{p} {options}\n" for p in upstreams)
+    body = re.sub(r"(^ *server 127\.0\.0\.1:\d+.*\n)+", listed, sample, flags=re.M)
+    return body.replace("listen 80;", f"listen 127.0.0.1:{port};")
+
+
 @contextmanager
-def nginx(upstreams: list[int]) -> Iterator[int]:
-    """nginx with deploy/nginx.conf's routing (its ``upstream`` and ``server`` blocks) in front
-    of sidecars on ``upstreams`` ports; yields nginx's port."""
+def nginx(upstreams: list[int], *, workers: int = 1, connections: int = 2048) -> Iterator[int]:
+    """nginx running deploy/nginx.conf (:func:`snippet`) in front of sidecars on
+    ``upstreams`` ports; yields nginx's port."""
     root = Path(tempfile.mkdtemp(prefix="sidecar-nginx-"))
     port = free_port()
-    sample = (Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf").read_text(encoding="utf-8")
-    body = sample.split("# -- http {\n", 1)[1].rsplit("# -- }", 1)[0]
-    lines = re.findall(r"^ *server sidecar-\w+:8765 ?(.*)$", body, flags=re.M)
-    listed = "".join(f"        server 127.0.0.1:{p} {lines[0]}\n" for p in upstreams)
-    body = re.sub(r"(^ *server sidecar-\w+:8765.*\n)+", listed, body, flags=re.M)
-    body = body.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    (root / "sites-enabled").mkdir()
+    (root / "sites-enabled" / "initiative-sidecar").write_text(snippet(upstreams, port))
     user = "user root;\n" if os.geteuid() == 0 else ""
     conf = root / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(user=user, root=root, body=body))
+    conf.write_text(NGINX_CONF.format(user=user, root=root, workers=workers, connections=connections,
+                                      files=2 * connections + 64))
     proc = subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

@@ -15,6 +15,7 @@ import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -32,7 +33,7 @@ from ..errors import (
     StoreUnavailable,
     Superseded,
 )
-from ..pipeline import frame_reader, read_seq, refusal, welcome
+from ..pipeline import Result, frame_reader, read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..rulesets import RULESETS
 from ..service import Worlds
@@ -52,6 +53,8 @@ from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
 WORLDS_KEY = web.AppKey("worlds", Worlds)
+#: hosted mode: worker threads handling messages (each waits on its commit most of the time)
+MESSAGE_THREADS = 32
 SIO_KEY = web.AppKey("sio", GuardedServer)
 
 
@@ -75,6 +78,9 @@ class Sidecar:
         self.tasks: set[asyncio.Future[Any]] = set()
         self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
         self.closing = False
+        # hosted: each message is handled (validated, applied, committed) in a worker thread,
+        # so the loop serves other worlds meanwhile and the store groups their commits
+        self.pool = ThreadPoolExecutor(MESSAGE_THREADS, thread_name_prefix="message") if worlds.store.shared else None
 
     # ---------------------------------------------------------------- connecting
 
@@ -91,8 +97,7 @@ class Sidecar:
         async with self.lock(world_id):
             previous = self.writers.get(world_id)
             try:
-                self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
-                state = self.worlds.connect(auth)  # its session, stored before it applies
+                state = await self.off_loop(self.claim_and_connect, world_id, auth)
             except Exception as error:  # answered, whatever the store did: never left hanging
                 why = self.store_refusal(world_id, previous, error)
                 raise socketio.exceptions.ConnectionRefusedError(why.message, why.to_wire()) from None
@@ -108,6 +113,17 @@ class Sidecar:
         if previous is not None and previous != sid:
             self.spawn(self.supersede(previous, world_id))
         self.spawn(self.sio.emit("welcome", welcome(state) | version_warnings(auth), to=sid))
+
+    def claim_and_connect(self, world_id: str, auth: dict[str, Any]) -> Any:
+        self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
+        return self.worlds.connect(auth)  # its session, stored before it applies
+
+    async def off_loop(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``call`` in a worker thread (hosted: its store calls wait on PostgreSQL, not the
+        loop, and its commit joins others), or right here (SQLite)."""
+        if self.pool is None:
+            return call(*args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, partial(call, *args, **kwargs))
 
     def store_refusal(self, world_id: str, previous: str | None, error: Exception) -> StoreUnavailable:
         """Why a connection is refused when the store failed it (served_elsewhere, or the store
@@ -187,6 +203,8 @@ class Sidecar:
         while self.in_hand and loop.time() < deadline:
             await asyncio.sleep(0.01)
         await self.sio.close_all()
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
 
     # ---------------------------------------------------------------- messages
 
@@ -223,12 +241,12 @@ class Sidecar:
         try:
             async with self.lock(conn.world):
                 # read by python-socketio with wirejson (json=wirejson below)
-                result = self.worlds.handle(conn.world, event, payload, from_wire=True)
+                result: Result = await self.off_loop(self.worlds.handle, conn.world, event, payload, from_wire=True)
         finally:
             self.in_hand -= 1
         if result.error is not None:
             log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
-        if result.emits and (self.config.redis or self.listeners(conn.world, sid)):
+        if result.emits and self.listeners(conn.world, sid):  # every listener is local (.rooms)
             for name, data in result.emits:
                 await self.sio.emit(name, data, room=room_of(conn.world), skip_sid=sid)
         return result.ack
@@ -250,6 +268,15 @@ class Sidecar:
 
 
 SIDECAR_KEY = web.AppKey("sidecar", Sidecar)
+
+
+async def keep_leases(heartbeat: Callable[[], None], every: float = 0.5) -> None:
+    """Call the store's heartbeat from the event loop, so a loop that stops turning (a stuck
+    handler, the process stopped) stops it too and PostgreSQL frees the leases
+    (:mod:`adapter.store.postgres`)."""
+    while True:
+        await asyncio.sleep(every)
+        heartbeat()
 
 
 def auth_refusal(error: InvalidMessage, auth: Any) -> str:
@@ -337,6 +364,9 @@ def create_app(config: Config) -> web.Application:
         sio.on("intent", observers.wrap(sidecar, "intent", sidecar.handler("intent")))
         sio.on("export", partial(export, sidecar))  # the GM's download (export.py)
         sio.on("*", observers.wrap_any(sidecar, sidecar.unknown_event))
+        heartbeat = getattr(store, "heartbeat", None)
+        if heartbeat is not None:  # hosted: the leases last while this event loop turns
+            sidecar.spawn(keep_leases(heartbeat))
         yield
         for task in list(sidecar.tasks):
             task.cancel()

@@ -46,7 +46,8 @@ import socketio
 from engineio.async_socket import AsyncSocket
 from socketio import packet as sio_packet
 
-from ..errors import InvalidMessage
+from ..errors import ConnectRefused, InvalidMessage
+from ..pipeline import read_seq
 from ..protocol import wirejson
 from .pacing import Bucket, Collector, Quiet, address_key, release_memory, remote_of
 
@@ -313,10 +314,16 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         address = peer.address if peer is not None else "?"
         self.quiet.log(logging.WARNING, ("malformed", address),
                        "a frame from %s could not be read: %s: %s", address, type(error).__name__, str(error)[:200])
+        if isinstance(data, str) and data.startswith("0") and peer is not None and not peer.accepted:
+            # a CONNECT whose auth cannot be read: refused as a bad auth, not left waiting
+            refused = ConnectRefused("invalid_auth", f"the connect auth could not be read ({type(error).__name__})")
+            await self._send_packet(eio_sid, self.packet_class(
+                sio_packet.CONNECT_ERROR, namespace="/", data={"message": refused.message, "data": refused.to_wire()}))
+            return
         ack_id = _event_ack_id(data)
         sid = self.manager.sid_from_eio_sid(eio_sid, "/")
         if ack_id is not None and sid is not None and self.manager.is_connected(sid, "/"):
-            refusal = {"ok": False, "seq": None, "error": InvalidMessage(
+            refusal = {"ok": False, "seq": shown_seq(data), "error": InvalidMessage(
                 f"the message could not be read ({type(error).__name__}); it was not stored", path="").to_wire()}
             await self._send_packet(eio_sid, self.packet_class(sio_packet.ACK, namespace="/", id=ack_id,
                                                                data=[refusal]))
@@ -342,11 +349,56 @@ def without_attachments(data: Any) -> Any:
     return root[0]
 
 
+#: how much of an unreadable frame's text is searched for its seq
+SEQ_SEARCH_CHARS = 64 * 1024
+
+
+def shown_seq(data: Any) -> int | None:
+    """The seq an unreadable event frame's text shows: the ``"seq": <digits>`` key of its
+    payload object (at depth 2 of the event's array, outside strings), read by one loop over
+    the text (no parser: the frame is one no parser could read, e.g. nested past 1,000
+    levels); None when the text shows none, or none in range."""
+    if not isinstance(data, str):
+        return None
+    start = data.find("[")
+    if start < 0:
+        return None
+    text = data[start:start + SEQ_SEARCH_CHARS]
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            if depth == 2 and text[i:end + 1] == '"seq"':
+                rest = text[end + 1:end + 40].lstrip()
+                if rest.startswith(":"):
+                    digits = rest[1:].lstrip()
+                    count = len(digits) - len(digits.lstrip("0123456789"))
+                    if 0 < count <= 16 and digits[count:count + 1] in (",", "}", " ", "\n", "\r", "\t", ""):
+                        return read_seq({"seq": int(digits[:count])})
+            i = end + 1
+            continue
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        i += 1
+    return None
+
+
 def _event_ack_id(data: Any) -> int | None:
-    """The ack id of a Socket.IO EVENT frame (``2[/nsp,]<id>...``) whose JSON could not be read."""
-    if not isinstance(data, str) or not data.startswith("2"):
+    """The ack id of a Socket.IO EVENT frame (``2[/nsp,]<id>...``) or BINARY_EVENT frame
+    (``5<attachments>-[/nsp,]<id>...``) whose JSON could not be read."""
+    if not isinstance(data, str) or not data.startswith(("2", "5")):
         return None
     rest = data[1:]
+    if data.startswith("5"):
+        dash = rest.find("-", 0, 12)
+        if dash < 0 or not rest[:dash].isdigit():
+            return None
+        rest = rest[dash + 1:]
     if rest.startswith("/"):
         comma = rest.find(",")
         if comma < 0 or rest[:comma] != "/":

@@ -1,18 +1,95 @@
 """Cross-process rooms (hosted mode, ``--redis redis://...``): python-socketio's own
-``AsyncRedisManager``, so an emit to a world's room reaches that world's connections
-whichever process holds them.
+``AsyncRedisManager``, listening only.
 
-The manager emits to this process's connections first, then publishes on Redis; a publish
-that fails (Redis down) is logged by python-socketio and dropped, so each world's own
-connection keeps being served, and its listener reconnects by itself (docs/hosting.md).
-Connecting to Redis gives up after a second, so a blackholed Redis delays an emit by at most
-that, not an ack by the kernel's TCP timeout.
+What this process emits is never published. A world's connections are all in the process
+that holds the world's lease (docs/hosting.md): a connection that reaches another process is
+refused ``served_elsewhere`` and never joins the room there. So no other process listens to
+what this one emits (a welcome, a plan, a superseded notice, a disconnect), and publishing it
+cost every message a Redis round trip and every other process the handling of it (issue 28).
+Every emit, disconnect and room change of the server is handled here, locally; Redis is the
+way in for emits published by others (an admin tool's ``write_only`` emitter), which reach
+this process's connections through the manager's listener.
+
+So an ack never waits on Redis: a Redis that refuses connections, or a stuck one (SIGSTOP,
+a full network buffer) whose replies never come, costs the room messages others publish,
+nothing else. The listener reconnects by itself with backoff; its failures are logged once,
+then as a count once a minute (:class:`OnceThenCount`), not once per retry.
 """
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 import socketio
+from socketio.async_manager import AsyncManager
+
+from .pacing import Quiet
+
+log = logging.getLogger("initiative_sidecar.rooms")
+
+
+class OnceThenCount:
+    """The logger python-socketio's manager writes to: its debug and info lines go to
+    ``initiative_sidecar.rooms`` as they are; a failure (``error``/``exception``) is logged
+    the first time, then at most once a minute with how many came meanwhile."""
+
+    def __init__(self, logger: logging.Logger = log, every: float = 60.0) -> None:
+        self.logger = logger
+        self.quiet = Quiet(logger, every=every)
+
+    def debug(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        self.logger.debug(msg, *args)
+
+    def info(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        self.logger.info(msg, *args)
+
+    def warning(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        self._failure(msg, args, kwargs)
+
+    def error(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        self._failure(msg, args, kwargs)
+
+    def exception(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        self._failure(msg, args, kwargs)
+
+    def _failure(self, msg: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        text = msg % args if args else msg
+        extra = kwargs.get("extra") or {}
+        why = next((str(v) for k, v in extra.items() if k.endswith("_exception")), "")
+        key = text.split("...", 1)[0]  # "Cannot receive from redis": one count, whatever the delay
+        self.quiet.log(logging.WARNING, key, "Redis: %s%s (cross-process room messages wait; acks do not)",
+                       text, f" ({why})" if why else "")
+
+
+class ListeningRooms(socketio.AsyncRedisManager):  # type: ignore[misc]
+    """``AsyncRedisManager`` that publishes nothing: every operation of this process is
+    local (see the module's text); emits published by others still arrive."""
+
+    async def emit(self, event: str, data: Any, namespace: str | None = None, room: str | None = None,
+                   skip_sid: Any = None, callback: Any = None, to: str | None = None, **kwargs: Any) -> Any:
+        return await AsyncManager.emit(self, event, data, namespace or "/", room=to or room,
+                                       skip_sid=skip_sid, callback=callback)
+
+    async def can_disconnect(self, sid: str, namespace: str) -> Any:
+        return await AsyncManager.can_disconnect(self, sid, namespace)
+
+    async def disconnect(self, sid: str, namespace: str, **kwargs: Any) -> Any:
+        return await AsyncManager.disconnect(self, sid, namespace=namespace)
+
+    async def enter_room(self, sid: str, namespace: str, room: str, eio_sid: str | None = None) -> Any:
+        return await AsyncManager.enter_room(self, sid, namespace, room, eio_sid=eio_sid)
+
+    async def leave_room(self, sid: str, namespace: str, room: str) -> Any:
+        return await AsyncManager.leave_room(self, sid, namespace, room)
+
+    async def close_room(self, room: str, namespace: str | None = None) -> Any:
+        return await AsyncManager.close_room(self, room, namespace or "/")
+
+    async def _publish(self, data: Any) -> None:
+        """Nothing this process does is listened to elsewhere: never published."""
+        return None
 
 
 def room_manager(url: str) -> socketio.AsyncRedisManager:
-    return socketio.AsyncRedisManager(url, redis_options={"socket_connect_timeout": 1.0})
+    return ListeningRooms(url, logger=OnceThenCount(), redis_options={"socket_connect_timeout": 1.0})

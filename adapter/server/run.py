@@ -37,7 +37,7 @@ async def _serve(config: Config, stdout: TextIO) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):  # before "listening": a signal right after it stops cleanly
         loop.add_signal_handler(sig, stop.set)
-    log.info("database %s; Foundry origins: %s", config.db, ", ".join(config.origins) or "any, with the token")
+    log.info("%s; Foundry origins: %s", store_in_use(config), ", ".join(config.origins) or "any, with the token")
     stdout.write(f"initiative-sidecar listening on http://{config.host}:{config.port}{config.base_path}\n")
     stdout.flush()
     try:
@@ -50,6 +50,16 @@ async def _serve(config: Config, stdout: TextIO) -> None:
     finally:
         await runner.cleanup()  # the lifespan's end: a snapshot of every world, the store closed
     log.info("stopped in %.2f s", loop.time() - began)
+
+
+def store_in_use(config: Config) -> str:
+    """What the log says of the store: the PostgreSQL URL without its password (hosted
+    mode), else the SQLite file."""
+    if config.store:
+        from ..store.postgres import redacted
+
+        return f"store {redacted(config.store)} (PostgreSQL)"
+    return f"database {config.db} (SQLite)"
 
 
 def serve_forever(config: Config, stdout: TextIO) -> None:

@@ -12,7 +12,19 @@ the SQLite store, shared by every sidecar process of a hosted service.
   takes the world over at its writer's next connect. The log is written on that same
   session, and only for worlds it holds: a process whose session ended cannot store anything
   more (``served_elsewhere``). The log's key ``(world, seq)`` is a second fence.
+* A lease lasts while its process answers: PostgreSQL ends the leasing session when it has
+  sent nothing for :data:`LEASE_SILENCE_MS` (``idle_session_timeout``), and a live process
+  sends a ``SELECT 1`` (:meth:`PostgresStore.heartbeat`, from its event loop) when it has
+  been quiet for :data:`HEARTBEAT_S`. So a process that is stopped (SIGSTOP), or whose event
+  loop is stuck, loses its leases within seconds, and its worlds are served by another
+  process; when it runs again, its session is gone and it stores nothing more (the fence).
+  Needs PostgreSQL 14 or newer.
 * Snapshots are encoded and written in a worker thread on their own connection.
+* **Grouped commits.** Writes go through one committer thread: the rows that arrive while a
+  commit is in flight (other worlds' messages, handled in the server's worker threads) are
+  written together in one transaction, one WAL flush for all of them; each caller waits for
+  its row's commit, so an ack still means committed. A batch that fails on a row (a
+  duplicate seq) is written again row by row, so each row gets its own answer.
 """
 
 from __future__ import annotations
@@ -20,9 +32,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -102,6 +118,21 @@ def _password(url: str) -> str | None:
 #: the longest a statement may run, and wait for a lock, before it fails (milliseconds)
 STATEMENT_TIMEOUT_MS = 10_000
 LOCK_TIMEOUT_MS = 3_000
+#: how long the leasing session may stay silent before PostgreSQL ends it, leases and all
+LEASE_SILENCE_MS = 5_000
+#: a process quiet this long on its leasing session sends a heartbeat (seconds)
+HEARTBEAT_S = 1.0
+#: the most rows one grouped commit writes
+MAX_BATCH = 256
+
+
+@dataclass
+class _Row:
+    query: str
+    row: tuple[Any, ...]
+    world: str
+    seq: int
+    done: Future[None] = field(default_factory=Future)
 
 
 class PostgresStore:
@@ -120,7 +151,8 @@ class PostgresStore:
         self.url = url
         self.name = redacted(url)
         self._timeout = connect_timeout
-        self.db = self._connect()
+        self.db = self._connect(lease=True)
+        self._used = time.monotonic()
         try:
             migrate(self.db, self.name)
             self._snapshot_db = self._connect()
@@ -128,10 +160,14 @@ class PostgresStore:
             self.db.close()
             raise
         self._leases: set[str] = set()  # held by the session of ``self.db``
+        self._reopen = threading.Lock()  # the loop and the committer may both find it ended
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
         self._encoder = snapshots.Encoder()
+        self._pending: queue.SimpleQueue[_Row | None] = queue.SimpleQueue()
+        self._committer = threading.Thread(target=self._commit_loop, name="commits", daemon=True)
+        self._committer.start()
 
-    def _connect(self) -> psycopg.Connection[Any]:
+    def _connect(self, lease: bool = False) -> psycopg.Connection[Any]:
         try:
             conninfo_to_dict(self.url)
         except psycopg.Error:  # its own message may quote the password: not repeated
@@ -139,7 +175,7 @@ class PostgresStore:
                 f"cannot read the PostgreSQL store URL {self.name}: not a valid connection URL "
                 "(a password holding %, @, / or : must be percent-encoded)") from None
         try:
-            return self._open()
+            return self._open(lease)
         except psycopg.Error as error:
             said = str(error)
             password = _password(self.url)
@@ -147,18 +183,22 @@ class PostgresStore:
                 said = said.replace(password, "***")
             raise StoreUnusable(f"cannot open the PostgreSQL store {self.name}: {said}") from error
 
-    def _open(self) -> psycopg.Connection[Any]:
+    def _open(self, lease: bool = False) -> psycopg.Connection[Any]:
         # Store calls run on the event loop: a lock wait or a stalled server must end in an
         # error (a refusal the module resends), never block every world of the process.
+        # The leasing session ends when the process goes silent (see the module's text).
+        silence = f" -c idle_session_timeout={LEASE_SILENCE_MS}" if lease else ""
         return psycopg.connect(
             self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
             application_name=f"initiative-sidecar {os.getpid()}",
-            options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={LOCK_TIMEOUT_MS}",
+            options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={LOCK_TIMEOUT_MS}{silence}",
             keepalives=1, keepalives_idle=10, keepalives_interval=5, keepalives_count=3,
             tcp_user_timeout=15000,
         )
 
     def close(self) -> None:
+        self._pending.put(None)
+        self._committer.join()
         self._writer.shutdown(wait=True)
         for conn in (self.db, self._snapshot_db):  # the leases go with their session
             conn.close()
@@ -171,15 +211,35 @@ class PostgresStore:
             return f"the store cannot be written: {error}"
         return None
 
+    def heartbeat(self) -> None:
+        """Keep the leasing session (and its leases) while this process runs: a ``SELECT 1``
+        when it has sent nothing for :data:`HEARTBEAT_S`. A failure is left to the next write,
+        which opens a session without leases (the fence)."""
+        if time.monotonic() - self._used < HEARTBEAT_S or self.db.closed or self.db.broken:
+            return
+        self._used = time.monotonic()
+        try:
+            self.db.execute("SELECT 1")
+        except psycopg.Error as error:
+            log.warning("the session holding the leases of %d world(s) did not answer: %s",
+                        len(self._leases), error)
+
     def _live(self) -> psycopg.Connection[Any]:
         """The leasing session, opened again (without any lease) if PostgreSQL ended it."""
+        self._used = time.monotonic()
+        if self.db.closed or self.db.broken:
+            with self._reopen:
+                return self._reopened()
+        return self.db
+
+    def _reopened(self) -> psycopg.Connection[Any]:
         if self.db.closed or self.db.broken:
             if self._leases:
                 log.error("the session holding the leases of %d world(s) on %s ended; they are "
                           "refused until claimed again", len(self._leases), self.name)
                 self._leases.clear()
             with unavailable():
-                self.db = self._open()
+                self.db = self._open(lease=True)
         return self.db
 
     # ---------------------------------------------------------------- leases
@@ -202,6 +262,7 @@ class PostgresStore:
         if world not in self._leases:
             return False
         try:
+            self._used = time.monotonic()
             self.db.execute("SELECT 1")
         except psycopg.Error:
             return False  # the session is gone: the next call opens another, without leases
@@ -213,7 +274,9 @@ class PostgresStore:
             try:
                 self.db.execute(f"SELECT pg_advisory_unlock({_LEASE_KEY})", (world,))
             except psycopg.Error as error:  # the session is gone, and the lock with it
-                log.warning("world %s: releasing its lease failed (%s)", world, error)
+                gone = self.db.closed or self.db.broken
+                log.log(logging.DEBUG if gone else logging.WARNING, "world %s: releasing its lease failed (%s)",
+                        world, error)
 
     # ---------------------------------------------------------------- writing
 
@@ -228,29 +291,94 @@ class PostgresStore:
                     (world, after_seq, _json(data)), world, after_seq)
 
     def _write(self, query: str, row: tuple[Any, ...], world: str, seq: int) -> None:
-        db = self._live()
-        if world not in self._leases:
-            raise ServedElsewhere(
-                f"world {world!r}: this sidecar process no longer holds the world's lease (its "
-                "session with PostgreSQL ended); the message was not stored. Reconnect and resend it.")
+        """Written and committed (by the committer thread) when this returns."""
+        item = _Row(query, row, world, seq)
+        self._pending.put(item)
+        item.done.result()
+
+    def _commit_loop(self) -> None:
+        while True:
+            first = self._pending.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < MAX_BATCH:
+                try:
+                    item = self._pending.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    self._pending.put(None)  # closing: after this batch
+                    break
+                batch.append(item)
+            try:
+                self._commit(batch)
+            except BaseException as error:  # never leave a caller waiting
+                for item in batch:
+                    if not item.done.done():
+                        item.done.set_exception(error)
+
+    def _commit(self, batch: list[_Row]) -> None:
         try:
-            db.execute(query, row)
-        except psycopg.errors.UniqueViolation as error:
-            raise ServedElsewhere(
-                f"world {world!r}: seq {seq} was stored by another sidecar process, which serves "
-                "this world now; the message was not stored. Reconnect and resend it.") from error
-        except psycopg.Error as error:  # down, read-only, no privilege...: refused, resent
-            raise _unavailable(error) from error
+            db = self._live()
+        except StoreUnavailable as error:
+            for item in batch:
+                item.done.set_exception(error)
+            return
+        held = []
+        for item in batch:
+            if item.world in self._leases:
+                held.append(item)
+            else:
+                item.done.set_exception(ServedElsewhere(
+                    f"world {item.world!r}: this sidecar process no longer holds the world's lease (its "
+                    "session with PostgreSQL ended); the message was not stored. Reconnect and resend it."))
+        if len(held) > 1:
+            try:
+                with db.transaction():
+                    for item in held:
+                        db.execute(item.query, item.row)
+            except psycopg.Error as error:
+                if db.closed or db.broken:  # nothing of the batch was committed
+                    for item in held:
+                        item.done.set_exception(_unavailable(error))
+                    return
+                # a row refused (a duplicate seq...): each row again on its own
+            else:
+                for item in held:
+                    item.done.set_result(None)
+                return
+        for item in held:
+            try:
+                db.execute(item.query, item.row)
+            except psycopg.errors.UniqueViolation:
+                item.done.set_exception(ServedElsewhere(
+                    f"world {item.world!r}: seq {item.seq} was stored by another sidecar process, which "
+                    "serves this world now; the message was not stored. Reconnect and resend it."))
+            except psycopg.Error as error:  # down, read-only, no privilege...: refused, resent
+                item.done.set_exception(_unavailable(error))
+            else:
+                item.done.set_result(None)
 
     def save_snapshot(self, state: World) -> None:
-        if self._snapshot_db.closed or self._snapshot_db.broken:  # PostgreSQL restarted since
-            self._snapshot_db = self._connect()
-        self._snapshot_db.execute(
-            "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
-            "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != %s",
-            (state.world, state.last_seq, ENGINE_VERSION, self._encoder.encode(state), ENGINE_VERSION),
-        )
+        """Write ``state``'s snapshot. A session PostgreSQL ended since the last one (a
+        restart) is known only when a statement fails on it: then a new session is opened and
+        the write made once more, quietly (a snapshot is a cache; nothing was lost)."""
+        row = (state.world, state.last_seq, ENGINE_VERSION, self._encoder.encode(state), ENGINE_VERSION)
+        for attempt in (1, 2):
+            if self._snapshot_db.closed or self._snapshot_db.broken:  # PostgreSQL restarted since
+                self._snapshot_db = self._connect()
+            try:
+                self._snapshot_db.execute(
+                    "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (%s, %s, %s, %s) "
+                    "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
+                    "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != %s",
+                    row)
+                return
+            except psycopg.OperationalError:
+                if attempt == 2 or not (self._snapshot_db.closed or self._snapshot_db.broken):
+                    raise
+                log.info("the snapshot session with %s had ended (PostgreSQL restarted?): opened again", self.name)
 
     def save_snapshot_soon(self, state: World) -> Future[bool]:
         return self._writer.submit(self._snapshot_in_thread, state)

@@ -3,6 +3,7 @@ world across processes (gone with the process's connection), and the log's key a
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -123,9 +124,12 @@ def test_hosted_mode_needs_a_token_given_not_one_made_per_process(tmp_path: Path
     assert from_args(args).store == "postgresql://sidecar@127.0.0.1/x"
 
 
-def test_after_postgresql_ends_the_snapshot_session_the_next_snapshot_opens_a_new_one(pg_url: str) -> None:
+def test_after_postgresql_ends_the_snapshot_session_the_snapshot_is_written_on_a_new_one_quietly(
+    pg_url: str, caplog: pytest.LogCaptureFixture,
+) -> None:
     """The snapshot thread has its own session; once PostgreSQL ended it (a restart), every
-    later snapshot failed and each claim replayed an ever longer log."""
+    later snapshot failed and each claim replayed an ever longer log; then the first one
+    after a restart failed with an ERROR in the log. Now that one is written on a new session."""
     from adapter.pipeline import open_session
 
     store = PostgresStore(pg_url)
@@ -133,9 +137,9 @@ def test_after_postgresql_ends_the_snapshot_session_the_next_snapshot_opens_a_ne
         world = open_session(None, {"world": "snap", "ruleset": "foundry-core", "gm_users": ["gm"]})
         with psycopg.connect(pg_url, autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s, 5000)", (store._snapshot_db.info.backend_pid,))
-        with pytest.raises(psycopg.OperationalError):
-            store.save_snapshot(world)  # the write that finds the session gone fails...
-        store.save_snapshot(world)  # ...and the next one opens a new session
+        with caplog.at_level(logging.INFO, logger="initiative_sidecar.store"):
+            assert store.save_snapshot_soon(world).result(10) is True
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
         with psycopg.connect(pg_url, autocommit=True) as admin:
             stored = admin.execute("SELECT count(*) FROM snapshots WHERE world = 'snap'").fetchone()
         assert stored == (1,)
@@ -219,3 +223,67 @@ def test_a_writer_back_after_its_session_ended_is_given_the_world_as_stored(pg_u
 
 def hook(seq: int, name: str, fight: dict[str, Any]) -> dict[str, Any]:
     return {"seq": seq, "user": GM, "world_time": 0, "hook": name, "combat": fight, "current": current()}
+
+
+async def test_a_hosted_sidecar_logs_the_postgresql_store_it_uses_without_its_password(
+    serve_factory: Callable[..., Any], pg_url: str,
+) -> None:
+    """It logged ``database initiative-sidecar.db``, a file it never opened."""
+    with_password = pg_url.replace("sidecar@", "sidecar:s3cret-pw@")  # trust auth: ignored, but given
+    a = serve_factory("a", args=("--store", with_password))
+    await a.start()
+    logs = a.logs()
+    assert f"store {pg_url.replace('sidecar@', 'sidecar:***@')} (PostgreSQL)" in logs, logs
+    assert "s3cret-pw" not in logs and ".db" not in logs.split("CORS origins")[0]
+
+
+def test_appends_of_many_worlds_at_once_are_each_committed_and_grouped(pg_url: str) -> None:
+    """Worker threads append for 24 worlds at once: every row is stored, in fewer commits
+    than rows (rows arriving during a commit go into the next one together)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = PostgresStore(pg_url)
+    worlds = [f"grouped{i:02d}" for i in range(24)]
+    batches: list[int] = []
+    commit = store._commit
+
+    def counted(batch: list[Any]) -> None:
+        batches.append(len(batch))
+        commit(batch)
+
+    store._commit = counted  # type: ignore[method-assign]
+    try:
+        for w in worlds:
+            assert store.take_lease(w)
+
+        def play(world: str) -> None:
+            for seq in range(1, 11):
+                store.append(world, seq, "hook", {"seq": seq})
+
+        with ThreadPoolExecutor(24) as pool:
+            list(pool.map(play, worlds))
+        for w in worlds:
+            assert [e.data["seq"] for e in store.history(w)] == list(range(1, 11))
+        assert sum(batches) == 240 and len(batches) < 240, batches
+    finally:
+        store.close()
+
+
+def test_a_refused_row_in_a_grouped_commit_refuses_that_row_only(pg_url: str) -> None:
+    from adapter.store.postgres import _Row
+
+    store = PostgresStore(pg_url)
+    try:
+        for w in ("a", "b", "c"):
+            assert store.take_lease(w)
+        store.append("b", 1, "hook", {"first": True})
+        query = "INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)"
+        batch = [_Row(query, (w, 1, "hook", '{"n":1}', None), w, 1) for w in ("a", "b", "c")]
+        store._commit(batch)
+        assert batch[0].done.result() is None and batch[2].done.result() is None
+        with pytest.raises(ServedElsewhere):
+            batch[1].done.result()
+        assert [e.data for e in store.history("b")] == [{"first": True}]
+        assert [e.data for e in store.history("a")] == [{"n": 1}]
+    finally:
+        store.close()

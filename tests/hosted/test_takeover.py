@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import signal
 import time
 from collections.abc import Callable
 from typing import Any
@@ -220,3 +222,49 @@ async def test_a_process_whose_postgresql_session_ended_acks_nothing_more_and_th
     await moved.close()
     await asyncio.sleep(0.2)
     assert await Outbox(ref, lambda: b.url).final_state() == ref.final
+
+
+async def test_a_stopped_process_s_world_is_served_by_another_while_it_stays_stopped(
+    serve_factory: Callable[..., Serve], pg_url: str, session: dict[str, Reference],
+) -> None:
+    """SIGSTOP: alive, its sockets open, its PostgreSQL session open, answering nothing. Its
+    lease must not outlive its silence: the world's writer, refused ``served_elsewhere`` by the
+    other process at first, is welcomed there while the owner is still stopped (the lease ends
+    within seconds: LEASE_SILENCE_MS), resumes from the last acked seq, and ends as an
+    uninterrupted run. Woken up, the stopped process stores nothing more for the world."""
+    a, b = await pair(serve_factory, pg_url)
+    ref = session["balanced-d20"]
+    link = await open_link(a.url, auth_for(ref.world, ref.ruleset))
+    await asyncio.wait_for(link.welcome, 10)
+    half = len(ref.messages) // 2
+    for event, data in ref.messages[:half]:
+        assert await asyncio.wait_for(await link.emit(event, data), 10) == ref.acks[data["seq"] - 1]
+    assert a.proc is not None
+    os.kill(a.proc.pid, signal.SIGSTOP)
+    try:
+        refusals, deadline = 0, time.monotonic() + 30
+        while True:  # bounded: the module retries the same way
+            kind, data, sio = await attempt(b.url, ref.world)
+            if kind == "welcome":
+                break
+            await sio.disconnect()
+            assert data["code"] == "served_elsewhere", data
+            refusals += 1
+            assert time.monotonic() < deadline, "the stopped process kept its world"
+            await asyncio.sleep(0.5)
+        assert data["last_seq"] == half
+        assert a.proc.returncode is None  # still there, still stopped
+        await sio.disconnect()
+    finally:
+        os.kill(a.proc.pid, signal.SIGCONT)
+    event, data = ref.messages[half]
+    late = await asyncio.wait_for(await link.emit(event, data), 10)  # to the woken process
+    assert late["ok"] is False and late["error"]["code"] in ("store_unavailable", "served_elsewhere"), late
+    await link.close()
+    moved = await writer(b.url, ref)
+    for event, data in ref.messages[half:]:
+        assert await asyncio.wait_for(await moved.emit(event, data), 10) == ref.acks[data["seq"] - 1]
+    await moved.close()
+    await asyncio.sleep(0.2)
+    assert await Outbox(ref, lambda: b.url).final_state() == ref.final
+    assert refusals >= 1  # it was the other process's world at first

@@ -171,9 +171,9 @@ async def test_malformed_frames_count_against_the_rate_and_are_logged_once_a_sec
     raw = await RawClient.open(sidecar.url)
     try:
         assert "sid" in await raw.connect(auth())
-        unreadable = await raw.emit_raw('["hook",{"seq":1,')  # an event whose JSON is cut
+        unreadable = await raw.emit_raw('["hook",{"seq":1,')  # an event whose JSON is cut: its text shows seq 1
         ack = await raw.ack(unreadable)
-        assert ack["ok"] is False and ack["seq"] is None and ack["error"]["code"] == "invalid_message"
+        assert ack["ok"] is False and ack["seq"] == 1 and ack["error"]["code"] == "invalid_message"
         with caplog.at_level(logging.INFO, logger="initiative_sidecar.server"):
             try:
                 for _ in range(2000):
@@ -213,5 +213,48 @@ async def test_a_connection_has_one_message_in_hand_its_next_frames_wait_unread(
         assert waiting <= 1, f"{waiting} tasks for one connection's 50 waiting messages"
         acks = [await raw.ack(i) for i in ids]
         assert [a["seq"] for a in acks] == list(range(1, 51)) and all(a["ok"] for a in acks)
+    finally:
+        await raw.close()
+
+
+# ---------------------------------------------------------------- frames nested too deep to read (issue 28)
+
+
+@pytest.mark.parametrize("depth", [1_030, 100_000])
+async def test_an_event_nested_deeper_than_the_json_reader_allows_gets_invalid_message_with_its_seq(
+    sidecar: Running, depth: int,
+) -> None:
+    await reconfigure(sidecar, rate=1e6, burst=1_000_000)
+    raw = await RawClient.open(sidecar.url)
+    try:
+        assert "sid" in await raw.connect(auth())
+        deep = "[" * depth + "]" * depth
+        first = await raw.emit_raw('["hook",{"seq":1,"deep":' + deep + "}]")
+        ack = await raw.ack(first)
+        assert ack["ok"] is False and ack["error"]["code"] == "invalid_message", ack
+        assert ack["seq"] == 1  # the seq its text shows
+        # a "seq" deeper in, or in a string, is not the payload's: none shown
+        hidden = await raw.emit_raw('["hook",{"note":"\\"seq\\":7","deep":[{"seq":9}],"x":' + deep + "}]")
+        assert (await raw.ack(hidden))["seq"] is None
+        binary = 1_000 + raw.next_id  # a binary event announcing an attachment, nested too deep
+        await raw.send_text(f"451-{binary}" + '["hook",{"seq":2,"deep":' + deep + "}]")
+        ack = await raw.ack(binary)
+        assert ack["error"]["code"] == "invalid_message" and ack["seq"] == 2, ack
+        await raw.send_bytes(b"\x00")
+        assert (await raw.call("hook", hook(1)))["ok"] is True  # the unread seq 1 was not used up
+    finally:
+        await raw.close()
+
+
+async def test_a_connect_whose_auth_is_nested_too_deep_is_refused_not_left_waiting(sidecar: Running) -> None:
+    raw = await RawClient.open(sidecar.url)
+    try:
+        text = json.dumps(auth())[:-1] + ', "deep": ' + "[" * 5_000 + "]" * 5_000 + "}"
+        await raw.send_text("40" + text)
+        while raw.connect_reply is None:
+            await raw._read(5)
+        assert raw.connect_reply["error"]["data"]["code"] == "invalid_auth", raw.connect_reply
+        raw.connect_reply = None
+        assert "sid" in await raw.connect(auth())  # the same socket may still connect properly
     finally:
         await raw.close()

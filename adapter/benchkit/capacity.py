@@ -1,0 +1,232 @@
+"""``bench --hosted --tables N[,N...] --rate R``: how many tables the hosted stack holds.
+
+The whole stack on this machine, on loopback: PostgreSQL (fsync on), Redis, nginx (deploy/nginx.conf)
+and ``--sidecars`` sidecar processes (default 3). For each N, N tables connect through nginx,
+each its own websocket (:mod:`.tables`, a raw-wire load process), and each sends a ``hook``
+every 1/R seconds for ``--seconds``, not waiting for the previous ack. Reported for each N:
+the acks' p50/p99, messages unanswered within 10 s, refused ones, lost ones (acked but not in
+PostgreSQL: must be 0), each sidecar process's memory and the memory per connection, the
+sidecars' CPU per message, and how nginx's hash spread the tables over the processes. Then
+the largest N whose p99 stayed at or under 100 ms. The bench stops by itself (every wait is
+bounded). docs/performance.md, "Hosted capacity", has the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+from . import figures, ring, servers, services
+
+P99_TARGET_MS = 100.0
+DEFAULT_TABLES = (250, 1000)
+TABLES_PER_CLIENT = 2500
+
+
+def parse_tables(text: str) -> list[int]:
+    """``250,1000,2000`` -> [250, 1000, 2000] (argparse type)."""
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--tables takes counts separated by commas, not {text!r}") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError("--tables takes positive counts, e.g. 250,1000,2000")
+    return counts
+
+
+def positive_rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--rate takes messages per second, not {text!r}") from None
+    if not 0 < value <= 100:
+        raise argparse.ArgumentTypeError("--rate takes messages per second per table, above 0 and at most 100")
+    return value
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (seconds)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def established(ports: list[int]) -> dict[int, int]:
+    """How many established TCP connections each local port has (the sidecars' side of
+    nginx's connections): the hash's spread, read from /proc/net/tcp."""
+    counts = dict.fromkeys(ports, 0)
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        parts = line.split()
+        port = int(parts[1].rsplit(":", 1)[1], 16)
+        if parts[3] == "01" and port in counts:
+            counts[port] += 1
+    return counts
+
+
+def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if gone := services.missing(*services.NEEDS):
+        stderr.write(f"initiative-sidecar bench --hosted needs {', '.join(gone)} "
+                     "(Debian: apt-get install postgresql redis-server nginx)\n")
+        return 2
+    counts: list[int] = args.tables or list(DEFAULT_TABLES)
+    rate: float = args.rate or 0.2
+    seconds: float = getattr(args, "seconds", None) or 30.0
+    sidecars: int = getattr(args, "sidecars", None) or 3
+    began = time.perf_counter()
+    steps: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="sidecar-capacity-") as tmp, services.postgres(durable=True) as pg, \
+            services.redis() as redis:
+        for n, tables in enumerate(counts):
+            stdout.write(f"bench --hosted --tables: {tables} tables at {rate:g} messages/s each, {seconds:g} s\n")
+            stdout.flush()
+            with ExitStack() as stack:  # fresh processes for each step: its memory is its own
+                store = pg.new_database()
+                procs = []
+                for i in range(sidecars):
+                    server = servers.start("sidecar", Path(tmp) / f"unused-{n}-{i}.db",
+                                           extra=("--store", store, "--redis", redis.url))
+                    stack.callback(server.stop)
+                    procs.append(server)
+                port = stack.enter_context(services.nginx([s.port for s in procs], workers=2,
+                                                          connections=2 * tables + 512))
+                worlds = [f"cap{n}t{i:05d}" for i in range(tables)]
+                steps.append(_step(f"http://127.0.0.1:{port}", procs, store, worlds, rate, seconds))
+    fit = [s["tables"] for s in steps if s["p99_ms"] <= P99_TARGET_MS and s["unanswered"] == 0 and s["lost"] == 0]
+    result: dict[str, Any] = {
+        "machine": figures.machine(), "rate": rate, "seconds_per_step": seconds, "sidecars": sidecars,
+        "steps": steps, "largest_tables_p99_within_100ms": max(fit) if fit else None,
+        "seconds": round(time.perf_counter() - began, 1),
+    }
+    stdout.write(table(result) + "\n")
+    out = getattr(args, "json_out", None)
+    if out:
+        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    lost = sum(s["lost"] for s in steps)
+    if lost:
+        stderr.write(f"initiative-sidecar bench --hosted --tables: {lost} acked messages are not in the store\n")
+        return 1
+    return 0
+
+
+def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], rate: float,
+          seconds: float) -> dict[str, Any]:
+    pids = [s.process.pid for s in procs]
+    idle = [s.rss_mb() for s in procs]
+    clients = max(1, math.ceil(len(worlds) / TABLES_PER_CLIENT))
+    loads: list[subprocess.Popen[str]] = []
+    try:
+        for k in range(clients):
+            job = {"url": url, "token": servers.TOKEN, "worlds": worlds[k::clients], "rate": rate,
+                   "seconds": seconds, "timeout": 10.0}
+            p = subprocess.Popen([sys.executable, "-m", "adapter.benchkit.tables"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True)
+            _send(p, json.dumps(job))
+            loads.append(p)
+        connect_s = max(float(_read(p, "ready")["connect_s"]) for p in loads)
+        connected = [s.rss_mb() for s in procs]
+        spread = list(established([s.port for s in procs]).values())
+        cpu = [cpu_seconds(pid) for pid in pids]
+        client_cpu = [cpu_seconds(p.pid) for p in loads]
+        for p in loads:
+            _send(p, "go")
+        results = [_read(p, "result") for p in loads]
+        cpu_used = sum(cpu_seconds(pid) for pid in pids) - sum(cpu)
+        client_used = sum(cpu_seconds(p.pid) for p in loads) - sum(client_cpu)
+        peak = [s.rss_mb() for s in procs]
+        for p in loads:
+            _send(p, "stop")
+    finally:
+        for p in loads:
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            for stream in (p.stdin, p.stdout):
+                if stream is not None and not stream.closed:
+                    stream.close()
+    latencies = [x for r in results for x in r["latencies"]]
+    acked: dict[str, int] = {w: c for r in results for w, c in r["acked"].items()}
+    messages = len(latencies)
+    return {
+        "tables": len(worlds), "connect_s": connect_s, "messages": messages,
+        "msgs_per_s": round(messages / seconds, 1),
+        "p50_ms": round(figures.percentile(latencies, 0.50) * 1e3, 2),
+        "p99_ms": round(figures.percentile(latencies, 0.99) * 1e3, 2),
+        "max_ms": round(max(latencies, default=0.0) * 1e3, 1),
+        "unanswered": sum(r["unanswered"] for r in results),
+        "refused": sum(r["refused"] for r in results),
+        "lost": _lost(store, acked),
+        "rss_mb": [round(x, 1) for x in peak], "idle_rss_mb": [round(x, 1) for x in idle],
+        # connected and loaded, before any message; then after the load (each world's state grown)
+        "kb_per_connection": round((sum(connected) - sum(idle)) * 1024 / len(worlds), 1),
+        "kb_per_table_after": round((sum(peak) - sum(idle)) * 1024 / len(worlds), 1),
+        "sidecar_cpu_ms_per_message": round(cpu_used * 1e3 / messages, 3) if messages else None,
+        "sidecar_cpu_share": round(cpu_used / seconds, 2),
+        "load_cpu_share": round(client_used / seconds, 2),
+        "spread": spread,
+        # where nginx's ring sends these worlds, computed (.ring): equal to "spread" when the
+        # computation is nginx's own
+        "ring_spread": ring.assign(worlds, [f"127.0.0.1:{s.port}" for s in procs], services.upstream_weight()),
+        "ports": [s.port for s in procs],
+    }
+
+
+def _lost(store: str, acked: dict[str, int]) -> int:
+    """Messages acked ok whose row is not in PostgreSQL (each table's seqs run from 1 up, so
+    the acked count of a world must not exceed its stored rows)."""
+    import psycopg
+
+    with psycopg.connect(store) as db:
+        rows = db.execute("SELECT world, count(*) FROM messages WHERE world = ANY(%s) GROUP BY world",
+                          (list(acked),)).fetchall()
+    stored: dict[str, int] = {str(world): int(count) for world, count in rows}
+    return sum(max(0, count - stored.get(world, 0)) for world, count in acked.items())
+
+
+def _send(p: subprocess.Popen[str], line: str) -> None:
+    stdin: IO[str] | None = p.stdin
+    assert stdin is not None
+    stdin.write(line + "\n")
+    stdin.flush()
+
+
+def _read(p: subprocess.Popen[str], key: str) -> Any:
+    assert p.stdout is not None
+    line = p.stdout.readline()
+    if not line:
+        raise RuntimeError(f"a load process ended before sending {key!r} (exit {p.wait()})")
+    data = json.loads(line)
+    if key not in data:
+        raise RuntimeError(f"a load process sent {line[:200]!r}, expected {key!r}")
+    return data if key == "ready" else data[key]
+
+
+def table(result: dict[str, Any]) -> str:
+    lines = [f"{'tables':>7} {'msgs/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'unans.':>6} {'lost':>4} "
+             f"{'MB/process':>20} {'kB/conn':>8} {'kB/table':>8} {'CPU ms/msg':>10} {'spread':>16} {'connect s':>9}"]
+    for s in result["steps"]:
+        lines.append(f"{s['tables']:>7} {s['msgs_per_s']:>7.0f} {s['p50_ms']:>8.2f} {s['p99_ms']:>8.2f} "
+                     f"{s['max_ms']:>8.1f} {s['unanswered']:>6} {s['lost']:>4} "
+                     f"{'/'.join(f'{x:.0f}' for x in s['rss_mb']):>20} {s['kb_per_connection']:>8.1f} "
+                     f"{s['kb_per_table_after']:>8.1f} "
+                     f"{s['sidecar_cpu_ms_per_message'] or 0:>10.3f} {'/'.join(map(str, s['spread'])):>16} "
+                     f"{s['connect_s']:>9.1f}")
+    best = result["largest_tables_p99_within_100ms"]
+    lines.append(f"largest N with p99 <= {P99_TARGET_MS:.0f} ms (none unanswered, none lost) at "
+                 f"{result['rate']:g} messages/s a table: {best if best is not None else 'none of those tried'}")
+    lines.append(f"{result['sidecars']} sidecar processes behind nginx (2 workers), PostgreSQL, Redis; "
+                 f"{result['machine']['cpus']} CPUs, load average {result['machine']['load_average']}; "
+                 f"{result['seconds_per_step']:g} s a step; {result['seconds']} s in all")
+    return "\n".join(lines)
+
+
+__all__ = ["parse_tables", "positive_rate", "run_tables"]
