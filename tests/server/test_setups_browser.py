@@ -155,8 +155,10 @@ def nginx_same_origin(tls: Tls, page_port: int, sidecar_port: int) -> Iterator[i
         location / {{ proxy_pass http://127.0.0.1:{page_port}; proxy_set_header Host $http_host; }}
     }}"""
     user = "user root;\n" if os.geteuid() == 0 else ""
+    (root / "sites-enabled").mkdir()
+    (root / "sites-enabled" / "same-origin.conf").write_text(body)  # as an operator adds a site
     conf = root / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(user=user, root=root, body=body))
+    conf.write_text(NGINX_CONF.format(user=user, root=root, workers=1, files=1024, connections=512))
     proc = subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
