@@ -23,9 +23,10 @@ export const RULESETS = Object.freeze(["foundry-core", "balanced-d20", "dice-poo
  * Not forwarded, on purpose: `combatStart` fires only on the client that starts the combat,
  * before the update, with data a later hook may still change; the `updateCombat` carrying
  * `round: 1` that follows on every client says the same, after the fact.
- * `combatTurnChange` fires on every client right after the `updateCombat` of the same turn
- * change and carries nothing that update's diff and the combat's `current` lack [F13
- * `client/documents/combat.mjs` `_manageTurnEvents`]; forwarding it would send every turn twice.
+ * `combatTurnChange` carries nothing the `updateCombat` of the same turn change (its diff, the
+ * combat's `current`) lacks; it fires before that hook on every client but the active GM, after
+ * it there [F13 `client/data/client-backend.mjs`, `combat.mjs` `_manageTurnEvents`;
+ * test/fake-foundry/README.md]: forwarding it would send every turn twice.
  */
 export const FORWARDED_HOOKS = Object.freeze([
   "createCombat", "updateCombat", "deleteCombat",
