@@ -26,10 +26,8 @@ import * as log from "./log.js";
 /** Applies the sidecar's plans to Foundry's combats (active GM only). */
 export class PlanApplier {
   /**
-   * @param {object} env Foundry globals
-   * @param {{onApplied?:(plan:object, old:object|null, writes:number) => void,
-   *   awaiting?:(combatId:string) => boolean}} [hooks] `awaiting`: does the outbox still hold a
-   *   message about this combat the sidecar has not answered? (none: plans are written at once)
+   * @param {object} env Foundry globals @param {{awaiting?:(combatId:string) => boolean}} [hooks] `awaiting`: does the
+   *   outbox still hold a message about this combat the sidecar has not answered? (none: plans are written at once)
    */
   constructor(env, hooks = {}) {
     this.env = env;
@@ -146,9 +144,7 @@ export class PlanApplier {
       skipped: sidecarRules(this.env).skipped_acts,
       currentId: combat.combatant?.id ?? null
     });
-    const old = this.last.get(plan.combat_id) ?? null;
     this.last.set(plan.combat_id, plan);
-    const before = this.writes;
     if (data) {
       const { combatants: rows, groups, round, current, ...flag } = data;
       const options = () => ({ [MODULE_ID]: { own: true, revision: plan.revision } });
@@ -166,7 +162,6 @@ export class PlanApplier {
       if (Object.keys(flag).length) { await combat.update(flag, options()); this.writes += 1; }
       if (round) await this.beginRound(combat, plan);
     }
-    this.hooks.onApplied?.(plan, old, this.writes - before);
   }
 
   /** A round begun by a rule: core's own Next Round, marked as ours (turns.js lands it). */

@@ -5,7 +5,7 @@
  * @module sidecar
  */
 
-import { MODULE_ID, RESEND_CODES } from "./constants.js";
+import { MODULE_ID } from "./constants.js";
 import { Outbox } from "./outbox.js";
 import { SidecarClient } from "./sidecar-client.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField, rollingGroup } from "./payloads.js";
@@ -18,7 +18,7 @@ import * as log from "./log.js";
 /** The connection owner (exists on the active GM's client only). */
 export class Sidecar {
   /**
-   * @param {object} env Foundry globals @param {{onPlan:Function, onPrompt:Function, onNotices:Function, onRefused:Function,
+   * @param {object} env Foundry globals @param {{onPlan:Function, onPrompt:Function, onNotices:Function,
    *   onRevisions?:Function, onSettled?:Function}} handlers `onSettled`: after each ack and welcome (held plans may be written)
    */
   constructor(env, handlers) {
@@ -59,7 +59,7 @@ export class Sidecar {
     if (!auth.token) { notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken"); return false; }
     const url = getSetting(this.env, SETTINGS.URL);
     this.status = "idle";
-    const events = { onWelcome: (w) => this.welcome(w), onAck: (m, ack) => this.ack(m, ack), onPlan: (plan) => this.handlers.onPlan(plan),
+    const events = { onWelcome: (w) => this.welcome(w), onAck: (m, ack, verdict) => this.ack(m, ack, verdict), onPlan: (plan) => this.handlers.onPlan(plan),
       onPrompt: (prompt) => this.handlers.onPrompt(prompt), onStatus: (status, detail) => this.setStatus(status, detail, url) };
     this.client = new SidecarClient({ io: this.env.io, url, auth, outbox: this.outbox, events }).connect();
     log.info(`connecting to the sidecar at ${url} as world ${auth.world} (${auth.ruleset})`);
@@ -160,17 +160,14 @@ export class Sidecar {
     return done;
   }
 
-  /** Route what an ack carries. */
-  ack(message, ack) {
-    const resend = !ack.ok && RESEND_CODES.includes(ack.error?.code);
+  /** Route what an ack carries. @param {object} message @param {object} ack @param {"done"|"resend"} [verdict] the outbox's */
+  ack(message, ack, verdict) {
+    const resend = verdict === "resend";
     if (ack.ok) {
       for (const plan of ack.plans ?? []) this.handlers.onPlan(plan);
       for (const prompt of ack.prompts ?? []) this.handlers.onPrompt(prompt);
       if (ack.notices?.length) this.handlers.onNotices(ack.notices, message);
-    } else if (ack.error && !resend) {
-      log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
-      this.handlers.onRefused(message, ack.error);
-    }
+    } else if (ack.error && !resend) log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
     // the outbox let this message go: a plan held for its answer may be written now, even without a plan here
     this.handlers.onSettled?.();
     if (resend) return;

@@ -53,8 +53,7 @@ export function wireModule(env) {
         onRevisions: (combats) => state.applier.align(combats),
         onSettled: () => state.applier.release(),
         onPrompt: routePrompt,
-        onNotices: (notices, message) => { state.ready.learn(notices); announce(env, notices, message); },
-        onRefused: () => {}
+        onNotices: (notices, message) => { state.ready.learn(notices); announce(env, notices, message); }
       });
       state.sidecar.start(); // without a token it stays idle until the setting changes
     } else if (!isActiveGM(env) && state.sidecar) {
