@@ -59,7 +59,7 @@ export function registerForwarder(env, sidecar) {
     updateCombatant: (combatant, changed, options, userId) => {
       if (!live(options) || !combatant.parent) return;
       const combat = combatant.parent;
-      const byGM = env.game.users?.get?.(userId)?.isGM ?? false;
+      const byGM = Boolean(env.game.users.get(userId)?.isGM);
       const what = classifyCombatantChange(changed, combatant.flags?.[MODULE_ID]?.roll, combatant.initiative, byGM);
       if (what.kind === "none") return;
       if (what.unmarked) log.warn(`user ${userId} changed the initiative of combatant ${combatant.id} without a roll the module knows; only a GM may set one by hand, so the rules keep their own value`);

@@ -11,7 +11,7 @@ import { SidecarClient } from "./sidecar-client.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField, rollingGroup } from "./payloads.js";
 import { getSetting, setSetting, SETTINGS, rulesetSettings, tokenKey } from "./settings.js";
 import { gmIds, isActiveGM, snapshotOf, currentOfCombat, worldTime } from "./foundry-data.js";
-import { showStatus, offerTakeOver, askRecording } from "./link-status.js";
+import { showStatus, offerTakeOver } from "./link-status.js";
 import { notify } from "./html.js";
 import * as log from "./log.js";
 
@@ -90,8 +90,8 @@ export class Sidecar {
     return this.start();
   }
 
-  /** The world's recording as the sidecar stored it (JSON Lines), or null. @returns {Promise<string|null>} */
-  recording() { return askRecording(this.env, this.client?.ready ? this.client.socket : null); }
+  /** The welcomed connection (the world's recording is asked on it), or null. */
+  get socket() { return this.client?.ready ? this.client.socket : null; }
 
   /**
    * `welcome`: align seq numbers. The current state of each combat is sent when the sidecar

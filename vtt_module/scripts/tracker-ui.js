@@ -1,7 +1,7 @@
 /**
  * The `renderCombatTracker` hook (an HTMLElement in v13 and v14; registered at `init`, since
  * the sidebar renders before `ready`): badges on each row and, for the GM, a
- * button that downloads the world's recording from the sidecar.
+ * button that downloads the world's recording from the sidecar (`export`).
  * @module tracker-ui
  */
 
@@ -36,13 +36,16 @@ export function onRenderTracker(env, app, html, api) {
 }
 
 /**
- * Download the recording as a `.jsonl` file (GM).
- * @param {object} env @param {string} text the recording (JSON Lines)
+ * Download the world's recording as the sidecar stored it (JSON Lines, what `initiative-sidecar replay` reads),
+ * asked with `export`, as a `.jsonl` file (GM). @param {object} env @param {object|null} socket the welcomed connection
+ * @returns {Promise<string|null>} the file's name, or null: nothing saved (the GM is told why)
  */
-export function downloadRecording(env, text) {
-  if (!text) { notify(env, "info", "INITIATIVE_SIDECAR.notify.recordingEmpty"); return null; }
-  const save = env.foundry?.utils?.saveDataToFile ?? env.saveDataToFile;
+export async function downloadRecording(env, socket) {
+  const answer = await socket?.timeout(60000).emitWithAck("export", {}).catch((e) => ({ ok: false, error: { message: String(e?.message ?? e) } }));
+  const failed = answer?.error?.message ?? env.game.i18n.localize("INITIATIVE_SIDECAR.link.noSidecar");
+  if (!answer?.ok) { notify(env, "warn", "INITIATIVE_SIDECAR.link.exportFailed", { message: failed }); return null; }
+  if (!answer.recording) { notify(env, "info", "INITIATIVE_SIDECAR.notify.recordingEmpty"); return null; }
   const name = `initiative-sidecar-${env.game.world.id}-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`;
-  save(text, "application/x-ndjson", name);
+  env.foundry.utils.saveDataToFile(answer.recording, "application/x-ndjson", name);
   return name;
 }

@@ -73,10 +73,7 @@ export function wireModule(env) {
     ...Object.fromEntries(["perform", "setInitiative", "readyStart", "readyConfirm"].map((name) => [name, (...args) => state.actions[name](...args)])),
     takeOver: () => state.sidecar?.takeOver() ?? false,
     // the sidecar stores every message: the GM's download is its export of this world
-    download: async () => {
-      const text = state.sidecar ? await state.sidecar.recording() : null;
-      return text === null ? null : downloadRecording(env, text);
-    }
+    download: async () => (state.sidecar ? downloadRecording(env, state.sidecar.socket) : null)
   };
   state.api = api;
   env.Hooks.once("init", () => {

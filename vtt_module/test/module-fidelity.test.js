@@ -91,7 +91,7 @@ test("a reroll with the same total and a clear-and-roll-again with the same roll
 function forwardingTable() {
   const sent = [];
   const H = new Hooks();
-  const env = { Hooks: H, game: { user: { isGM: true, isActiveGM: true } } };
+  const env = { Hooks: H, game: { user: { isGM: true, isActiveGM: true }, users: new Map([["u", { id: "u", isGM: true }]]) } };
   const s = { hook: (name, combat) => sent.push({ name, current: combat.combatant?.id ?? null }), intent: (p) => sent.push({ name: p.kind }) };
   const names = registerForwarder(env, () => s);
   return { H, sent, names };

@@ -6,6 +6,7 @@ import { currentOfCombat } from "../scripts/foundry-data.js";
 import { combatSnapshot, whitelistOptions, hookPayload, intentPayload, connectAuth, readStats } from "../scripts/payloads.js";
 import { Outbox } from "../scripts/outbox.js";
 import { foundrySort, planUpdate, isStale } from "../scripts/plan.js";
+import { deletion } from "../scripts/compat.js";
 import { landing } from "../scripts/turns.js";
 import { badgesFor } from "../scripts/badges.js";
 import { promptAnswer, promptDialog, promptRecipients } from "../scripts/prompts.js";
@@ -143,7 +144,8 @@ test("a plan that changes nothing writes nothing; vanished detail keys are delet
   s.flags = { "initiative-sidecar": { plan: first["flags.initiative-sidecar.plan"] } };
   for (const row of first.combatants) s.combatants.find((c) => c._id === row._id).flags = { "initiative-sidecar": { state: row["flags.initiative-sidecar.state"] } };
   assert.equal(planUpdate(s, { ...p, revision: 2 }).data, null);
-  const next = planUpdate(s, plan(3, "a", [["a", 18], ["b", 12], ["c", 8]])).data;
+  const v13 = { game: { release: { generation: 13 } } };
+  const next = planUpdate(s, plan(3, "a", [["a", 18], ["b", 12], ["c", 8]]), { del: (path, key) => deletion(v13, path, key) }).data;
   assert.ok("flags.initiative-sidecar.state.detail.-=turns_lost" in next.combatants[0]);
 });
 
