@@ -6,9 +6,6 @@
  * @module compat
  */
 
-/** The Foundry generations the module supports (module.json minimum and maximum). */
-export const GENERATIONS = Object.freeze([13, 14]);
-
 /** Foundry's generation (13 or 14). @param {object} env */
 export function generation(env) {
   const g = Number(env.game?.release?.generation);

@@ -3,7 +3,7 @@
  * which players rename at will, and what the sidecar echoes back from them) is escaped where it
  * becomes markup, and only there: dialog contents, chat cards, notifications. Dialog titles and
  * button labels are text (DialogV2 sets them with innerText). Tooltips use `data-tooltip-text`,
- * shown as text [T13 `helpers/interaction/tooltip-manager.d.mts`]. Pure: no Foundry global.
+ * shown as text [T13 `helpers/interaction/tooltip-manager.d.mts`]. No Foundry global: `env` is passed in.
  * @module html
  */
 
@@ -12,6 +12,11 @@ const ENTITIES = Object.freeze({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&
 /** Escape text for HTML content and quoted attribute values. @param {unknown} value @returns {string} */
 export function escapeHTML(value) {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ENTITIES[c]);
+}
+
+/** A localizer bound to `game.i18n`. @param {object} env @returns {(key:string, data?:object) => string} */
+export function translator(env) {
+  return (key, data) => (data ? env.game.i18n.format(key, data) : env.game.i18n.localize(key));
 }
 
 /**
@@ -30,8 +35,7 @@ export function escapingTranslator(t) {
  * @returns {string} the message shown
  */
 export function notify(env, level, key, data) {
-  const { i18n } = env.game;
-  const message = escapingTranslator((k, d) => (d ? i18n.format(k, d) : i18n.localize(k)))(key, data);
+  const message = escapingTranslator(translator(env))(key, data);
   env.ui.notifications[level](message);
   return message;
 }

@@ -5,8 +5,7 @@
  * @module link-status
  */
 
-import { translator } from "./foundry-data.js";
-import { notify, escapeHTML, escapingTranslator } from "./html.js";
+import { notify, escapeHTML, escapingTranslator, translator } from "./html.js";
 import * as log from "./log.js";
 
 /**

@@ -7,9 +7,9 @@
 
 import { decorateTracker, ungroupSplit } from "./tracker.js";
 import { plainScores } from "./badges.js";
-import { statesOf, translator } from "./foundry-data.js";
+import { statesOf } from "./foundry-data.js";
 import { elementOf } from "./compat.js";
-import { notify } from "./html.js";
+import { notify, translator } from "./html.js";
 
 /**
  * Decorate a rendered tracker.
