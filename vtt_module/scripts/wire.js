@@ -83,7 +83,7 @@ export function wireModule(env) {
     state.relay = new Relay(env, { sidecar, onPrompt: routePrompt });
     state.actions = new Actions(env, state.relay);
     state.ready = new ReadyWatch(env, sidecar);
-    state.hooks = registerForwarder(env, sidecar);
+    registerForwarder(env, sidecar);
     registerRollMarking(env, () => state.pending);
     registerSteering(env, state.applier);
     state.ready.register();
