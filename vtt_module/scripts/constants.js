@@ -12,9 +12,6 @@ export const SOCKET_NAME = `module.${MODULE_ID}`;
 /** Wire protocol version (issue 2). */
 export const PROTOCOL = 1;
 
-/** Rulesets the sidecar knows, in the order the setting lists them. */
-export const RULESETS = Object.freeze(["foundry-core", "balanced-d20", "dice-pool", "storyteller"]);
-
 /**
  * Foundry hooks that fire on every client after a change and are forwarded by the active GM
  * (registerForwarder registers exactly these). `initiativeRoll` is synthesized by the module

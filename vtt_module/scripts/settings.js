@@ -8,7 +8,7 @@
  * @module settings
  */
 
-import { MODULE_ID, RULESETS, DEFAULT_STAT_PATHS } from "./constants.js";
+import { MODULE_ID, DEFAULT_STAT_PATHS } from "./constants.js";
 import { elementOf } from "./compat.js";
 
 /** Setting keys, as a frozen table. */
@@ -33,7 +33,7 @@ export function registerSettings(env, { onChange } = {}) {
   gmWorld(SETTINGS.URL, String, DEFAULT_URL);
   // Client scope, keyed by world: stored in this browser only. Taken out of players' settings window.
   reg(tokenKey(env), { scope: "client", config: true, type: String, default: "", onChange: () => onChange?.(SETTINGS.TOKEN) }, SETTINGS.TOKEN);
-  gmWorld(SETTINGS.RULESET, String, "foundry-core", { choices: Object.fromEntries(RULESETS.map((id) => [id, `INITIATIVE_SIDECAR.rulesets.${id}`])) });
+  gmWorld(SETTINGS.RULESET, String, "foundry-core", { choices: Object.fromEntries(Object.keys(RULESET_SETTINGS).map((id) => [id, `INITIATIVE_SIDECAR.rulesets.${id}`])) });
   gmWorld(SETTINGS.AUTO_APPROVE, Boolean, false);
   gmWorld(SETTINGS.STAT_PATHS, String, "");
   // dice-pool (DP-3): the pool's die, its success threshold, whether ones cancel successes
@@ -82,8 +82,8 @@ export function statPaths(raw, systemId) {
 }
 
 /**
- * What each ruleset reads, mirroring `schemas/settings.schema.json` (a test checks they agree):
- * the setting keys beside `stat_paths`, and the stats whose paths it needs.
+ * The rulesets the sidecar knows (in the order the setting lists them) and what each reads, mirroring
+ * `schemas/settings.schema.json` (a test checks they agree): the setting keys beside `stat_paths`, and the stats it needs.
  */
 export const RULESET_SETTINGS = Object.freeze({
   "foundry-core": Object.freeze({ keys: [], stats: [] }),

@@ -36,7 +36,7 @@ export class Sidecar {
         setSetting(env, SETTINGS.UNSENT, waiting ? { ...others, [world]: true } : others);
       }
     });
-    if (flags()[world]) this.outbox.missed();
+    this.outbox.resync = Boolean(flags()[world]);
   }
 
   /** Does this page hold (or seek) the world's connection? Only then does it answer players. */
@@ -106,8 +106,8 @@ export class Sidecar {
       log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
       notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
     }
-    if (lostHistory || this.outbox.needsResync) {
-      this.outbox.resynced();
+    if (lostHistory || this.outbox.resync) {
+      this.outbox.resync = false;
       for (const combat of this.env.game.combats ?? []) this.resync(combat);
     }
     this.handlers.onSettled?.(); // messages the sidecar had stored left the outbox without an ack
