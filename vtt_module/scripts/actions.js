@@ -10,7 +10,6 @@
 
 import { MODULE_ID } from "./constants.js";
 import { sidecarRules } from "./settings.js";
-import { ownersOf } from "./foundry-data.js";
 import { translator } from "./html.js";
 import { menuEntry, elementOf } from "./compat.js";
 import { dashContent, askAnchor, readiedContent, readyContent, setInitiativeContent } from "./dialogs.js";
@@ -133,7 +132,8 @@ export class Actions {
     const answer = given ?? await this.input("INITIATIVE_SIDECAR.dialog.readyTitle", readyContent(this.t));
     if (!answer) return null;
     const watching = answer.watching ?? [...(game.user.targets ?? [])].map((t) => t.id ?? t.document?.id).filter(Boolean);
-    const args = { actor_id: actor.id, token_id: token.id, owners: ownersOf(this.env, actor), watching, sees: Boolean(answer.sees), weapon_ready: Boolean(answer.weapon_ready) };
+    // `owners` are added by the active GM's client from Foundry (relay.js `trusted`)
+    const args = { actor_id: actor.id, token_id: token.id, watching, sees: Boolean(answer.sees), weapon_ready: Boolean(answer.weapon_ready) };
     return this.relay.request({ kind: "ready.start", args });
   }
 

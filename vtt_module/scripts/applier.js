@@ -70,9 +70,6 @@ export class PlanApplier {
     }
   }
 
-  /** Does the outbox still hold a message about this combat the sidecar has not answered? */
-  awaiting(combatId) { return Boolean(this.hooks.awaiting?.(combatId)); }
-
   /**
    * Take a plan (from an ack or a broadcast): stale ones are ignored, one that comes while
    * answers about its combat are due waits for them. @param {object} plan
@@ -102,7 +99,7 @@ export class PlanApplier {
    */
   release(combatId) {
     if (combatId === undefined) { for (const id of [...this.waiting.keys()]) this.release(id); return; }
-    if (this.running.has(combatId) || !this.waiting.has(combatId) || this.awaiting(combatId)) return; // a loop takes the newest next
+    if (this.running.has(combatId) || !this.waiting.has(combatId) || this.hooks.awaiting?.(combatId)) return; // a loop takes the newest next
     this.running.set(combatId, this.drain(combatId).finally(() => {
       this.running.delete(combatId);
       this.release(combatId); // the last answer came while the loop was ending
@@ -119,7 +116,7 @@ export class PlanApplier {
 
   /** Apply waiting plans of one combat until none is left, or until answers about it are due again. */
   async drain(combatId) {
-    while (this.waiting.has(combatId) && !this.awaiting(combatId)) {
+    while (this.waiting.has(combatId) && !this.hooks.awaiting?.(combatId)) {
       const plan = this.waiting.get(combatId);
       this.waiting.delete(combatId);
       if (isStale(plan, this.appliedRevision(combatId))) continue;

@@ -19,20 +19,14 @@ export function translator(env) {
   return (key, data) => (data ? env.game.i18n.format(key, data) : env.game.i18n.localize(key));
 }
 
-/**
- * A localizer whose substituted values are escaped (the template itself is ours and trusted).
- * @param {(key:string, data?:object) => string} t a plain localizer
- * @returns {(key:string, data?:object) => string}
- */
+/** A localizer whose substituted values are escaped (the template itself is ours and trusted). @param {(key:string, data?:object) => string} t */
 export function escapingTranslator(t) {
   return (key, data) => (data ? t(key, Object.fromEntries(Object.entries(data).map(([k, v]) => [k, escapeHTML(v)]))) : t(key));
 }
 
 /**
- * Show a notification whose values may come from players or the sidecar (escaped here;
- * Foundry's Notifications render the message as HTML unless told otherwise).
- * @param {object} env @param {"info"|"warn"|"error"} level @param {string} key @param {object} [data]
- * @returns {string} the message shown
+ * Show a notification whose values may come from players or the sidecar (escaped here; Foundry's Notifications
+ * render the message as HTML unless told otherwise). @param {"info"|"warn"|"error"} level @returns {string} the message shown
  */
 export function notify(env, level, key, data) {
   const message = escapingTranslator(translator(env))(key, data);

@@ -59,7 +59,7 @@ export class Sidecar {
     if (!auth.token) { notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken"); return false; }
     const url = getSetting(this.env, SETTINGS.URL);
     this.status = "idle";
-    const events = { onWelcome: (w) => this.welcome(w), onAck: (m, ack, verdict) => this.ack(m, ack, verdict), onPlan: (plan) => this.handlers.onPlan(plan),
+    const events = { onWelcome: (w) => this.welcome(w), onAck: (...a) => this.ack(...a), onPlan: (plan) => this.handlers.onPlan(plan),
       onPrompt: (prompt) => this.handlers.onPrompt(prompt), onStatus: (status, detail) => this.setStatus(status, detail, url) };
     this.client = new SidecarClient({ io: this.env.io, url, auth, outbox: this.outbox, events }).connect();
     log.info(`connecting to the sidecar at ${url} as world ${auth.world} (${auth.ruleset})`);

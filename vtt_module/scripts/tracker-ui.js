@@ -11,12 +11,7 @@ import { statesOf } from "./foundry-data.js";
 import { elementOf } from "./compat.js";
 import { notify, translator } from "./html.js";
 
-/**
- * Decorate a rendered tracker.
- * @param {object} env @param {object} app the CombatTracker @param {HTMLElement|object} html
- * @param {{download:() => void}} api
- * @returns {number} badges added
- */
+/** Decorate a rendered tracker (`app`, its element `html`); the GM's button calls `api.download`. @returns {number} badges added */
 export function onRenderTracker(env, app, html, api) {
   const element = elementOf(html);
   if (!element) return 0;
