@@ -15,9 +15,8 @@ import { menuEntry, elementOf } from "./compat.js";
 import { dashContent, askAnchor, readiedContent, readyContent, setInitiativeContent } from "./dialogs.js";
 
 /**
- * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them (ids of
- * {@link ACTIONS}). @param {object|undefined} state the combatant's plan state @param {{isGM:boolean}} ctx
- * @returns {string[]}
+ * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them (ids of {@link ACTIONS}).
+ * @param {object|undefined} state the combatant's plan state @param {{isGM:boolean}} ctx @returns {string[]}
  */
 export function availableActions(state, { isGM }) {
   return [...(state?.actions ?? []), ...(isGM ? state?.gm_actions ?? [] : [])];

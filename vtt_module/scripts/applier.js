@@ -71,9 +71,8 @@ export class PlanApplier {
   }
 
   /**
-   * Take a plan (from an ack or a broadcast): stale ones are ignored, one that comes while
-   * answers about its combat are due waits for them. @param {object} plan
-   * @returns {Promise<void>} once it (or a newer one) is written, or dropped as replaced
+   * Take a plan (from an ack or a broadcast): stale ones are ignored, one that comes while answers about its combat
+   * are due waits for them. @returns {Promise<void>} once it (or a newer one) is written, or dropped as replaced
    */
   take(plan) {
     const id = plan.combat_id;
@@ -93,9 +92,8 @@ export class PlanApplier {
   }
 
   /**
-   * Start writing the waiting plan of each combat (or of one) no answer is due for any more.
+   * Start writing the waiting plan of each combat (or of `combatId`) no answer is due for any more.
    * Called after every ack and `welcome`: an ack without a plan may be the last answer due.
-   * @param {string} [combatId]
    */
   release(combatId) {
     if (combatId === undefined) { for (const id of [...this.waiting.keys()]) this.release(id); return; }

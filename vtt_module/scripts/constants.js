@@ -26,17 +26,11 @@ export const PROTOCOL = 1;
  * test/fake-foundry/README.md]: forwarding it would send every turn twice.
  */
 export const FORWARDED_HOOKS = Object.freeze([
-  "createCombat", "updateCombat", "deleteCombat",
-  "createCombatant", "updateCombatant", "deleteCombatant"
+  "createCombat", "updateCombat", "deleteCombat", "createCombatant", "updateCombatant", "deleteCombatant"
 ]);
 
-/**
- * Hook/operation options that are plain data and worth forwarding. Everything else (notably
- * `parent`, a live Document) is dropped.
- */
-export const OPTION_WHITELIST = Object.freeze([
-  "action", "direction", "worldTime", "turnEvents", "combatTurn", "diff", "recursive", "modifiedTime"
-]);
+/** Hook/operation options that are plain data and worth forwarding (the rest, notably `parent`, a live Document, is dropped). */
+export const OPTION_WHITELIST = Object.freeze(["action", "direction", "worldTime", "turnEvents", "combatTurn", "diff", "recursive", "modifiedTime"]);
 
 /** Ack error codes after which the message is sent again (its seq not used up; `superseded`: not stored, another connection writes the world). */
 export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable", "served_elsewhere", "superseded"]);

@@ -19,8 +19,7 @@ import { escapeHTML } from "./html.js";
 import * as log from "./log.js";
 
 /**
- * Wrap `getInitiativeRoll` of the Combatant class in use (at `setup`, after the system set
- * `CONFIG.Combatant.documentClass`). @param {object} env
+ * Wrap `getInitiativeRoll` of the Combatant class in use (at `setup`, after the system set `CONFIG.Combatant.documentClass`).
  * @returns {Map<string, object>} combatant id → the last Roll handed out
  */
 export function wrapInitiativeRoll(env) {

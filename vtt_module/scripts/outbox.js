@@ -58,10 +58,7 @@ export class Outbox {
   /** Does a message about this combat (a hook's `combat._id`, an intent's `combat_id`) wait for its ack? @param {string} combatId */
   holds(combatId) { return this.state.pending.some((m) => (m.data.combat?._id ?? m.data.combat_id) === combatId); }
 
-  /**
-   * Record the sidecar's ack for `seq`. @param {number} seq @param {{ok:boolean, error?:{code:string}}} ack
-   * @returns {"done"|"resend"} `resend` when the seq was not used up (gap, rate limit)
-   */
+  /** Record the sidecar's ack for `seq`. @returns {"done"|"resend"} `resend` when the seq was not used up (gap, rate limit) */
   settle(seq, ack) {
     if (!ack.ok && RESEND_CODES.includes(ack.error?.code)) return "resend";
     this.keep((m) => m.data.seq !== seq);

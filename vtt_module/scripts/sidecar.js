@@ -116,10 +116,7 @@ export class Sidecar {
   /** Does a message about this combat still wait for the sidecar's answer? (its plans wait too) @param {string} combatId */
   awaiting(combatId) { return this.outbox.holds(combatId); }
 
-  /**
-   * Keep what the sidecar says of its ruleset (intents it accepts, skipped acts) in a world
-   * setting every client reads; written only when it changed. @param {object} welcome
-   */
+  /** Keep what the sidecar says of its ruleset (intents it accepts, skipped acts) in a world setting every client reads, if it changed. */
   learnRules(welcome) {
     const rules = { ruleset: welcome.ruleset, intents: [...(welcome.intents ?? [])], skipped_acts: [...(welcome.skipped_acts ?? [])] };
     const old = getSetting(this.env, SETTINGS.RULES) ?? {};
