@@ -39,7 +39,7 @@ from tests.reliability.wire_fuzz import KINDS, WireCase, wire_case
 from tests.server.rawclient import RawClient
 from tests.support.sidecar import Running, auth
 
-#: the module's ack timeout (vtt_module/scripts/sidecar-client.js, ackTimeoutMs)
+#: the module's ack timeout (vtt_module/scripts/sidecar-client.js, ACK_TIMEOUT_MS)
 DEADLINE = 10.0
 
 TEXT = st.text(st.characters(codec=None, categories=None), max_size=12) | st.text(
