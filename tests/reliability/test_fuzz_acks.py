@@ -44,7 +44,7 @@ from tests.support.sidecar import Running, auth
 #: reads the snapshots of every built-in ruleset's worlds
 CODEC = Codec(RULESETS.values())
 
-#: the module's ack timeout (vtt_module/scripts/sidecar-client.js, ackTimeoutMs)
+#: the module's ack timeout (vtt_module/scripts/sidecar-client.js, ACK_TIMEOUT_MS)
 DEADLINE = 10.0
 
 TEXT = st.text(st.characters(codec=None, categories=None), max_size=12) | st.text(

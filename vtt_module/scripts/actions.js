@@ -10,14 +10,13 @@
 
 import { MODULE_ID } from "./constants.js";
 import { sidecarRules } from "./settings.js";
-import { ownersOf, translator } from "./foundry-data.js";
+import { translator } from "./html.js";
 import { menuEntry, elementOf } from "./compat.js";
 import { dashContent, askAnchor, readiedContent, readyContent, setInitiativeContent } from "./dialogs.js";
 
 /**
- * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them (ids of
- * {@link ACTIONS}). @param {object|undefined} state the combatant's plan state @param {{isGM:boolean}} ctx
- * @returns {string[]}
+ * The actions a combatant's owner (or a GM) may take now, as the sidecar listed them (ids of {@link ACTIONS}).
+ * @param {object|undefined} state the combatant's plan state @param {{isGM:boolean}} ctx @returns {string[]}
  */
 export function availableActions(state, { isGM }) {
   return [...(state?.actions ?? []), ...(isGM ? state?.gm_actions ?? [] : [])];
@@ -65,23 +64,24 @@ export class Actions {
     return this.relay.request(actionIntent(action, combat.id, combatant.id, extra ?? {}));
   }
 
+  /** A DialogV2 form's answers, or null (dismissed). @param {string} titleKey @param {string} content its markup */
+  async input(titleKey, content) {
+    return (await this.env.foundry.applications.api.DialogV2.input({ window: { title: this.t(titleKey) }, rejectClose: false, content })) ?? null;
+  }
+
   /** The dialog an action needs (null: dismissed). */
   async ask(action, combat, combatant) {
-    const DialogV2 = this.env.foundry.applications.api.DialogV2;
     const t = this.t;
     if (action === "dash") {
       // the limit (BI-4) is the sidecar's to check: a dash beyond it is refused with the reason
-      const r = await DialogV2.input({ window: { title: t("INITIATIVE_SIDECAR.dialog.dashTitle") }, rejectClose: false, content: dashContent(t) });
+      const r = await this.input("INITIATIVE_SIDECAR.dialog.dashTitle", dashContent(t));
       return r ? { amount: r.amount } : null;
     }
     if (action === "act.after" || action === "act.before") {
       const anchor = await askAnchor(this.env, t, combat.turns, combatant.id);
       return anchor ? { anchor } : null;
     }
-    if (action === "readied.declare") {
-      const r = await DialogV2.input({ window: { title: t("INITIATIVE_SIDECAR.dialog.readiedTitle") }, rejectClose: false, content: readiedContent(t, combat.turns, combatant.id) });
-      return r ?? null;
-    }
+    if (action === "readied.declare") return this.input("INITIATIVE_SIDECAR.dialog.readiedTitle", readiedContent(t, combat.turns, combatant.id));
     return {};
   }
 
@@ -92,12 +92,9 @@ export class Actions {
   async setInitiative(combatant, given) {
     let value = given;
     if (value === undefined) {
-      const DialogV2 = this.env.foundry.applications.api.DialogV2;
       const score = combatant.flags?.[MODULE_ID]?.state?.detail?.score;
-      const r = await DialogV2.input({
-        window: { title: this.t("INITIATIVE_SIDECAR.action.setInitiative") }, rejectClose: false,
-        content: setInitiativeContent(this.t, { name: combatant.name, initiative: combatant.initiative, score })
-      });
+      const content = setInitiativeContent(this.t, { name: combatant.name, initiative: combatant.initiative, score });
+      const r = await this.input("INITIATIVE_SIDECAR.action.setInitiative", content);
       value = r ? Number(r.initiative) : NaN;
     }
     if (!Number.isFinite(value)) return null;
@@ -131,14 +128,11 @@ export class Actions {
   async readyStart(token, given) {
     const { game } = this.env;
     const actor = token.actor;
-    let answer = given;
-    if (!answer) {
-      const DialogV2 = this.env.foundry.applications.api.DialogV2;
-      answer = await DialogV2.input({ window: { title: this.t("INITIATIVE_SIDECAR.dialog.readyTitle") }, rejectClose: false, content: readyContent(this.t) });
-      if (!answer) return null;
-    }
+    const answer = given ?? await this.input("INITIATIVE_SIDECAR.dialog.readyTitle", readyContent(this.t));
+    if (!answer) return null;
     const watching = answer.watching ?? [...(game.user.targets ?? [])].map((t) => t.id ?? t.document?.id).filter(Boolean);
-    const args = { actor_id: actor.id, token_id: token.id, owners: ownersOf(this.env, actor), watching, sees: Boolean(answer.sees), weapon_ready: Boolean(answer.weapon_ready) };
+    // `owners` are added by the active GM's client from Foundry (relay.js `trusted`)
+    const args = { actor_id: actor.id, token_id: token.id, watching, sees: Boolean(answer.sees), weapon_ready: Boolean(answer.weapon_ready) };
     return this.relay.request({ kind: "ready.start", args });
   }
 

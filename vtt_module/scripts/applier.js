@@ -26,10 +26,8 @@ import * as log from "./log.js";
 /** Applies the sidecar's plans to Foundry's combats (active GM only). */
 export class PlanApplier {
   /**
-   * @param {object} env Foundry globals
-   * @param {{onApplied?:(plan:object, old:object|null, writes:number) => void,
-   *   awaiting?:(combatId:string) => boolean}} [hooks] `awaiting`: does the outbox still hold a
-   *   message about this combat the sidecar has not answered? (none: plans are written at once)
+   * @param {object} env Foundry globals @param {{awaiting?:(combatId:string) => boolean}} [hooks] `awaiting`: does the
+   *   outbox still hold a message about this combat the sidecar has not answered? (none: plans are written at once)
    */
   constructor(env, hooks = {}) {
     this.env = env;
@@ -72,13 +70,9 @@ export class PlanApplier {
     }
   }
 
-  /** Does the outbox still hold a message about this combat the sidecar has not answered? */
-  awaiting(combatId) { return Boolean(this.hooks.awaiting?.(combatId)); }
-
   /**
-   * Take a plan (from an ack or a broadcast): stale ones are ignored, one that comes while
-   * answers about its combat are due waits for them. @param {object} plan
-   * @returns {Promise<void>} once it (or a newer one) is written, or dropped as replaced
+   * Take a plan (from an ack or a broadcast): stale ones are ignored, one that comes while answers about its combat
+   * are due waits for them. @returns {Promise<void>} once it (or a newer one) is written, or dropped as replaced
    */
   take(plan) {
     const id = plan.combat_id;
@@ -98,13 +92,12 @@ export class PlanApplier {
   }
 
   /**
-   * Start writing the waiting plan of each combat (or of one) no answer is due for any more.
+   * Start writing the waiting plan of each combat (or of `combatId`) no answer is due for any more.
    * Called after every ack and `welcome`: an ack without a plan may be the last answer due.
-   * @param {string} [combatId]
    */
   release(combatId) {
     if (combatId === undefined) { for (const id of [...this.waiting.keys()]) this.release(id); return; }
-    if (this.running.has(combatId) || !this.waiting.has(combatId) || this.awaiting(combatId)) return; // a loop takes the newest next
+    if (this.running.has(combatId) || !this.waiting.has(combatId) || this.hooks.awaiting?.(combatId)) return; // a loop takes the newest next
     this.running.set(combatId, this.drain(combatId).finally(() => {
       this.running.delete(combatId);
       this.release(combatId); // the last answer came while the loop was ending
@@ -121,7 +114,7 @@ export class PlanApplier {
 
   /** Apply waiting plans of one combat until none is left, or until answers about it are due again. */
   async drain(combatId) {
-    while (this.waiting.has(combatId) && !this.awaiting(combatId)) {
+    while (this.waiting.has(combatId) && !this.hooks.awaiting?.(combatId)) {
       const plan = this.waiting.get(combatId);
       this.waiting.delete(combatId);
       if (isStale(plan, this.appliedRevision(combatId))) continue;
@@ -146,9 +139,7 @@ export class PlanApplier {
       skipped: sidecarRules(this.env).skipped_acts,
       currentId: combat.combatant?.id ?? null
     });
-    const old = this.last.get(plan.combat_id) ?? null;
     this.last.set(plan.combat_id, plan);
-    const before = this.writes;
     if (data) {
       const { combatants: rows, groups, round, current, ...flag } = data;
       const options = () => ({ [MODULE_ID]: { own: true, revision: plan.revision } });
@@ -166,7 +157,6 @@ export class PlanApplier {
       if (Object.keys(flag).length) { await combat.update(flag, options()); this.writes += 1; }
       if (round) await this.beginRound(combat, plan);
     }
-    this.hooks.onApplied?.(plan, old, this.writes - before);
   }
 
   /** A round begun by a rule: core's own Next Round, marked as ours (turns.js lands it). */

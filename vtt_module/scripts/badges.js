@@ -8,21 +8,24 @@
  * @typedef {(key:string, data?:object) => string} Translate
  */
 
+/** One badge: text and tooltip from `INITIATIVE_SIDECAR.badge.<key>` and `badgeTip.<key>`. @returns {Badge} */
+const badge = (t, key, data = {}, tooltipData = data) => ({
+  key, css: `isc-badge isc-${key}`, text: t(`INITIATIVE_SIDECAR.badge.${key}`, data), tooltip: t(`INITIATIVE_SIDECAR.badgeTip.${key}`, tooltipData)
+});
+
 /**
  * The badges for one combatant. @param {object|undefined} state its plan state
  * @param {Translate} t localizer (`INITIATIVE_SIDECAR.badge.<key>`) @param {number|null} [plainScore]
  * the rule score to show when the tracker's numbers carry decimals and the plan gives none @returns {Badge[]}
  */
 export function badgesFor(state, t, plainScore = null) {
-  if (!state) return plainScore === null ? [] : [ruleScore(t, plainScore)];
+  // the plain rule score of a row whose tracker number carries a tie-break fraction
+  const ruleScore = plainScore === null ? [] : [badge(t, "rule-score", { score: plainScore })];
+  if (!state) return ruleScore;
   const out = [];
   const tags = state.tags ?? [];
   const detail = state.detail ?? {};
-  const add = (key, data = {}, tooltipData = data) => out.push({
-    key, css: `isc-badge isc-${key}`,
-    text: t(`INITIATIVE_SIDECAR.badge.${key}`, data),
-    tooltip: t(`INITIATIVE_SIDECAR.badgeTip.${key}`, tooltipData)
-  });
+  const add = (...args) => out.push(badge(t, ...args));
   if (state.reaction) {
     if (state.reaction.available) add("reaction");
     else add("no-reaction", {}, { reason: state.reaction.reason ?? t("INITIATIVE_SIDECAR.reason.unknown") });
@@ -31,7 +34,7 @@ export function badgesFor(state, t, plainScore = null) {
   // placed below a lower score (a dashed turn waiting for the turn in progress): the
   // tracker's number is just below its predecessor's, the rule's score is this one
   if (detail.score !== undefined && detail.score !== null) add("score", { score: detail.score });
-  else if (plainScore !== null) out.push(ruleScore(t, plainScore));
+  else out.push(...ruleScore);
   const hesitation = Number(detail.turns_lost ?? detail.hesitation ?? 0);
   switch (state.acts) {
     case "movement_or_action": add("movement-or-action"); break;
@@ -46,15 +49,6 @@ export function badgesFor(state, t, plainScore = null) {
   if (tags.includes("ready_to_strike") || tags.includes("ready")) add("ready");
   if (tags.some((tag) => tag.startsWith("readied"))) add("readied");
   return out;
-}
-
-/** The plain rule score of a row whose tracker number carries a tie-break fraction. */
-function ruleScore(t, score) {
-  return {
-    key: "rule-score", css: "isc-badge isc-rule-score",
-    text: t("INITIATIVE_SIDECAR.badge.rule-score", { score }),
-    tooltip: t("INITIATIVE_SIDECAR.badgeTip.rule-score", { score })
-  };
 }
 
 /**

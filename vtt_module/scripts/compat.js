@@ -6,9 +6,6 @@
  * @module compat
  */
 
-/** The Foundry generations the module supports (module.json minimum and maximum). */
-export const GENERATIONS = Object.freeze([13, 14]);
-
 /** Foundry's generation (13 or 14). @param {object} env */
 export function generation(env) {
   const g = Number(env.game?.release?.generation);
@@ -16,11 +13,9 @@ export function generation(env) {
 }
 
 /**
- * One key of update data that deletes `key` from the object at `path`.
+ * One key of update data that deletes `key` from the object at `path`, as `[update key, value]`.
  * v13: `path.-=key: null`; v14 deprecates that (removed in v16) for the `_del` operator
  * (`foundry.data.operators.ForcedDeletion`) [rqg issue #890; dnd5e 5.3.3 `module/documents/item.mjs`].
- * @param {object} env @param {string} path @param {string} key
- * @returns {[string, unknown]} the update key and its value
  */
 export function deletion(env, path, key) {
   if (generation(env) >= 14) {
@@ -30,11 +25,9 @@ export function deletion(env, path, key) {
 }
 
 /**
- * A context-menu entry. v13 reads `{name, icon, condition(li), callback(li)}`; v14 deprecates
- * those names (removed in v16) for `{label, icon, visible(target), onClick(event, target)}`
+ * A context-menu entry from `{label, icon, visible(el), run(el)}`. v13 reads `{name, icon, condition(li), callback(li)}`;
+ * v14 deprecates those names (removed in v16) for `{label, icon, visible(target), onClick(event, target)}`
  * [D14 ContextMenuEntry; foundry-vtt-types `context-menu.d.mts`].
- * @param {object} env
- * @param {{label:string, icon:string, visible:(el:HTMLElement) => boolean, run:(el:HTMLElement) => unknown}} e
  */
 export function menuEntry(env, { label, icon, visible, run }) {
   if (generation(env) >= 14) {

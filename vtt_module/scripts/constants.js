@@ -12,9 +12,6 @@ export const SOCKET_NAME = `module.${MODULE_ID}`;
 /** Wire protocol version (issue 2). */
 export const PROTOCOL = 1;
 
-/** Rulesets the sidecar knows, in the order the setting lists them. */
-export const RULESETS = Object.freeze(["foundry-core", "balanced-d20", "dice-pool", "storyteller"]);
-
 /**
  * Foundry hooks that fire on every client after a change and are forwarded by the active GM
  * (registerForwarder registers exactly these). `initiativeRoll` is synthesized by the module
@@ -23,22 +20,17 @@ export const RULESETS = Object.freeze(["foundry-core", "balanced-d20", "dice-poo
  * Not forwarded, on purpose: `combatStart` fires only on the client that starts the combat,
  * before the update, with data a later hook may still change; the `updateCombat` carrying
  * `round: 1` that follows on every client says the same, after the fact.
- * `combatTurnChange` fires on every client right after the `updateCombat` of the same turn
- * change and carries nothing that update's diff and the combat's `current` lack [F13
- * `client/documents/combat.mjs` `_manageTurnEvents`]; forwarding it would send every turn twice.
+ * `combatTurnChange` carries nothing the `updateCombat` of the same turn change (its diff, the
+ * combat's `current`) lacks; it fires before that hook on every client but the active GM, after
+ * it there [F13 `client/data/client-backend.mjs`, `combat.mjs` `_manageTurnEvents`;
+ * test/fake-foundry/README.md]: forwarding it would send every turn twice.
  */
 export const FORWARDED_HOOKS = Object.freeze([
-  "createCombat", "updateCombat", "deleteCombat",
-  "createCombatant", "updateCombatant", "deleteCombatant"
+  "createCombat", "updateCombat", "deleteCombat", "createCombatant", "updateCombatant", "deleteCombatant"
 ]);
 
-/**
- * Hook/operation options that are plain data and worth forwarding. Everything else (notably
- * `parent`, a live Document) is dropped.
- */
-export const OPTION_WHITELIST = Object.freeze([
-  "action", "direction", "worldTime", "turnEvents", "combatTurn", "diff", "recursive", "modifiedTime"
-]);
+/** Hook/operation options that are plain data and worth forwarding (the rest, notably `parent`, a live Document, is dropped). */
+export const OPTION_WHITELIST = Object.freeze(["action", "direction", "worldTime", "turnEvents", "combatTurn", "diff", "recursive", "modifiedTime"]);
 
 /** Ack error codes after which the message is sent again (its seq not used up; `superseded`: not stored, another connection writes the world). */
 export const RESEND_CODES = Object.freeze(["out_of_order", "rate_limited", "store_unavailable", "served_elsewhere", "superseded"]);

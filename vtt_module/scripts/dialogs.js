@@ -17,8 +17,7 @@ export function dashContent(t) {
 
 /**
  * The buttons of "act after/before whom": one per other visible combatant, its name the label
- * as text (DialogV2 sets a label with innerText). @param {object[]} turns @param {string} selfId
- * @returns {Array<{action:string, label:string}>}
+ * as text (DialogV2 sets a label with innerText). @returns {Array<{action:string, label:string}>}
  */
 export function anchorButtons(turns, selfId) {
   return turns.filter((c) => c.id !== selfId && c.visible !== false).map((c) => ({ action: c.id, label: String(c.name ?? "?") }));
@@ -26,9 +25,7 @@ export function anchorButtons(turns, selfId) {
 
 /**
  * Ask whom to act after/before. With nobody else visible there is no one to pick (and
- * `DialogV2.wait` throws without buttons): the player is told so instead.
- * @param {object} env @param {(key:string) => string} t @param {object[]} turns @param {string} selfId
- * @returns {Promise<string|null>} the chosen combatant's id, or null
+ * `DialogV2.wait` throws without buttons): the player is told so instead. @returns {Promise<string|null>} the chosen id
  */
 export async function askAnchor(env, t, turns, selfId) {
   const buttons = anchorButtons(turns, selfId);

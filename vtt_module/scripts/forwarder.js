@@ -41,7 +41,7 @@ export function classifyCombatantChange(changed, mark, initiative, byGM = true) 
  * Register the forwarding hooks ({@link FORWARDED_HOOKS}): each returns at once unless this is the
  * active GM with a sidecar link. Combatant hooks fire before the combat re-sorts [research §9], so
  * every message is built a microtask later, in the order of the hooks.
- * @param {object} env @param {() => import("./sidecar.js").Sidecar|null} sidecar @returns {string[]}
+ * @param {object} env @param {() => import("./sidecar.js").Sidecar|null} sidecar
  */
 export function registerForwarder(env, sidecar) {
   const live = (options) => (isActiveGM(env) && !isOwnWrite(options) ? sidecar() : null);
@@ -59,7 +59,7 @@ export function registerForwarder(env, sidecar) {
     updateCombatant: (combatant, changed, options, userId) => {
       if (!live(options) || !combatant.parent) return;
       const combat = combatant.parent;
-      const byGM = env.game.users?.get?.(userId)?.isGM ?? false;
+      const byGM = Boolean(env.game.users.get(userId)?.isGM);
       const what = classifyCombatantChange(changed, combatant.flags?.[MODULE_ID]?.roll, combatant.initiative, byGM);
       if (what.kind === "none") return;
       if (what.unmarked) log.warn(`user ${userId} changed the initiative of combatant ${combatant.id} without a roll the module knows; only a GM may set one by hand, so the rules keep their own value`);
@@ -71,5 +71,4 @@ export function registerForwarder(env, sidecar) {
     }
   };
   for (const name of FORWARDED_HOOKS) env.Hooks.on(name, handlers[name]);
-  return [...FORWARDED_HOOKS];
 }

@@ -8,11 +8,6 @@ import { MODULE_ID } from "./constants.js";
 import { combatSnapshot, readStats } from "./payloads.js";
 import { rulesetStatPaths } from "./settings.js";
 
-/** A localizer bound to `game.i18n`. @param {object} env @returns {(key:string, data?:object) => string} */
-export function translator(env) {
-  return (key, data) => (data ? env.game.i18n.format(key, data) : env.game.i18n.localize(key));
-}
-
 /** Is this client the active GM (the only one that talks to the sidecar)? [F13 `User#isActiveGM`] @param {object} env */
 export function isActiveGM(env) {
   return Boolean(env.game.user?.isActiveGM);

@@ -19,8 +19,7 @@ import { escapeHTML } from "./html.js";
 import * as log from "./log.js";
 
 /**
- * Wrap `getInitiativeRoll` of the Combatant class in use (at `setup`, after the system set
- * `CONFIG.Combatant.documentClass`). @param {object} env
+ * Wrap `getInitiativeRoll` of the Combatant class in use (at `setup`, after the system set `CONFIG.Combatant.documentClass`).
  * @returns {Map<string, object>} combatant id → the last Roll handed out
  */
 export function wrapInitiativeRoll(env) {
@@ -37,7 +36,6 @@ export function wrapInitiativeRoll(env) {
   }
   const proto = env.CONFIG.Combatant.documentClass.prototype;
   const original = proto.getInitiativeRoll;
-  if (typeof original !== "function") return pending;
   proto.getInitiativeRoll = function getInitiativeRoll(formula) { return wrapper.call(this, (f) => original.call(this, f), formula); };
   return pending;
 }
@@ -95,7 +93,7 @@ export async function rollReroll(env, prompt) {
   await roll.evaluate();
   const speaker = { actor: c?.actorId ?? null, token: c?.tokenId ?? null, scene: c?.sceneId ?? combat?.scene ?? null, alias: c?.name };
   try {
-    await roll.toMessage?.({ speaker, flavor: rerollFlavor(prompt.rule) }, c?.hidden ? gmOnlyMessage(env) : {});
+    await roll.toMessage({ speaker, flavor: rerollFlavor(prompt.rule) }, c?.hidden ? gmOnlyMessage(env) : {});
   } catch (e) { log.warn("could not post the reroll to chat", e); }
   return { rollJSON: roll.toJSON(), rerollOf: prompt.data.reroll_of ?? prompt.data.offer_id ?? prompt.prompt_id };
 }

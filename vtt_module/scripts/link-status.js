@@ -1,12 +1,11 @@
 /**
  * What the GM is told about the link to the sidecar: each kind of trouble once, the welcome's
  * warnings, refusals without the token in them; the offer to take the world back after another
- * page of this GM took it; and the world's recording, asked of the sidecar.
+ * page of this GM took it.
  * @module link-status
  */
 
-import { translator } from "./foundry-data.js";
-import { notify, escapeHTML, escapingTranslator } from "./html.js";
+import { notify, escapeHTML, escapingTranslator, translator } from "./html.js";
 import * as log from "./log.js";
 
 /**
@@ -57,17 +56,6 @@ export async function offerTakeOver(env) {
     rejectClose: false, modal: false
   }).catch(() => null);
   return take === true;
-}
-
-/**
- * The world's recording as the sidecar stored it (JSON Lines, what `initiative-sidecar replay` reads), asked with `export`.
- * @param {object} env @param {object|null} socket the welcomed connection @returns {Promise<string|null>} null: cannot answer now (the GM is told)
- */
-export async function askRecording(env, socket) {
-  const answer = await socket?.timeout(60000).emitWithAck("export", {}).catch((e) => ({ ok: false, error: { message: String(e?.message ?? e) } }));
-  if (answer?.ok) return answer.recording;
-  notify(env, "warn", "INITIATIVE_SIDECAR.link.exportFailed", { message: answer?.error?.message ?? env.game.i18n.localize("INITIATIVE_SIDECAR.link.noSidecar") });
-  return null;
 }
 
 /**

@@ -3,7 +3,7 @@
  * until acked. Pure. Invariants: `seq` strictly increases; `pending` is sorted by seq. Nothing is
  * persisted (client settings are shared by every world of the server; the sidecar stores what it
  * acks): what a closed page never sent is covered by the current state at the next `welcome`
- * (`needsResync`; sidecar.js keeps one flag per world). Bounded: past `maxChars` all but the
+ * (`resync`; sidecar.js keeps one flag per world). Bounded: past `maxChars` all but the
  * oldest (maybe in flight) are dropped, numbering goes on without a gap, the state is resent.
  * @module outbox
  */
@@ -24,28 +24,21 @@ export class Outbox {
    *   `onPending`: messages started (true) or stopped (false) waiting for the sidecar
    */
   constructor({ maxChars = OUTBOX_MAX_CHARS, onFull, onPending } = {}) {
-    Object.assign(this, { maxChars, onFull, onPending, chars: 0, welcomed: false });
-    this.state = { seq: 0, acked: 0, pending: [], resync: false };
+    // resync: something may not have reached the sidecar, so each combat's current state goes at the next welcome
+    Object.assign(this, { maxChars, onFull, onPending, chars: 0, welcomed: false, resync: false });
+    this.state = { seq: 0, acked: 0, pending: [] };
   }
 
-  /** Should each combat's current state be sent at the next welcome? */
-  get needsResync() { return this.state.resync; }
-
-  /** Something may not have reached the sidecar: send the current state at the next welcome. */
-  missed() { this.state.resync = true; }
-
-  /** The current state was sent again. */
-  resynced() { this.state.resync = false; }
-
   /** Forget every unacked message (another page sent them); the current state goes instead. */
-  clear() { this.keep(() => false); this.missed(); }
+  clear() { this.keep(() => false); this.resync = true; }
 
   /** Number a payload and keep it until acked. @param {"hook"|"intent"} event @param {object} data @returns {Message} */
   enqueue(event, data) {
     const size = sizeOf({ event, data: { seq: this.state.seq + 1, ...data } });
     if (this.chars + size > this.maxChars && this.size > 1) {
       const [head, ...rest] = this.state.pending;
-      Object.assign(this.state, { seq: head.data.seq, pending: [head], resync: true });
+      Object.assign(this.state, { seq: head.data.seq, pending: [head] });
+      this.resync = true;
       this.chars = sizeOf(head);
       this.onFull?.(rest.length);
     }
@@ -65,10 +58,7 @@ export class Outbox {
   /** Does a message about this combat (a hook's `combat._id`, an intent's `combat_id`) wait for its ack? @param {string} combatId */
   holds(combatId) { return this.state.pending.some((m) => (m.data.combat?._id ?? m.data.combat_id) === combatId); }
 
-  /**
-   * Record the sidecar's ack for `seq`. @param {number} seq @param {{ok:boolean, error?:{code:string}}} ack
-   * @returns {"done"|"resend"} `resend` when the seq was not used up (gap, rate limit)
-   */
+  /** Record the sidecar's ack for `seq`. @returns {"done"|"resend"} `resend` when the seq was not used up (gap, rate limit) */
   settle(seq, ack) {
     if (!ack.ok && RESEND_CODES.includes(ack.error?.code)) return "resend";
     this.keep((m) => m.data.seq !== seq);

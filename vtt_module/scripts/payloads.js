@@ -108,9 +108,3 @@ export function connectAuth({ token, world, ruleset, settings, gm_users, module_
     module_version: String(module_version), foundry_version: String(foundry_version), system: String(system)
   };
 }
-
-/** The connect auth as a recording's session line stores it: without the token. @param {object} auth */
-export function sessionOf(auth) {
-  const { token: _token, ...rest } = auth;
-  return plain(rest);
-}

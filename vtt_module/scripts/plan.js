@@ -11,7 +11,6 @@
  */
 
 import { MODULE_ID } from "./constants.js";
-import { deletion } from "./compat.js";
 
 /**
  * Foundry's own order: initiative descending, null last, ties by `_id` ascending (code points).
@@ -84,11 +83,11 @@ function canonical(v, top = true) {
  * - `round`: the plan's round, when past the combat's (a round begun by a rule);
  * - the plan flag, when its `next_round` steers, or beside the rest when it changed.
  * @param {object} source `combat.toObject()` @param {object} plan
- * @param {{del?:(path:string, key:string) => [string, unknown], skipped?:string[], currentId?:string|null}} [opts]
+ * @param {{del?:(path:string, key:string) => [string, unknown], skipped?:string[], currentId?:string|null}} [opts] `del`: the
+ *   generation's deletion key (compat.js `deletion`), needed when a state loses a key
  * @returns {{data:object|null, changedCombatants:number}}
  */
 export function planUpdate(source, plan, opts = {}) {
-  const del = opts.del ?? ((path, key) => deletion({}, path, key)); // callers pass their generation's
   const byId = new Map((source.combatants ?? []).map((c) => [c._id, c]));
   const combatants = [];
   const passive = []; // rows that only restate the document: written only beside another change
@@ -110,7 +109,7 @@ export function planUpdate(source, plan, opts = {}) {
       // `detail` keys), in the generation's form (`-=key` on 13, `_del` on 14)
       const gone = [...Object.keys(oldBody).filter((k) => !(k in newBody)).map((k) => [`flags.${MODULE_ID}.state`, k]),
         ...Object.keys(old?.detail ?? {}).filter((k) => !(k in state.detail)).map((k) => [`flags.${MODULE_ID}.state.detail`, k])];
-      for (const [path, key] of gone) { const [k, v] = del(path, key); update[k] = v; }
+      for (const [path, key] of gone) { const [k, v] = opts.del(path, key); update[k] = v; }
     }
     if (Object.keys(update).length > 1) (quiet ? passive : combatants).push(update);
   }

@@ -6,7 +6,7 @@
 
 import { rollReroll } from "./initiative.js";
 import { getSetting, SETTINGS } from "./settings.js";
-import { escapingTranslator } from "./html.js";
+import { escapingTranslator, translator } from "./html.js";
 import * as log from "./log.js";
 
 /**
@@ -72,7 +72,7 @@ export function promptAnswer(prompt, answer) {
  * @returns {Promise<object|null>} what sending returned, or null when nothing was sent (closed, or failed): it may be shown again
  */
 export async function showPrompt(env, prompt, send) {
-  const t = (k, d) => (d ? env.game.i18n.format(k, d) : env.game.i18n.localize(k));
+  const t = translator(env);
   const combat = env.game.combats.get(prompt.combat_id);
   const name = combat?.combatants.get(prompt.combatant_id)?.name ?? prompt.data?.name ?? "?";
   const dialog = promptDialog(prompt, t, name);

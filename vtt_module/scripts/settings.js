@@ -8,7 +8,7 @@
  * @module settings
  */
 
-import { MODULE_ID, RULESETS, DEFAULT_STAT_PATHS } from "./constants.js";
+import { MODULE_ID, DEFAULT_STAT_PATHS } from "./constants.js";
 import { elementOf } from "./compat.js";
 
 /** Setting keys, as a frozen table. */
@@ -33,7 +33,8 @@ export function registerSettings(env, { onChange } = {}) {
   gmWorld(SETTINGS.URL, String, DEFAULT_URL);
   // Client scope, keyed by world: stored in this browser only. Taken out of players' settings window.
   reg(tokenKey(env), { scope: "client", config: true, type: String, default: "", onChange: () => onChange?.(SETTINGS.TOKEN) }, SETTINGS.TOKEN);
-  gmWorld(SETTINGS.RULESET, String, "foundry-core", { choices: Object.fromEntries(RULESETS.map((id) => [id, `INITIATIVE_SIDECAR.rulesets.${id}`])) });
+  const rulesets = Object.keys(RULESET_SETTINGS);
+  gmWorld(SETTINGS.RULESET, String, "foundry-core", { choices: Object.fromEntries(rulesets.map((id) => [id, `INITIATIVE_SIDECAR.rulesets.${id}`])) });
   gmWorld(SETTINGS.AUTO_APPROVE, Boolean, false);
   gmWorld(SETTINGS.STAT_PATHS, String, "");
   // dice-pool (DP-3): the pool's die, its success threshold, whether ones cancel successes
@@ -58,10 +59,8 @@ export function sidecarRules(env) {
 }
 
 /**
- * `renderSettingsConfig`: a player's window loses the token field (a GM-only client setting);
- * the GM's shows it as a password field, so a streamed or shared screen never shows it.
- * @param {object} env @param {HTMLElement} html
- * @returns {HTMLElement|null} the token's input, if the window has it
+ * `renderSettingsConfig`: a player's window loses the token field (a GM-only client setting); the GM's
+ * shows it as a password field, so a streamed or shared screen never shows it. @returns {HTMLElement|null} the token's input
  */
 export function guardSettings(env, html) {
   const input = elementOf(html)?.querySelector(`[name="${MODULE_ID}.${tokenKey(env)}"]`) ?? null;
@@ -82,8 +81,8 @@ export function statPaths(raw, systemId) {
 }
 
 /**
- * What each ruleset reads, mirroring `schemas/settings.schema.json` (a test checks they agree):
- * the setting keys beside `stat_paths`, and the stats whose paths it needs.
+ * The rulesets the sidecar knows (in the order the setting lists them) and what each reads, mirroring
+ * `schemas/settings.schema.json` (a test checks they agree): the setting keys beside `stat_paths`, and the stats it needs.
  */
 export const RULESET_SETTINGS = Object.freeze({
   "foundry-core": Object.freeze({ keys: [], stats: [] }),

@@ -13,22 +13,21 @@ import { refusalKey, socketTarget, whyUnreachable } from "./sidecar-reach.js";
 /**
  * @typedef {object} ClientEvents
  * @property {(welcome:object) => void} onWelcome called before the outbox is pumped again
- * @property {(message:object, ack:object) => void} onAck every ack (ok or not)
+ * @property {(message:object, ack:object, verdict:"done"|"resend") => void} onAck every ack (ok or not), with the outbox's verdict
  * @property {(plan:object) => void} onPlan broadcast plans
  * @property {(prompt:object) => void} onPrompt broadcast prompts
  * @property {(state:"connected"|"unreachable"|"refused"|"superseded", detail?:object) => void} onStatus
  *   (refused, unreachable: `detail.key` is the text naming the case, `detail.origin` the page's)
  */
 
+/** How long a message waits for its ack before it is sent again. */
+const ACK_TIMEOUT_MS = 10000;
+
 /** One socket.io connection to the sidecar, feeding from an {@link Outbox}. */
 export class SidecarClient {
-  /**
-   * @param {{io:Function, url:string, auth:object, outbox:import("./outbox.js").Outbox, events:ClientEvents,
-   *   ackTimeoutMs?:number, recorder?:import("./recorder.js").Recorder, page?:object}} opts
-   *   `page`: the window whose location and navigator tell why a connection failed
-   */
-  constructor({ io, url, auth, outbox, events, ackTimeoutMs = 10000, recorder, page = globalThis }) {
-    Object.assign(this, { io, url, auth, outbox, events, ackTimeoutMs, recorder, page });
+  /** @param {{io:Function, url:string, auth:object, outbox:import("./outbox.js").Outbox, events:ClientEvents}} opts */
+  constructor({ io, url, auth, outbox, events }) {
+    Object.assign(this, { io, url, auth, outbox, events });
     this.socket = this.retryTimer = null;
     this.ready = this.pumping = this.closed = false; // ready: welcomed and not disconnected
     this.retryDelay = 1000;
@@ -63,13 +62,13 @@ export class SidecarClient {
     socket.on("connect_error", (err) => {
       this.ready = false;
       const code = err?.data?.code ?? err?.data?.reason ?? err?.message;
-      const page = this.page.location?.origin ?? "";
+      const page = globalThis.location?.origin ?? "";
       if (FATAL_CONNECT_CODES.includes(code)) {
         this.events.onStatus("refused", { code, message: err?.data?.message ?? "", key: refusalKey(code), origin: page });
         return this.retryLater(30000); // a setting must change; try again now and then
       }
       if (!socket.active) this.retryLater();
-      whyUnreachable(this.url, this.page).then((reason) => {
+      whyUnreachable(this.url).then((reason) => {
         if (this.socket !== socket || this.ready) return; // closed or connected meanwhile
         const detail = { message: String(err?.message ?? err), reason, origin: page };
         this.events.onStatus("unreachable", { ...detail, key: `INITIATIVE_SIDECAR.reach.${reason}` });
@@ -115,18 +114,17 @@ export class SidecarClient {
       while (this.ready && this.socket) {
         const message = this.outbox.peek();
         if (!message) break;
-        this.recorder?.record(message);
         let ack;
         try {
-          ack = await this.socket.timeout(this.ackTimeoutMs).emitWithAck(message.event, message.data);
+          ack = await this.socket.timeout(ACK_TIMEOUT_MS).emitWithAck(message.event, message.data);
         } catch {
           // no ack: the message stays. Disconnected: resent after the next welcome. Still
           // connected: again shortly (a late answer makes the second a harmless duplicate).
-          if (this.ready) setTimeout(() => this.pump(), this.retryMs ?? 1000);
+          if (this.ready) setTimeout(() => this.pump(), 1000);
           break;
         }
         const verdict = this.outbox.settle(message.data.seq, ack);
-        try { this.events.onAck(message, ack); } catch (e) { log.error("handling an ack failed", e); }
+        try { this.events.onAck(message, ack, verdict); } catch (e) { log.error("handling an ack failed", e); }
         if (verdict === "resend") {
           if (ack.error?.code === "superseded") {
             // not stored: another connection writes the world now (its `superseded` event follows)

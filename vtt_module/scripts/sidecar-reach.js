@@ -58,8 +58,7 @@ export async function localNetworkPermission(navigator, space = LOOPBACK) {
 /**
  * Why a connection to `url` failed: `local_network_denied`, `local_network_prompt` (not given
  * yet), `insecure_page` (an http:// page cannot even ask), or `unreachable` (nothing answers).
- * @param {string} url the sidecar's URL
- * @param {{location?:Location, navigator?:Navigator, isSecureContext?:boolean}} page
+ * @param {string} url the sidecar's URL @param {{location?:Location, navigator?:Navigator, isSecureContext?:boolean}} page
  */
 export async function whyUnreachable(url, page = globalThis) {
   let target;

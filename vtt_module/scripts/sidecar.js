@@ -5,20 +5,20 @@
  * @module sidecar
  */
 
-import { MODULE_ID, RESEND_CODES } from "./constants.js";
+import { MODULE_ID } from "./constants.js";
 import { Outbox } from "./outbox.js";
 import { SidecarClient } from "./sidecar-client.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField, rollingGroup } from "./payloads.js";
 import { getSetting, setSetting, SETTINGS, rulesetSettings, tokenKey } from "./settings.js";
 import { gmIds, isActiveGM, snapshotOf, currentOfCombat, worldTime } from "./foundry-data.js";
-import { showStatus, offerTakeOver, askRecording } from "./link-status.js";
+import { showStatus, offerTakeOver } from "./link-status.js";
 import { notify } from "./html.js";
 import * as log from "./log.js";
 
 /** The connection owner (exists on the active GM's client only). */
 export class Sidecar {
   /**
-   * @param {object} env Foundry globals @param {{onPlan:Function, onPrompt:Function, onNotices:Function, onRefused:Function,
+   * @param {object} env Foundry globals @param {{onPlan:Function, onPrompt:Function, onNotices:Function,
    *   onRevisions?:Function, onSettled?:Function}} handlers `onSettled`: after each ack and welcome (held plans may be written)
    */
   constructor(env, handlers) {
@@ -36,7 +36,7 @@ export class Sidecar {
         setSetting(env, SETTINGS.UNSENT, waiting ? { ...others, [world]: true } : others);
       }
     });
-    if (flags()[world]) this.outbox.missed();
+    this.outbox.resync = Boolean(flags()[world]);
   }
 
   /** Does this page hold (or seek) the world's connection? Only then does it answer players. */
@@ -59,7 +59,7 @@ export class Sidecar {
     if (!auth.token) { notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken"); return false; }
     const url = getSetting(this.env, SETTINGS.URL);
     this.status = "idle";
-    const events = { onWelcome: (w) => this.welcome(w), onAck: (m, ack) => this.ack(m, ack), onPlan: (plan) => this.handlers.onPlan(plan),
+    const events = { onWelcome: (w) => this.welcome(w), onAck: (...a) => this.ack(...a), onPlan: (plan) => this.handlers.onPlan(plan),
       onPrompt: (prompt) => this.handlers.onPrompt(prompt), onStatus: (status, detail) => this.setStatus(status, detail, url) };
     this.client = new SidecarClient({ io: this.env.io, url, auth, outbox: this.outbox, events }).connect();
     log.info(`connecting to the sidecar at ${url} as world ${auth.world} (${auth.ruleset})`);
@@ -90,8 +90,8 @@ export class Sidecar {
     return this.start();
   }
 
-  /** The world's recording as the sidecar stored it (JSON Lines), or null. @returns {Promise<string|null>} */
-  recording() { return askRecording(this.env, this.client?.ready ? this.client.socket : null); }
+  /** The welcomed connection (the world's recording is asked on it), or null. */
+  get socket() { return this.client?.ready ? this.client.socket : null; }
 
   /**
    * `welcome`: align seq numbers. The current state of each combat is sent when the sidecar
@@ -106,8 +106,8 @@ export class Sidecar {
       log.warn(`the sidecar lost its history (last_seq ${welcome.last_seq}); resending the current state`);
       notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
     }
-    if (lostHistory || this.outbox.needsResync) {
-      this.outbox.resynced();
+    if (lostHistory || this.outbox.resync) {
+      this.outbox.resync = false;
       for (const combat of this.env.game.combats ?? []) this.resync(combat);
     }
     this.handlers.onSettled?.(); // messages the sidecar had stored left the outbox without an ack
@@ -116,10 +116,7 @@ export class Sidecar {
   /** Does a message about this combat still wait for the sidecar's answer? (its plans wait too) @param {string} combatId */
   awaiting(combatId) { return this.outbox.holds(combatId); }
 
-  /**
-   * Keep what the sidecar says of its ruleset (intents it accepts, skipped acts) in a world
-   * setting every client reads; written only when it changed. @param {object} welcome
-   */
+  /** Keep what the sidecar says of its ruleset (intents it accepts, skipped acts) in a world setting every client reads, if it changed. */
   learnRules(welcome) {
     const rules = { ruleset: welcome.ruleset, intents: [...(welcome.intents ?? [])], skipped_acts: [...(welcome.skipped_acts ?? [])] };
     const old = getSetting(this.env, SETTINGS.RULES) ?? {};
@@ -160,17 +157,14 @@ export class Sidecar {
     return done;
   }
 
-  /** Route what an ack carries. */
-  ack(message, ack) {
-    const resend = !ack.ok && RESEND_CODES.includes(ack.error?.code);
+  /** Route what an ack carries. @param {object} message @param {object} ack @param {"done"|"resend"} [verdict] the outbox's */
+  ack(message, ack, verdict) {
+    const resend = verdict === "resend";
     if (ack.ok) {
       for (const plan of ack.plans ?? []) this.handlers.onPlan(plan);
       for (const prompt of ack.prompts ?? []) this.handlers.onPrompt(prompt);
       if (ack.notices?.length) this.handlers.onNotices(ack.notices, message);
-    } else if (ack.error && !resend) {
-      log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
-      this.handlers.onRefused(message, ack.error);
-    }
+    } else if (ack.error && !resend) log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
     // the outbox let this message go: a plan held for its answer may be written now, even without a plan here
     this.handlers.onSettled?.();
     if (resend) return;

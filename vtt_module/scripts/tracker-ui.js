@@ -1,22 +1,17 @@
 /**
  * The `renderCombatTracker` hook (an HTMLElement in v13 and v14; registered at `init`, since
  * the sidebar renders before `ready`): badges on each row and, for the GM, a
- * button that downloads the world's recording from the sidecar.
+ * button that downloads the world's recording from the sidecar (`export`).
  * @module tracker-ui
  */
 
 import { decorateTracker, ungroupSplit } from "./tracker.js";
 import { plainScores } from "./badges.js";
-import { statesOf, translator } from "./foundry-data.js";
+import { statesOf } from "./foundry-data.js";
 import { elementOf } from "./compat.js";
-import { notify } from "./html.js";
+import { notify, translator } from "./html.js";
 
-/**
- * Decorate a rendered tracker.
- * @param {object} env @param {object} app the CombatTracker @param {HTMLElement|object} html
- * @param {{download:() => void}} api
- * @returns {number} badges added
- */
+/** Decorate a rendered tracker (`app`, its element `html`); the GM's button calls `api.download`. @returns {number} badges added */
 export function onRenderTracker(env, app, html, api) {
   const element = elementOf(html);
   if (!element) return 0;
@@ -36,13 +31,16 @@ export function onRenderTracker(env, app, html, api) {
 }
 
 /**
- * Download the recording as a `.jsonl` file (GM).
- * @param {object} env @param {string} text the recording (JSON Lines)
+ * Download the world's recording as the sidecar stored it (JSON Lines, what `initiative-sidecar replay` reads),
+ * asked with `export`, as a `.jsonl` file (GM). @param {object} env @param {object|null} socket the welcomed connection
+ * @returns {Promise<string|null>} the file's name, or null: nothing saved (the GM is told why)
  */
-export function downloadRecording(env, text) {
-  if (!text) { notify(env, "info", "INITIATIVE_SIDECAR.notify.recordingEmpty"); return null; }
-  const save = env.foundry?.utils?.saveDataToFile ?? env.saveDataToFile;
+export async function downloadRecording(env, socket) {
+  const answer = await socket?.timeout(60000).emitWithAck("export", {}).catch((e) => ({ ok: false, error: { message: String(e?.message ?? e) } }));
+  const failed = answer?.error?.message ?? env.game.i18n.localize("INITIATIVE_SIDECAR.link.noSidecar");
+  if (!answer?.ok) { notify(env, "warn", "INITIATIVE_SIDECAR.link.exportFailed", { message: failed }); return null; }
+  if (!answer.recording) { notify(env, "info", "INITIATIVE_SIDECAR.notify.recordingEmpty"); return null; }
   const name = `initiative-sidecar-${env.game.world.id}-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`;
-  save(text, "application/x-ndjson", name);
+  env.foundry.utils.saveDataToFile(answer.recording, "application/x-ndjson", name);
   return name;
 }

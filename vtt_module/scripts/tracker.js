@@ -12,10 +12,8 @@ import { badgesFor } from "./badges.js";
 export const BADGES_CLASS = "initiative-sidecar-badges";
 
 /**
- * Add badges to every `li.combatant[data-combatant-id]` under `root` (`renderCombatTracker`'s
- * element). @param {HTMLElement} root @param {Record<string, object>} states id → plan state
- * @param {(key:string, data?:object) => string} t @param {Record<string, number>} [scores] plain rule scores
- * @returns {number} how many badges were added
+ * Add badges to every `li.combatant[data-combatant-id]` under `root` (`renderCombatTracker`'s element) from `states`
+ * (id → plan state) and `scores` (id → plain rule score). @returns {number} how many badges were added
  */
 export function decorateTracker(root, states, t, scores = {}) {
   const doc = root.ownerDocument;
@@ -48,8 +46,7 @@ export function decorateTracker(root, states, t, scores = {}) {
  * as one row placed at the first member [GitHub foundryvtt/dnd5e `CombatTracker5e#renderGroups`,
  * `Combatant5e#getGroupingKey`]. When a plan puts someone between them (a tie-break fraction), that
  * order is not the turn order: such a group is taken apart and the list put in turn order.
- * @param {HTMLElement} root the tracker element @param {string[]} order combatant ids in turn order
- * @returns {number} groups taken apart
+ * @param {HTMLElement} root the tracker element @param {string[]} order combatant ids in turn order @returns {number} groups taken apart
  */
 export function ungroupSplit(root, order) {
   const at = new Map(order.map((id, i) => [id, i]));

@@ -53,8 +53,7 @@ export function wireModule(env) {
         onRevisions: (combats) => state.applier.align(combats),
         onSettled: () => state.applier.release(),
         onPrompt: routePrompt,
-        onNotices: (notices, message) => { state.ready.learn(notices); announce(env, notices, message); },
-        onRefused: () => {}
+        onNotices: (notices, message) => { state.ready.learn(notices); announce(env, notices, message); }
       });
       state.sidecar.start(); // without a token it stays idle until the setting changes
     } else if (!isActiveGM(env) && state.sidecar) {
@@ -74,10 +73,7 @@ export function wireModule(env) {
     ...Object.fromEntries(["perform", "setInitiative", "readyStart", "readyConfirm"].map((name) => [name, (...args) => state.actions[name](...args)])),
     takeOver: () => state.sidecar?.takeOver() ?? false,
     // the sidecar stores every message: the GM's download is its export of this world
-    download: async () => {
-      const text = state.sidecar ? await state.sidecar.recording() : null;
-      return text === null ? null : downloadRecording(env, text);
-    }
+    download: async () => (state.sidecar ? downloadRecording(env, state.sidecar.socket) : null)
   };
   state.api = api;
   env.Hooks.once("init", () => {
@@ -87,7 +83,7 @@ export function wireModule(env) {
     state.relay = new Relay(env, { sidecar, onPrompt: routePrompt });
     state.actions = new Actions(env, state.relay);
     state.ready = new ReadyWatch(env, sidecar);
-    state.hooks = registerForwarder(env, sidecar);
+    registerForwarder(env, sidecar);
     registerRollMarking(env, () => state.pending);
     registerSteering(env, state.applier);
     state.ready.register();

@@ -91,15 +91,14 @@ test("a reroll with the same total and a clear-and-roll-again with the same roll
 function forwardingTable() {
   const sent = [];
   const H = new Hooks();
-  const env = { Hooks: H, game: { user: { isGM: true, isActiveGM: true } } };
+  const env = { Hooks: H, game: { user: { isGM: true, isActiveGM: true }, users: new Map([["u", { id: "u", isGM: true }]]) } };
   const s = { hook: (name, combat) => sent.push({ name, current: combat.combatant?.id ?? null }), intent: (p) => sent.push({ name: p.kind }) };
-  const names = registerForwarder(env, () => s);
-  return { H, sent, names };
+  registerForwarder(env, () => s);
+  return { H, sent };
 }
 
 test("every hook the module claims to forward is registered, and forwarded", async () => {
-  const { H, sent, names } = forwardingTable();
-  assert.deepEqual(names, [...FORWARDED_HOOKS]);
+  const { H, sent } = forwardingTable();
   for (const name of FORWARDED_HOOKS) assert.equal(H.events.get(name)?.length, 1, `${name} registered`);
   assert.ok(!FORWARDED_HOOKS.includes("combatStart") && !FORWARDED_HOOKS.includes("combatTurnChange"), "claimed only what is forwarded (see constants.js)");
   const combat = { id: "cmb", combatant: null };

@@ -109,7 +109,7 @@ function linkedSidecar(env) {
   let applier = null;
   const sidecar = new Sidecar(env, {
     onPlan: (p) => applier.take(p), onRevisions: (c) => applier.align(c), onSettled: () => applier.release(),
-    onPrompt() {}, onNotices() {}, onRefused() {}
+    onPrompt() {}, onNotices() {}
   });
   applier = new PlanApplier(env, { awaiting: (id) => sidecar.awaiting(id) });
   return { sidecar, applier };

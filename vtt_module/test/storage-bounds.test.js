@@ -21,7 +21,7 @@ test("a full outbox keeps the message in flight, drops the rest, numbers on with
   assert.equal(box.peek().data.seq, 11, "the oldest (maybe in flight) is kept");
   const pending = box.state.pending.map((m) => m.data.seq);
   assert.deepEqual(pending, pending.map((_, k) => 11 + k), `numbering continues after it without a gap (${pending})`);
-  assert.equal(box.needsResync, true);
+  assert.equal(box.resync, true);
 });
 
 test("a long outage: the outbox stays in its bound, nothing of it reaches localStorage, the GM is warned, and the state is resent when the sidecar is back", { timeout: 60000 }, async () => {
