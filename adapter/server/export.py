@@ -18,7 +18,6 @@ from .. import protocol
 from ..config import Config
 from ..errors import InvalidMessage, RateLimited, SidecarError, StoreUnavailable, Superseded
 from ..pipeline import refusal
-from ..replay import dumps
 from ..service import Worlds
 from ..store.contract import WorldStore
 from .guard import GuardedServer
@@ -48,6 +47,8 @@ class Serving(Protocol):
 
 def recording_of(store: WorldStore, world: str) -> tuple[int, str]:
     """The world's stored sessions and messages as a recording: (lines, text)."""
+    from ..replay import dumps  # a GM's download, rare: serving does not load the replay tool
+
     lines = [dumps({"event": entry.kind, "data": entry.data}) + "\n" for entry in store.history(world)]
     return len(lines), "".join(lines)
 
