@@ -20,11 +20,12 @@ const sizeOf = (m) => JSON.stringify(m).length;
 /** The unacked messages and sequence numbers of one world, in memory. */
 export class Outbox {
   /**
-   * @param {{maxChars?:number, onFull?:(dropped:number) => void, onPending?:(waiting:boolean) => void}} [opts]
-   *   `onPending`: messages started (true) or stopped (false) waiting for the sidecar
+   * @param {{maxChars?:number, onFull?:(dropped:number) => void, onPending?:(waiting:boolean) => void,
+   *   onDrop?:(messages:Message[]) => void}} [opts] `onPending`: messages started (true) or stopped
+   *   (false) waiting for the sidecar; `onDrop`: messages that left without an ack (they get none)
    */
-  constructor({ maxChars = OUTBOX_MAX_CHARS, onFull, onPending } = {}) {
-    Object.assign(this, { maxChars, onFull, onPending, chars: 0, welcomed: false });
+  constructor({ maxChars = OUTBOX_MAX_CHARS, onFull, onPending, onDrop } = {}) {
+    Object.assign(this, { maxChars, onFull, onPending, onDrop, chars: 0, welcomed: false });
     this.state = { seq: 0, acked: 0, pending: [], resync: false };
   }
 
@@ -47,6 +48,7 @@ export class Outbox {
       const [head, ...rest] = this.state.pending;
       Object.assign(this.state, { seq: head.data.seq, pending: [head], resync: true });
       this.chars = sizeOf(head);
+      this.onDrop?.(rest);
       this.onFull?.(rest.length);
     }
     const message = { event, data: { seq: ++this.state.seq, ...data } };
@@ -71,17 +73,18 @@ export class Outbox {
    */
   settle(seq, ack) {
     if (!ack.ok && RESEND_CODES.includes(ack.error?.code)) return "resend";
-    this.keep((m) => m.data.seq !== seq);
+    this.keep((m) => m.data.seq !== seq, false);
     this.state.acked = Math.max(this.state.acked, seq);
     return "done";
   }
 
-  /** Keep the pending messages that pass `test`. */
-  keep(test) {
-    const before = this.size;
-    this.state.pending = this.state.pending.filter(test);
+  /** Keep the pending messages that pass `test`; the others are dropped (`onDrop`) unless `acked`. */
+  keep(test, dropped = true) {
+    const before = this.state.pending;
+    this.state.pending = before.filter(test);
+    if (dropped && this.size < before.length) this.onDrop?.(before.filter((m) => !this.state.pending.includes(m)));
     this.chars = this.state.pending.reduce((n, m) => n + sizeOf(m), 0);
-    if (before && !this.size) this.onPending?.(false);
+    if (before.length && !this.size) this.onPending?.(false);
   }
 
   /**
