@@ -9,7 +9,7 @@ import { MODULE_ID, RESEND_CODES } from "./constants.js";
 import { Outbox } from "./outbox.js";
 import { SidecarClient } from "./sidecar-client.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField, rollingGroup } from "./payloads.js";
-import { getSetting, setSetting, SETTINGS, rulesetSettings, tokenKey } from "./settings.js";
+import { getSetting, setSetting, SETTINGS, rulesetSettings, tokenKey, urlKey } from "./settings.js";
 import { gmIds, isActiveGM, snapshotOf, currentOfCombat, worldTime } from "./foundry-data.js";
 import { showStatus, offerTakeOver, askRecording } from "./link-status.js";
 import { notify } from "./html.js";
@@ -59,7 +59,7 @@ export class Sidecar {
     if (!isActiveGM(this.env)) return false;
     const auth = this.auth();
     if (!auth.token) { notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken"); return false; }
-    const url = getSetting(this.env, SETTINGS.URL);
+    const url = getSetting(this.env, urlKey(this.env));
     this.status = "idle";
     const events = { onWelcome: (w) => this.welcome(w), onAck: (m, ack) => this.ack(m, ack), onPlan: (plan) => this.handlers.onPlan(plan),
       onPrompt: (prompt) => this.handlers.onPrompt(prompt), onStatus: (status, detail) => this.setStatus(status, detail, url) };
@@ -99,8 +99,9 @@ export class Sidecar {
    * `welcome`: align seq numbers. The current state of each combat is sent when the sidecar
    * lost its history, when the outbox dropped what it could not keep, or when a page of this
    * world closed before its messages were sent (never merely because a page opened); the rolls
-   * and values behind it only when the history is lost or the outbox dropped messages (a
-   * sidecar that saw them would take them for new ones: rescored, a dash or hold undone).
+   * and values behind it only for a combat the sidecar does not know (a lost history, a page
+   * closed before sending it), or when the outbox dropped messages: a sidecar that saw them
+   * would take them for new ones (rescored, a dash or hold undone).
    */
   welcome(welcome) {
     this.learnRules(welcome);
@@ -111,10 +112,10 @@ export class Sidecar {
       notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
     }
     if (lostHistory || this.outbox.needsResync) {
-      const values = lostHistory || this.dropped;
-      this.outbox.resynced();
-      this.dropped = false;
-      for (const combat of this.env.game.combats ?? []) this.resync(combat, values);
+      const known = new Set((welcome.combats ?? []).map((c) => c.combat_id));
+      const dropped = this.dropped;
+      Object.assign(this, { dropped: false }).outbox.resynced();
+      for (const combat of this.env.game.combats ?? []) this.resync(combat, lostHistory || dropped || !known.has(combat.id));
     }
     this.handlers.onSettled?.(); // messages the sidecar had stored left the outbox without an ack
   }

@@ -16,7 +16,6 @@ after(async () => { await sidecar?.stop(); });
 
 /** Open a world in the GM's browser (one page), run `body`, close the page. */
 async function visit(world, origin, url, body) {
-  world.worldSettings.set("initiative-sidecar.url", url);
   const table = bootTable(world, { url, token: sidecar.token, users: [GM], storage: { [GM]: origin } });
   const gm = table.clients[GM];
   try {
@@ -75,8 +74,8 @@ test("two worlds in one browser, switched back and forth: nothing warned, nothin
     assert.deepEqual(again.warnings, [], `${world.id}: nothing warned`);
   }
   assert.deepEqual([...origin.keys()].filter((k) => k.startsWith("initiative-sidecar.")).sort(),
-    ["initiative-sidecar.token-switch-world-a", "initiative-sidecar.token-switch-world-b", "initiative-sidecar.unsent"],
-    "the browser holds a token per world and the flags, no queue");
+    ["initiative-sidecar.token-switch-world-a", "initiative-sidecar.token-switch-world-b", "initiative-sidecar.unsent", "initiative-sidecar.url-switch-world-a", "initiative-sidecar.url-switch-world-b"],
+    "the browser holds a token and a URL per world and the flags, no queue");
 });
 
 test("each world keeps its own token: setting one world's never changes the other's", async () => {
