@@ -90,3 +90,13 @@ test("each world keeps its own token: setting one world's never changes the othe
   await pageB.game.settings.set("initiative-sidecar", tokenSetting(pageB).slice("initiative-sidecar.".length), "token-of-b");
   assert.equal(pageA.game.settings.get("initiative-sidecar", tokenSetting(pageA).slice("initiative-sidecar.".length)), "token-of-a");
 });
+
+test("the entries 0.1.0 left in the browser (the token in plain text, the outbox, the recording) are removed at ready", () => {
+  const origin = browser();
+  const world = newWorld({ id: "old-entries-world" });
+  for (const key of ["token", "outbox", "recording"]) origin.set(`initiative-sidecar.${key}`, key === "token" ? "0ld-t0ken" : [{ seq: 1 }]);
+  const table = bootTable(world, { token: "t0ken", users: [GM], storage: { [GM]: origin } });
+  assert.deepEqual([...origin.keys()].filter((k) => k.startsWith("initiative-sidecar.")).sort(),
+    ["initiative-sidecar.token-old-entries-world", "initiative-sidecar.url-old-entries-world"]);
+  table.clients[GM].module.state.sidecar?.stop();
+});
