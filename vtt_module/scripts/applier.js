@@ -148,10 +148,11 @@ export class PlanApplier {
       if (groups) { await combat.updateEmbeddedDocuments("CombatantGroup", groups, options()); this.writes += 1; }
       const index = current ? combat.turns.findIndex((c) => c.id === current) : -1;
       if (!round && index >= 0) {
-        // an interrupter placed at or above the current combatant's place: a turn change to a
-        // lower index is no turn start for pf2e (`changed.turn > previous.turn`), so the pointer
-        // goes through "no one's turn" first, without turn events (docs/module.md)
-        if (Number.isInteger(combat.turn) && index <= combat.turn) { await combat.update({ turn: null }, { ...options(), turnEvents: false }); this.writes += 1; }
+        // an interrupter placed above the current combatant: pf2e starts a turn only on a higher
+        // index, so the pointer goes through "no one's turn" first; core walks from a null turn
+        // as from 0, which starts only the interrupter at index 1 (docs/module.md, *Turn starts*)
+        const viaNull = this.env.game.system?.id === "pf2e" ? index <= combat.turn : index === 1 && combat.turn > 1;
+        if (Number.isInteger(combat.turn) && viaNull) { await combat.update({ turn: null }, { ...options(), turnEvents: false }); this.writes += 1; }
         flag.turn = index;
       }
       if (Object.keys(flag).length) { await combat.update(flag, options()); this.writes += 1; }

@@ -20,12 +20,13 @@ const sizeOf = (m) => JSON.stringify(m).length;
 /** The unacked messages and sequence numbers of one world, in memory. */
 export class Outbox {
   /**
-   * @param {{maxChars?:number, onFull?:(dropped:number) => void, onPending?:(waiting:boolean) => void}} [opts]
-   *   `onPending`: messages started (true) or stopped (false) waiting for the sidecar
+   * @param {{maxChars?:number, onFull?:(dropped:number) => void, onPending?:(waiting:boolean) => void,
+   *   onDrop?:(messages:Message[]) => void}} [opts] `onPending`: messages started (true) or stopped
+   *   (false) waiting for the sidecar; `onDrop`: messages that left without an ack (they get none)
    */
-  constructor({ maxChars = OUTBOX_MAX_CHARS, onFull, onPending } = {}) {
+  constructor({ maxChars = OUTBOX_MAX_CHARS, onFull, onPending, onDrop } = {}) {
     // resync: something may not have reached the sidecar, so each combat's current state goes at the next welcome
-    Object.assign(this, { maxChars, onFull, onPending, chars: 0, welcomed: false, resync: false });
+    Object.assign(this, { maxChars, onFull, onPending, onDrop, chars: 0, welcomed: false, resync: false });
     this.state = { seq: 0, acked: 0, pending: [] };
   }
 
@@ -40,6 +41,7 @@ export class Outbox {
       Object.assign(this.state, { seq: head.data.seq, pending: [head] });
       this.resync = true;
       this.chars = sizeOf(head);
+      this.onDrop?.(rest);
       this.onFull?.(rest.length);
     }
     const message = { event, data: { seq: ++this.state.seq, ...data } };
@@ -61,17 +63,18 @@ export class Outbox {
   /** Record the sidecar's ack for `seq`. @returns {"done"|"resend"} `resend` when the seq was not used up (gap, rate limit) */
   settle(seq, ack) {
     if (!ack.ok && RESEND_CODES.includes(ack.error?.code)) return "resend";
-    this.keep((m) => m.data.seq !== seq);
+    this.keep((m) => m.data.seq !== seq, false);
     this.state.acked = Math.max(this.state.acked, seq);
     return "done";
   }
 
-  /** Keep the pending messages that pass `test`. */
-  keep(test) {
-    const before = this.size;
-    this.state.pending = this.state.pending.filter(test);
+  /** Keep the pending messages that pass `test`; the others are dropped (`onDrop`) unless `acked`. */
+  keep(test, dropped = true) {
+    const before = this.state.pending;
+    this.state.pending = before.filter(test);
+    if (dropped && this.size < before.length) this.onDrop?.(before.filter((m) => !this.state.pending.includes(m)));
     this.chars = this.state.pending.reduce((n, m) => n + sizeOf(m), 0);
-    if (before && !this.size) this.onPending?.(false);
+    if (before.length && !this.size) this.onPending?.(false);
   }
 
   /**

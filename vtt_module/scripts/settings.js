@@ -1,10 +1,11 @@
 /**
- * The module's settings. The token is client-scoped: it stays in the GM's browser, and a
- * player's own copy is empty. Foundry keeps client settings in the browser's localStorage
- * under `namespace.key`, shared by every world of the server, so the token's key names the
- * world (`token-<world id>`): two worlds with tokens of their own never overwrite each other.
- * `game.world` exists at `init`; `game.user` does not, so the token is registered as shown
- * and `guardSettings` takes it out of a player's settings window (and masks it for the GM).
+ * The module's settings. The token and the sidecar's URL are client-scoped: they stay in the
+ * GM's browser (a world setting for the URL let anyone allowed to change settings send the
+ * GM's token to an address of their choosing). Foundry keeps client settings in the browser's
+ * localStorage under `namespace.key`, shared by every world of the server, so their keys name
+ * the world (`token-<world id>`, `url-<world id>`). `game.world` exists at `init`; `game.user`
+ * does not, so both are registered as shown and `guardSettings` takes them out of a player's
+ * settings window (and masks the token for the GM).
  * @module settings
  */
 
@@ -22,6 +23,9 @@ export const SETTINGS = Object.freeze({
 /** The token's setting key in this world (client scope is per browser, not per world). @param {object} env */
 export function tokenKey(env) { return `${SETTINGS.TOKEN}-${env.game.world.id}`; }
 
+/** The sidecar URL's setting key in this world, beside the token. @param {object} env */
+export function urlKey(env) { return `${SETTINGS.URL}-${env.game.world.id}`; }
+
 /** The sidecar's default address. */
 export const DEFAULT_URL = "http://127.0.0.1:8765";
 
@@ -30,8 +34,8 @@ export function registerSettings(env, { onChange } = {}) {
   // a GM's world setting shown in the window (restricted) whose change makes the link reconnect
   const gmWorld = (key, type, dflt, extra = {}) => reg(key, { scope: "world", config: true, restricted: true, type, default: dflt, onChange: () => onChange?.(key), ...extra });
   const reg = (key, data, label = key) => env.game.settings.register(MODULE_ID, key, { name: `INITIATIVE_SIDECAR.settings.${label}.name`, hint: `INITIATIVE_SIDECAR.settings.${label}.hint`, ...data });
-  gmWorld(SETTINGS.URL, String, DEFAULT_URL);
   // Client scope, keyed by world: stored in this browser only. Taken out of players' settings window.
+  reg(urlKey(env), { scope: "client", config: true, type: String, default: DEFAULT_URL, onChange: () => onChange?.(SETTINGS.URL) }, SETTINGS.URL);
   reg(tokenKey(env), { scope: "client", config: true, type: String, default: "", onChange: () => onChange?.(SETTINGS.TOKEN) }, SETTINGS.TOKEN);
   const rulesets = Object.keys(RULESET_SETTINGS);
   gmWorld(SETTINGS.RULESET, String, "foundry-core", { choices: Object.fromEntries(rulesets.map((id) => [id, `INITIATIVE_SIDECAR.rulesets.${id}`])) });
@@ -59,14 +63,14 @@ export function sidecarRules(env) {
 }
 
 /**
- * `renderSettingsConfig`: a player's window loses the token field (a GM-only client setting); the GM's
- * shows it as a password field, so a streamed or shared screen never shows it. @returns {HTMLElement|null} the token's input
+ * `renderSettingsConfig`: a player's window loses the token and URL fields (GM-only client settings); the GM's
+ * shows the token as a password field, so a streamed or shared screen never shows it. @returns {HTMLElement|null} the token's input
  */
 export function guardSettings(env, html) {
-  const input = elementOf(html)?.querySelector(`[name="${MODULE_ID}.${tokenKey(env)}"]`) ?? null;
-  if (!input) return null;
-  if (!env.game.user?.isGM) (input.closest(".form-group") ?? input).remove();
-  else { input.type = "password"; input.setAttribute("autocomplete", "off"); }
+  const field = (key) => elementOf(html)?.querySelector(`[name="${MODULE_ID}.${key}"]`) ?? null;
+  const input = field(tokenKey(env));
+  if (!env.game.user?.isGM) { for (const f of [input, field(urlKey(env))]) if (f) (f.closest(".form-group") ?? f).remove(); }
+  else if (input) { input.type = "password"; input.setAttribute("autocomplete", "off"); }
   return input;
 }
 

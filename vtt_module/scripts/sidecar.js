@@ -9,7 +9,7 @@ import { MODULE_ID } from "./constants.js";
 import { Outbox } from "./outbox.js";
 import { SidecarClient } from "./sidecar-client.js";
 import { connectAuth, hookPayload, intentPayload, initiativeRollField, rollingGroup } from "./payloads.js";
-import { getSetting, setSetting, SETTINGS, rulesetSettings, tokenKey } from "./settings.js";
+import { getSetting, setSetting, SETTINGS, rulesetSettings, tokenKey, urlKey } from "./settings.js";
 import { gmIds, isActiveGM, snapshotOf, currentOfCombat, worldTime } from "./foundry-data.js";
 import { showStatus, offerTakeOver } from "./link-status.js";
 import { notify } from "./html.js";
@@ -22,15 +22,17 @@ export class Sidecar {
    *   onRevisions?:Function, onSettled?:Function}} handlers `onSettled`: after each ack and welcome (held plans may be written)
    */
   constructor(env, handlers) {
-    Object.assign(this, { env, handlers, client: null, status: "idle", warned: false, waiters: new Map() });
+    Object.assign(this, { env, handlers, client: null, status: "idle", warned: false, dropped: false, waiters: new WeakMap() });
     const world = env.game.world.id;
     // One flag per world in this browser: "a page of this world closed with messages unsent".
     const flags = () => getSetting(env, SETTINGS.UNSENT) ?? {};
     this.outbox = new Outbox({
       onFull: (count) => {
+        this.dropped = true; // messages the sidecar never saw: their rolls and values go at the welcome
         log.warn(`the outbox passed its bound: ${count} unsent messages dropped; the current state is sent once the sidecar is back`);
         notify(env, "warn", "INITIATIVE_SIDECAR.notify.storageFull", { what: "outbox", count });
       },
+      onDrop: (messages) => { for (const m of messages) this.answer(m, { ok: false, seq: null, error: { code: "superseded", message: "left the outbox unanswered: already stored, or replaced by the current state" } }); },
       onPending: (waiting) => {
         const { [world]: _, ...others } = flags();
         setSetting(env, SETTINGS.UNSENT, waiting ? { ...others, [world]: true } : others);
@@ -57,7 +59,7 @@ export class Sidecar {
     if (!isActiveGM(this.env)) return false;
     const auth = this.auth();
     if (!auth.token) { notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.noToken"); return false; }
-    const url = getSetting(this.env, SETTINGS.URL);
+    const url = getSetting(this.env, urlKey(this.env));
     this.status = "idle";
     const events = { onWelcome: (w) => this.welcome(w), onAck: (...a) => this.ack(...a), onPlan: (plan) => this.handlers.onPlan(plan),
       onPrompt: (prompt) => this.handlers.onPrompt(prompt), onStatus: (status, detail) => this.setStatus(status, detail, url) };
@@ -96,7 +98,10 @@ export class Sidecar {
   /**
    * `welcome`: align seq numbers. The current state of each combat is sent when the sidecar
    * lost its history, when the outbox dropped what it could not keep, or when a page of this
-   * world closed before its messages were sent (never merely because a page opened).
+   * world closed before its messages were sent (never merely because a page opened); the rolls
+   * and values behind it only for a combat the sidecar does not know (a lost history, a page
+   * closed before sending it), or when the outbox dropped messages: a sidecar that saw them
+   * would take them for new ones (rescored, a dash or hold undone).
    */
   welcome(welcome) {
     this.learnRules(welcome);
@@ -107,8 +112,10 @@ export class Sidecar {
       notify(this.env, "warn", "INITIATIVE_SIDECAR.notify.lostHistory");
     }
     if (lostHistory || this.outbox.resync) {
-      this.outbox.resync = false;
-      for (const combat of this.env.game.combats ?? []) this.resync(combat);
+      const known = new Set((welcome.combats ?? []).map((c) => c.combat_id));
+      const dropped = this.dropped;
+      Object.assign(this, { dropped: false }).outbox.resync = false;
+      for (const combat of this.env.game.combats ?? []) this.resync(combat, lostHistory || dropped || !known.has(combat.id));
     }
     this.handlers.onSettled?.(); // messages the sidecar had stored left the outbox without an ack
   }
@@ -123,11 +130,11 @@ export class Sidecar {
     return JSON.stringify(old) === JSON.stringify(rules) ? null : setSetting(this.env, SETTINGS.RULES, rules);
   }
 
-  /** Send a combat's current state: a snapshot, then each combatant's last roll (its flags) or value (the GM's edit). */
-  resync(combat) {
+  /** Send a combat's current state: a snapshot, then (`values`) each combatant's last roll (its flags) or value (the GM's edit). */
+  resync(combat, values) {
     const user = this.env.game.user.id;
     this.hook("createCombat", combat, user, {});
-    for (const c of combat.combatants) {
+    if (values) for (const c of combat.combatants) {
       const mark = c.flags?.[MODULE_ID]?.roll;
       try {
         if (mark?.json) { this.hook("initiativeRoll", combat, user, undefined, undefined, initiativeRollField(c.id, JSON.parse(mark.json), undefined, rollingGroup(c))); continue; }
@@ -152,7 +159,7 @@ export class Sidecar {
   enqueue(event, data) {
     if (this.status === "superseded") return Promise.resolve({ ok: false, seq: null, error: { code: "superseded", message: "another page of this GM holds the sidecar connection" } });
     const message = this.outbox.enqueue(event, data);
-    const done = new Promise((resolve) => this.waiters.set(message.data.seq, resolve));
+    const done = new Promise((resolve) => this.waiters.set(message, resolve)); // by message: welcome renumbers seqs
     this.client?.pump();
     return done;
   }
@@ -167,8 +174,9 @@ export class Sidecar {
     } else if (ack.error && !resend) log.warn(`${message.event} seq ${message.data.seq} refused: ${ack.error.code} ${ack.error.message}`);
     // the outbox let this message go: a plan held for its answer may be written now, even without a plan here
     this.handlers.onSettled?.();
-    if (resend) return;
-    this.waiters.get(message.data.seq)?.(ack);
-    this.waiters.delete(message.data.seq);
+    if (!resend) this.answer(message, ack);
   }
+
+  /** Settle the promise of a message's `enqueue`. */
+  answer(message, ack) { this.waiters.get(message)?.(ack); this.waiters.delete(message); }
 }

@@ -94,6 +94,8 @@ export function wireModule(env) {
   });
   env.Hooks.once("setup", () => { state.pending = wrapInitiativeRoll(env); });
   env.Hooks.once("ready", () => {
+    // 0.1.0 kept the token (in plain text), the outbox and the recording under these keys
+    for (const key of ["token", "outbox", "recording"]) env.localStorage?.removeItem(`${MODULE_ID}.${key}`);
     state.relay.listen();
     env.Hooks.on("userConnected", () => startOrStop());
     // A role changed: the active GM may be someone else now, and the sidecar's list of GMs

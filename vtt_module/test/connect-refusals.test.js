@@ -13,9 +13,8 @@ after(async () => { await sidecar?.stop(); });
 
 /** The GM's client alone, with any token (the table helper insists on a valid auth). */
 function bootGM(world, token) {
-  world.worldSettings.set("initiative-sidecar.url", sidecar.url);
   world.worldSettings.set("initiative-sidecar.ruleset", "foundry-core");
-  const store = new Map([[`initiative-sidecar.token-${world.id}`, token]]);
+  const store = new Map([[`initiative-sidecar.token-${world.id}`, token], [`initiative-sidecar.url-${world.id}`, sidecar.url]]);
   const gm = world.connect(GM, { storage: store });
   const attempts = [];
   const realIo = gm.env.io;

@@ -47,6 +47,25 @@ eachGeneration(test, "core's turn events: one per crossed turn, passed-over ones
   assert.deepEqual(t.world.turnEvents, [], "turnEvents: false, and a backward step, fire none");
 });
 
+eachGeneration(test, "core's turn events from a null turn: the null compares as 0, so index 0 starts nothing and index 2 passes over index 1; the same index with another combatant ends and starts", async (generation) => {
+  const t = makeTable({ generation, system: "core" });
+  const combat = await addCombat(t, INITS);
+  await combat.startCombat();
+  const walk = async (turn) => {
+    await combat.update({ turn: null }, { turnEvents: false });
+    t.world.turnEvents.length = 0;
+    await combat.update({ turn });
+    return t.world.turnEvents.map((e) => [e.event, e.turn, e.skipped]);
+  };
+  assert.deepEqual(await walk(0), [], "null → 0: no Start Turn");
+  assert.deepEqual(await walk(1), [["startTurn", 1, false]]);
+  assert.deepEqual(await walk(2), [["startTurn", 1, true], ["endTurn", 1, true], ["startTurn", 2, false]]);
+  t.world.turnEvents.length = 0;
+  // a parent update re-sorts: Goblin B slides to index 2, where the pointer stays
+  await combat.update({ combatants: [{ _id: byToken(combat, GOB_B).id, initiative: 12 }] });
+  assert.deepEqual(t.world.turnEvents.map((e) => [e.event, e.combatantId]), [["endTurn", byToken(combat, GOB_A).id], ["startTurn", byToken(combat, GOB_B).id]]);
+});
+
 eachGeneration(test, "dnd5e recovers uses at every Start Turn event, a skipped one included; a defeated combatant recovers nothing", async (generation) => {
   const t = makeTable({ generation, system: "dnd5e" });
   const combat = await addCombat(t, INITS);

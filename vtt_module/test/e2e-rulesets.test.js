@@ -93,6 +93,42 @@ test("balanced-d20: ready to strike, a clever reroll accepted by the player and 
   gm.module.state.sidecar.stop();
 });
 
+test("balanced-d20: a reload with messages unsent, and a take-over, resend the snapshot only: a dash stands, no score moves, no prompt comes", async () => {
+  const { table, gm, combatId } = await setupCombat(sidecar, "balanced-d20", "bd-resync-world");
+  for (const c of Object.values(table.clients)) c.respond = () => true;
+  table.world.dice.script(15);
+  await table.clients[ALICE].game.combats.get(combatId).rollAll();
+  table.world.dice.script(14);
+  await table.clients[BOB].game.combats.get(combatId).rollAll();
+  table.world.dice.script(12);
+  await gm.game.combats.get(combatId).rollNPC();
+  await gm.game.combats.get(combatId).setInitiative(idOf(table, combatId, "Hidden Boss"), 11); // the GM's value: no roll behind it
+  await settle(table);
+  await gm.game.combats.get(combatId).startCombat();
+  await settle(table);
+  const gmCombat = gm.game.combats.get(combatId);
+  const r = await gm.api.perform("dash", gmCombat, gmCombat.combatants.get(idOf(table, combatId, "Hidden Boss")), { amount: 6 });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  await settle(table);
+  const seen = () => ({ order: lastPlan(table, combatId).order.map((e) => [e.combatant_id, e.initiative, e.acts, e.tags]),
+    dialogs: Object.values(table.clients).map((c) => c.dialogs.length) });
+  const before = seen();
+  assert.ok(entry(table, combatId, "Hidden Boss").tags.includes("dashed"));
+  const link = gm.module.state.sidecar;
+  const resent = async (what, step) => {
+    const sent = table.sent.length;
+    step();
+    await until(() => link.status === "connected", { what });
+    await settle(table);
+    assert.ok(table.sent.slice(sent).some((m) => m.data.hook === "createCombat" && m.data.combat._id === combatId), `${what}: the snapshot was sent`);
+    assert.deepEqual(table.sent.slice(sent).filter((m) => m.data.hook === "initiativeRoll" || m.data.kind === "initiative.set"), [], `${what}: no roll or value resent`);
+    assert.deepEqual(seen(), before, `${what}: scores, dash and prompts unchanged`);
+  };
+  await resent("a reload with messages unsent", () => { link.outbox.resync = true; link.restart(); });
+  await resent("a take-over", () => { link.stop(); link.status = "superseded"; link.takeOver(); });
+  link.stop();
+});
+
 test("dice-pool: pools rolled from the stats, a critical failure skips turns, a hold and an act after", async () => {
   const { world, table, gm, combatId } = await setupCombat(sidecar, "dice-pool", "dp-world");
   const alice = table.clients[ALICE], bob = table.clients[BOB];

@@ -96,9 +96,8 @@ before(async () => { sidecar = await new SidecarProcess().start(); });
 after(async () => { await sidecar?.stop(); });
 
 function bootGM(world, url, token) {
-  world.worldSettings.set("initiative-sidecar.url", url);
   world.worldSettings.set("initiative-sidecar.ruleset", "foundry-core");
-  const gm = world.connect(GM, { storage: new Map([[`initiative-sidecar.token-${world.id}`, token]]) });
+  const gm = world.connect(GM, { storage: new Map([[`initiative-sidecar.token-${world.id}`, token], [`initiative-sidecar.url-${world.id}`, url]]) });
   gm.module = wireModule(gm.env);
   gm.boot();
   return gm;

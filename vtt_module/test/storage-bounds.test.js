@@ -42,7 +42,7 @@ test("a long outage: the outbox stays in its bound, nothing of it reaches localS
   for (let i = 0; i < 400 && !gm.notifications.some((n) => /is full/.test(n.message)); i++) await gm.game.combats.get(combat.id).nextTurn();
   await until(() => gm.notifications.some((n) => /is full/.test(n.message)), { what: "the storage warning" });
   assert.deepEqual(quotaErrors, [], "the browser refused no write");
-  assert.deepEqual([...gm.storage.keys()].filter((k) => k.startsWith("initiative-sidecar.")).sort(), ["initiative-sidecar.token-small-storage", "initiative-sidecar.unsent"]);
+  assert.deepEqual([...gm.storage.keys()].filter((k) => k.startsWith("initiative-sidecar.")).sort(), ["initiative-sidecar.token-small-storage", "initiative-sidecar.unsent", "initiative-sidecar.url-small-storage"]);
   assert.deepEqual(gm.Hooks.errors, [], "no hook failed");
   try {
     await sidecar.start();

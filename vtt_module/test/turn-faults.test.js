@@ -106,6 +106,37 @@ eachGeneration(test, "fault 4: an interrupter placed at the current combatant's 
   assert.deepEqual(world.pf2eTurns.slice(1).map((e) => [e.kind, e.combatantId]), [["endTurn", ids.Goblin]]);
 });
 
+/**
+ * dnd5e, the Boss interrupts while `steps` Next Turns have passed: placed at `at` (its
+ * initiative `init`), made current. Returns who recovered uses and the core turn events.
+ */
+async function interrupt(generation, steps, init) {
+  const { world, combat, ids, applier } = await table(generation, "dnd5e");
+  await combat.startCombat();
+  for (let k = 0; k < steps; k++) await combat.nextTurn();
+  world.recoveries.length = 0;
+  world.turnEvents.length = 0;
+  const order = [entry(ids.Aria, 20), entry(ids["Brother Tolm"], 15), entry(ids.Goblin, 10), entry(ids["Hidden Boss"], init)].sort((a, b) => b.initiative - a.initiative);
+  await applier.take(planOf(combat, 1, 1, ids["Hidden Boss"], order));
+  assert.equal(combat.combatant.id, ids["Hidden Boss"]);
+  const name = (id) => NAMES.find((n) => ids[n] === id);
+  return { recovered: world.recoveries.map((r) => [r.period, name(r.combatantId)]), events: world.turnEvents.map((e) => [e.event, name(e.combatantId), e.skipped]) };
+}
+
+eachGeneration(test, "fault 4 (dnd5e): an interrupter placed at index 2 gives no turn event to the combatant at index 1, who already acted", async (generation) => {
+  const { recovered, events } = await interrupt(generation, 2, 12);
+  assert.deepEqual(recovered, [], "Tolm does not recover his uses again");
+  assert.deepEqual(events, [], "core cannot start the interrupter alone from here: documented in docs/module.md");
+});
+
+eachGeneration(test, "fault 4 (dnd5e): an interrupter placed at index 0 or 1 gets exactly what core's walk allows, never an event for those who acted", async (generation) => {
+  const top = await interrupt(generation, 1, 25);
+  assert.deepEqual([top.recovered, top.events], [[], []], "index 0: core starts no one (documented)");
+  const second = await interrupt(generation, 2, 16);
+  assert.deepEqual(second.recovered, [["turnStart", "Hidden Boss"]]);
+  assert.deepEqual(second.events, [["startTurn", "Hidden Boss", false]], "index 1: the interrupter's Start Turn, alone");
+});
+
 // ------------------------------------------------------------------ lows
 eachGeneration(test, "a direct turn write by another module or a macro is not steered", async (generation) => {
   const { world, gm, combat, ids, applier } = await table(generation, "core");

@@ -35,3 +35,15 @@ test("a demoted GM's client lets the connection go", async () => {
   assert.equal(table.clients[GM].module.state.sidecar, null, "no longer the active GM");
   assert.ok(table.clients[ALICE].module.state.sidecar, "the new active GM's client takes over (it connects once its own token is set)");
 });
+
+test("an assistant GM who changes the Sidecar URL sends the GM's token nowhere: the URL is each GM browser's own", async () => {
+  const world = newWorld();
+  world.setRole(ALICE, World.ROLES.ASSISTANT);
+  const table = bootTable(world, { token: "t0ken" });
+  await until(() => table.auths.length >= 1, { what: "the first connection" });
+  const theirs = table.clients[ALICE].game.settings;
+  for (const key of ["url", `url-${world.id}`]) await theirs.set("initiative-sidecar", key, "http://collector.example:80").catch(() => null);
+  await world.tick();
+  assert.equal(table.auths.length, 1, "no connection carrying the token to another address");
+  assert.equal(table.clients[GM].game.settings.get("initiative-sidecar", `url-${world.id}`), "http://127.0.0.1:9");
+});

@@ -16,7 +16,6 @@ after(async () => { await sidecar?.stop(); });
 
 /** Open a world in the GM's browser (one page), run `body`, close the page. */
 async function visit(world, origin, url, body) {
-  world.worldSettings.set("initiative-sidecar.url", url);
   const table = bootTable(world, { url, token: sidecar.token, users: [GM], storage: { [GM]: origin } });
   const gm = table.clients[GM];
   try {
@@ -75,8 +74,8 @@ test("two worlds in one browser, switched back and forth: nothing warned, nothin
     assert.deepEqual(again.warnings, [], `${world.id}: nothing warned`);
   }
   assert.deepEqual([...origin.keys()].filter((k) => k.startsWith("initiative-sidecar.")).sort(),
-    ["initiative-sidecar.token-switch-world-a", "initiative-sidecar.token-switch-world-b", "initiative-sidecar.unsent"],
-    "the browser holds a token per world and the flags, no queue");
+    ["initiative-sidecar.token-switch-world-a", "initiative-sidecar.token-switch-world-b", "initiative-sidecar.unsent", "initiative-sidecar.url-switch-world-a", "initiative-sidecar.url-switch-world-b"],
+    "the browser holds a token and a URL per world and the flags, no queue");
 });
 
 test("each world keeps its own token: setting one world's never changes the other's", async () => {
@@ -90,4 +89,14 @@ test("each world keeps its own token: setting one world's never changes the othe
   await pageA.game.settings.set("initiative-sidecar", tokenSetting(pageA).slice("initiative-sidecar.".length), "token-of-a");
   await pageB.game.settings.set("initiative-sidecar", tokenSetting(pageB).slice("initiative-sidecar.".length), "token-of-b");
   assert.equal(pageA.game.settings.get("initiative-sidecar", tokenSetting(pageA).slice("initiative-sidecar.".length)), "token-of-a");
+});
+
+test("the entries 0.1.0 left in the browser (the token in plain text, the outbox, the recording) are removed at ready", () => {
+  const origin = browser();
+  const world = newWorld({ id: "old-entries-world" });
+  for (const key of ["token", "outbox", "recording"]) origin.set(`initiative-sidecar.${key}`, key === "token" ? "0ld-t0ken" : [{ seq: 1 }]);
+  const table = bootTable(world, { token: "t0ken", users: [GM], storage: { [GM]: origin } });
+  assert.deepEqual([...origin.keys()].filter((k) => k.startsWith("initiative-sidecar.")).sort(),
+    ["initiative-sidecar.token-old-entries-world", "initiative-sidecar.url-old-entries-world"]);
+  table.clients[GM].module.state.sidecar?.stop();
 });

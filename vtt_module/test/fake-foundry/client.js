@@ -352,6 +352,8 @@ export function makeClient(world, userId, storage) {
     game: client.game, Hooks: client.Hooks, CONFIG: client.CONFIG, ui: client.ui,
     foundry: client.foundry, ChatMessage: client.ChatMessage, Roll: client.Roll, io: unrefIo,
     Dialog: DialogV1, document, window,
+    // the page's `localStorage` global: this browser's storage, where client settings live (see settings)
+    localStorage: { removeItem: (k) => { storage.delete(k); } },
     CONST: { DICE_ROLL_MODES: { PUBLIC: "publicroll", PRIVATE: "gmroll", BLIND: "blindroll", SELF: "selfroll" }, USER_ROLES: { ...world.constructor.ROLES } }
   };
   if (v14) client.env._del = DELETE; // v14 global singleton [types 14 client.d.mts]

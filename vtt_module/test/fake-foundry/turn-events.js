@@ -24,9 +24,14 @@
 //   (`turnStart` / `turnEnd`) without looking at `context.skipped`; `_recoverUses` leaves defeated
 //   combatants out [GitHub foundryvtt/dnd5e `module/documents/combat.mjs`].
 //
-// Decisions (the sources are silent): a backward move fires no turn events; a move from a null
-// turn starts only the new current turn; a move to another combatant at the same index ends the
-// prior one and starts the new one; the double has no `primaryUpdater`, so pf2e's automation
+// - Within a round core fires turn events when `previous.turn < current.turn` (a null previous
+//   turn compares as 0), walking from `previous.turn + 1` to the current index, or when the
+//   index is the same and the combatant is not; a backward move fires none [issue-25 review of
+//   F13.350 combat.mjs `#triggerTurnEvents`]. So a move from a null turn to index 0 fires none,
+//   and to index n ≥ 2 passes over indices 1..n−1 (`skipped: true`). `previous` is recorded at
+//   every turn or round update, `turnEvents: false` included.
+//
+// Decisions (the sources are silent): the double has no `primaryUpdater`, so pf2e's automation
 // runs on the active GM's client; pf2e's `roundOfLastTurn(End)` flags are kept in
 // `world.pf2eTurnFlags` instead of being written (a write would add updates to every test).
 
@@ -64,23 +69,26 @@ export class TurnEvents {
     c.Hooks.callAll("combatTurnChange", d, prior, now);
   }
 
-  /** Core's turn events between two states, one per crossed turn (see the sources above). */
+  /**
+   * Core's turn events between two states (see the sources above). Within a round, events fire
+   * only when the turn index grows, or stays while the combatant changes. A prior null turn
+   * counts as index 0 in that comparison (core compares with `<`), so from "no one's turn" the
+   * walk starts at index 1: index 0 gets no Start Turn, indices 1..n−1 are passed over (skipped).
+   */
   triggerTurnEvents(d, prior, now) {
     const turns = d.turns;
-    const ends = [], starts = [];
     const r0 = prior.round ?? 0, r1 = now.round ?? 0;
     const t0 = prior.turn, t1 = now.turn;
-    if (r1 < r0 || (r1 === r0 && Number.isInteger(t0) && Number.isInteger(t1) && t1 < t0)) return;
+    if (r1 < r0) return;
     if (r1 === r0) {
-      if (!Number.isInteger(t0) || t0 === t1) {
-        if (Number.isInteger(t0)) ends.push([t0, false]);
-        if (Number.isInteger(t1)) starts.push([t1, false]);
-      } else {
-        for (let k = t0; k < t1; k++) { ends.push([k, k !== t0]); starts.push([k + 1, k + 1 !== t1]); }
-      }
-      for (let k = 0; k < Math.max(ends.length, starts.length); k++) {
-        if (ends[k]) d._onEndTurn(turns[ends[k][0]], { round: r0, turn: ends[k][0], skipped: ends[k][1] });
-        if (starts[k]) d._onStartTurn(turns[starts[k][0]], { round: r1, turn: starts[k][0], skipped: starts[k][1] });
+      const from = t0 ?? 0;
+      const forward = Number.isInteger(t1) && from < t1, same = t0 === t1 && Number.isInteger(t1);
+      if (!forward && !same) return;
+      const before = d.combatants.get(prior.combatantId);
+      if (before) d._onEndTurn(before, { round: r0, turn: t0, skipped: false });
+      for (let k = same ? t1 : from + 1; k <= t1; k++) {
+        d._onStartTurn(turns[k], { round: r1, turn: k, skipped: k !== t1 });
+        if (k !== t1) d._onEndTurn(turns[k], { round: r1, turn: k, skipped: true });
       }
       return;
     }

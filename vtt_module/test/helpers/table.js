@@ -16,7 +16,7 @@ export const BOB = "plBob00000000001";
  * @returns {{world, clients: Record<string, object>, sent: object[], auths: object[]}}
  */
 export function bootTable(world, { url = "http://127.0.0.1:9", token = "", ruleset = "foundry-core", users = [GM, ALICE, BOB], storage = {} } = {}) {
-  world.worldSettings.set("initiative-sidecar.url", url);
+  world.sidecarUrl = url; // each GM browser's own setting (bootClient)
   world.worldSettings.set("initiative-sidecar.ruleset", ruleset);
   const sent = [];
   const auths = [];
@@ -26,9 +26,10 @@ export function bootTable(world, { url = "http://127.0.0.1:9", token = "", rules
 }
 
 /** Boot one client (a reload reuses its storage). */
-export function bootClient(world, id, { token = "", storage, sent = [], auths = [] } = {}) {
+export function bootClient(world, id, { token = "", url = world.sidecarUrl, storage, sent = [], auths = [] } = {}) {
   const store = storage ?? new Map();
   if (token && world.isGM(id)) store.set(`initiative-sidecar.token-${world.id}`, token);
+  if (url && world.isGM(id)) store.set(`initiative-sidecar.url-${world.id}`, url);
   const client = world.connect(id, { storage: store });
   const realIo = client.env.io;
   client.env.io = (u, opts) => {
