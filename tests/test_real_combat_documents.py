@@ -230,7 +230,7 @@ def test_first_contact_under_a_rule_bearing_ruleset_writes_only_the_sidecars_fla
 # ---------------------------------------------------------------- Next Turn, Next Round
 
 
-def struck(doc: dict[str, Any], skip: bool) -> frozenset[str]:
+def struck(doc: dict[str, Any]) -> frozenset[str]:
     """A combatant whose actor carries the defeated status (the ``defeated`` field unset):
     the one core's Next Turn would reach next without Skip Defeated, where there is one."""
     at = core_loaded(doc)
@@ -265,15 +265,21 @@ MOVES = {"next turn": core_next_turn, "next round": core_next_round}
 STARTED = [n for n in NAMES if DOCS[n]["round"] >= 1]
 
 
-@pytest.mark.parametrize("status", ["as stored", "next one dead by status"])
-@pytest.mark.parametrize("skip", [False, True], ids=["skip defeated off", "skip defeated on"])
+#: core's Skip Defeated off (its default) and on; with it on, also with the combatant it would
+#: reach next defeated by its actor's status only (with it off, core gives that one its turn)
+SETTINGS = {"skip defeated off": (False, False), "skip defeated on": (True, False),
+            "skip defeated on, the next one dead by status": (True, True)}
+
+
+@pytest.mark.parametrize("setting", list(SETTINGS))
 @pytest.mark.parametrize("move", sorted(MOVES))
 @pytest.mark.parametrize("name", STARTED)
 def test_next_turn_and_next_round_land_where_foundry_core_lands(
-    name: str, move: str, skip: bool, status: str, request: pytest.FixtureRequest,
+    name: str, move: str, setting: str, request: pytest.FixtureRequest,
 ) -> None:
     doc = DOCS[name]
-    dead_by_status = struck(doc, skip) if status != "as stored" else frozenset()
+    skip, by_status = SETTINGS[setting]
+    dead_by_status = struck(doc) if by_status else frozenset()
     t, _ = meet(name, "foundry-core", dead_by_status)
     landing = MOVES[move](doc, core_loaded(doc), defeated(doc, dead_by_status), skip)
     reason = departure(doc, landing, defeated(doc, dead_by_status))

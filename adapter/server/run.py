@@ -41,7 +41,8 @@ async def _serve(config: Config, stdout: TextIO) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):  # before "listening": a signal right after it stops cleanly
         loop.add_signal_handler(sig, stop.set)
     log.info("database %s; CORS origins: %s", config.db, ", ".join(config.origins))
-    stdout.write(f"initiative-sidecar listening on http://{config.host}:{config.port}\n")
+    port = runner.addresses[0][1] if runner.addresses else config.port  # --port 0: the one the system gave
+    stdout.write(f"initiative-sidecar listening on http://{config.host}:{port}\n")
     stdout.flush()
     try:
         await stop.wait()
