@@ -86,6 +86,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # ---------------------------------------------------------------- the real documents ran
 REAL_DOCUMENTS = "tests/test_real_combat_documents.py"
 _real_documents_passed = 0
+_real_documents_selected = 0
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    global _real_documents_selected
+    _real_documents_selected = sum(1 for item in session.items if item.nodeid.startswith(REAL_DOCUMENTS))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -95,5 +101,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """One line ``.ci/run`` reads: how many tests met the real Combat documents of ../shared."""
-    terminalreporter.write_line(f"real Combat documents of ../shared: {_real_documents_passed} tests passed")
+    """One line ``.ci/run`` reads: how many tests met the real Combat documents of ../shared
+    (none when the run did not select them, or they were skipped: no line then)."""
+    if _real_documents_selected:
+        terminalreporter.write_line(f"real Combat documents of ../shared: {_real_documents_passed} tests passed "
+                                    f"(of {_real_documents_selected} selected)")
