@@ -133,9 +133,12 @@ class Gm:
 
     async def play(self) -> None:
         while True:
-            if not self.go.is_set():
-                self.idle.set()
-                await self.go.wait()
+            while not self.go.is_set():  # paused, answering the sidecar's pings: a pause may
+                self.idle.set()  # outlast Engine.IO's ping interval and timeout (25 + 20 s)
+                try:
+                    await self.raw._read(0.2)
+                except TimeoutError:
+                    pass
             self.seq += 1
             began = time.monotonic()
             ack = await self.raw.call("hook", hook(self.seq), timeout=10)
