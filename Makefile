@@ -8,7 +8,7 @@ HOST := 127.0.0.1
 PORT := 8765
 DB := ./initiative-sidecar.db
 
-.PHONY: run test test-python test-node check bench venv clean
+.PHONY: run test test-fast test-python test-node tools check bench venv clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,18 +21,44 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(PY) -m adapter serve --host $(HOST) --port $(PORT) --db $(DB)
 
-test: test-python test-node
+# Everything, on a fixed hypothesis seed (tests/conftest.py): the same answer on the same commit.
+# `tools` runs first, so a machine without Chromium or Node stops here in a second, naming the
+# command that fixes it, not after minutes of tests (docs/testing.md).
+test: tools
+	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory test-node
 
-test-python: $(STAMP)
+# The fast loop (about 25 s): every Python test but the slow tiers, which are marked in
+# tests/conftest.py (SLOW_TIERS): subprocess servers, browsers, PostgreSQL/Redis/nginx,
+# the wheel, the bench and the long kill/restart loops. `make test` still runs them all.
+FAST := not (slow or subprocess or browser or services or wheel or bench)
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "$(FAST)" $(PYTEST_ARGS)
+
+test-python: tools $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# What the tests need beside Python: Chromium (the browser tests), Node >= 20 and npm (the
+# module's tests). .ci/run installs them itself; here, the one command that does.
+tools:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
+	  echo "make test needs$$missing (the browser and module tests). Install with:"; \
+	  echo "  sudo apt-get install -y$$missing"; \
+	  echo "(or run 'make test-fast', which needs neither)"; exit 1; fi; \
+	major=$$(node -p 'process.versions.node.split(".")[0]'); \
+	if [ "$$major" -lt 20 ]; then \
+	  echo "make test needs Node >= 20 for the module's tests; this is $$(node --version)." \
+	    "Install a newer one, e.g.: sudo apt-get install -y nodejs (Debian 13), or https://nodejs.org"; exit 1; fi
 
 $(NODE_STAMP): vtt_module/package.json vtt_module/package-lock.json
 	cd vtt_module && npm ci --no-audit --no-fund
 	touch $(NODE_STAMP)
 
-test-node: $(STAMP)
-	@command -v chromium >/dev/null 2>&1 || { echo "make test needs Chromium for the tracker badge test:" \
-	  "apt-get install chromium (Debian's package; .ci/run installs it)"; exit 1; }
+test-node: tools $(STAMP)
 	@if [ -f vtt_module/package.json ]; then \
 	  $(MAKE) --no-print-directory $(NODE_STAMP) && \
 	  cd vtt_module && SIDECAR_PYTHON=$(abspath $(PY)) npm run test:both; \

@@ -38,7 +38,8 @@ async def _serve(config: Config, stdout: TextIO) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):  # before "listening": a signal right after it stops cleanly
         loop.add_signal_handler(sig, stop.set)
     log.info("%s; Foundry origins: %s", store_in_use(config), ", ".join(config.origins) or "any, with the token")
-    stdout.write(f"initiative-sidecar listening on http://{config.host}:{config.port}{config.base_path}\n")
+    port = runner.addresses[0][1] if runner.addresses else config.port  # --port 0: the one the system gave
+    stdout.write(f"initiative-sidecar listening on http://{config.host}:{port}{config.base_path}\n")
     stdout.flush()
     try:
         await stop.wait()

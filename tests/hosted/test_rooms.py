@@ -10,15 +10,17 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
-import socketio
 
-from adapter.server import room_of
-from adapter.server.rooms import OnceThenCount
-from tests.hosted import services
-from tests.reliability.harness import Serve, auth_for
-from tests.reliability.table import Reference, build
-from tests.support.sidecar import Client, connect
+pytest.importorskip("redis", reason="redis is not installed: pip install -e '.[hosted]'")
+import redis.asyncio as aioredis  # noqa: E402
+import socketio  # noqa: E402
+
+from adapter.server import room_of  # noqa: E402
+from adapter.server.rooms import OnceThenCount  # noqa: E402
+from tests.hosted import services  # noqa: E402
+from tests.reliability.harness import Serve, auth_for  # noqa: E402
+from tests.reliability.table import Reference, build  # noqa: E402
+from tests.support.sidecar import Client, connect  # noqa: E402
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Fixtures of the reliability tests: ``--full``, free ports, sidecar processes, fuzz counts."""
+"""Fixtures of the reliability tests: ``--full``, sidecar processes, fuzz counts."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 from tests.reliability import fuzzcount
 from tests.reliability.harness import Serve
 from tests.server.conftest import sidecar  # noqa: F401 (a fixture)
-from tests.support.sidecar import free_port
 
 
 @pytest.fixture
@@ -26,7 +25,7 @@ async def serve_factory(tmp_path: Path) -> AsyncIterator[Callable[..., Serve]]:
 
     def make(name: str = "sidecar", **kw: Any) -> Serve:
         db = kw.pop("db", None) or tmp_path / f"{name}.db"
-        serve = Serve(db, free_port(), tmp_path / f"{name}.log", **kw)
+        serve = Serve(db, 0, tmp_path / f"{name}.log", **kw)
         made.append(serve)
         return serve
 

@@ -35,7 +35,11 @@ def auth_for(world: str, ruleset: str, token: str = TOKEN) -> dict[str, Any]:
 
 
 class Serve:
-    """``python -m adapter serve`` on loopback, on one port and one database across restarts."""
+    """``python -m adapter serve`` on loopback, on one port and one database across restarts.
+
+    ``port=0`` (what :func:`serve_factory` gives) lets the first start take the port the
+    system gives (``--port 0``, read back from the "listening on" line), so no other process
+    can take it between a guess and the bind; the restarts keep it."""
 
     def __init__(self, db: Path, port: int, log: Path, *, args: tuple[str, ...] = (),
                  env: dict[str, str] | None = None, token: str | None = TOKEN) -> None:
@@ -74,7 +78,10 @@ class Serve:
         self.starts += 1
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.out.exists() and b"listening on" in self.out.read_bytes()[mark:]:
+            said = self.out.read_bytes()[mark:] if self.out.exists() else b""
+            if b"listening on" in said:
+                if self.port == 0:
+                    self.port = int(said.split(b"listening on", 1)[1].split(b"\n", 1)[0].rsplit(b":", 1)[1])
                 return
             if self.proc.returncode is not None:
                 break

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 import aiohttp
 from aiohttp import web
 
-from tests.support.sidecar import free_port
-
 Socket = aiohttp.ClientWebSocketResponse | web.WebSocketResponse
 
 
@@ -36,7 +34,7 @@ class FaultProxy:
     upstream: str  # http://127.0.0.1:port
     faults: Faults
     seed: int
-    port: int = field(default_factory=free_port)
+    port: int = 0  # 0: the port the system gives at start (read back from the socket)
     stats: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
@@ -55,6 +53,7 @@ class FaultProxy:
         self.runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self.runner.setup()
         await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
+        self.port = self.runner.addresses[0][1]
 
     async def stop(self) -> None:
         await self.cut()

@@ -124,8 +124,7 @@ def test_every_message_damaged_at_the_wire_gets_an_ack_and_a_refusal_changes_not
         slowest[0] = max(slowest[0], check(case, base.world, sink))
         fuzzcount.COUNTS[f"wire pipeline {kind}"] += 1
 
-    run()
-    assert slowest[0] < DEADLINE
+    run()  # the slowest ack is a figure, never a line (issue 24: no timed asserts)
     key = "slowest pipeline ack of a wire-damaged message (ms)"
     fuzzcount.FIGURES[key] = max(float(fuzzcount.FIGURES.get(key, 0.0)), round(slowest[0] * 1000, 1))
 

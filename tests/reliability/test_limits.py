@@ -83,14 +83,16 @@ async def test_nesting_past_the_limit_is_refused_at_the_first_level_too_deep(
 
 
 async def test_a_connection_past_its_rate_gets_rate_limited_and_its_seq_is_not_used_up(sidecar: Running) -> None:
-    await reconfigure(sidecar, rate=20.0, burst=10)
+    # a slow rate, so that the burst of 30 meets the limit however long a loaded machine takes
+    # to answer it (a token comes back every 2 s; at 20 a second, a 0.3 s stall let more in)
+    await reconfigure(sidecar, rate=0.5, burst=10)
     client = await connect(sidecar.url, auth())
     await client.welcome
     acks = await asyncio.gather(*(client.send("hook", hook(1)) for _ in range(30)))
     limited = [a for a in acks if not a["ok"]]
     assert len(limited) >= 15 and all(a["error"]["code"] == "rate_limited" and a["seq"] == 1 for a in limited)
-    assert "20 messages per second" in limited[0]["error"]["message"]
-    await asyncio.sleep(0.6)  # the bucket refills at the rate
+    assert "0.5 messages per second" in limited[0]["error"]["message"]
+    await asyncio.sleep(2.1)  # at least one token back: the bucket refills at the rate
     ack = await client.send("hook", hook(2))
     assert ack["ok"] is True and "duplicate" not in ack  # seq 2 follows: limited messages used no seq
     await client.close()

@@ -78,9 +78,7 @@ def test_an_in_process_server_logs_no_token_either(caplog: pytest.LogCaptureFixt
     from adapter.server import create_app  # noqa: F401 - the app under test logs via "initiative_sidecar"
 
     async def run() -> None:
-        from tests.support.sidecar import free_port
-
-        running = Running(Config(port=free_port(), db=Path(caplog_dir) / "c.db", token=TOKEN))
+        running = Running(Config(port=0, db=Path(caplog_dir) / "c.db", token=TOKEN))
         await running.start()
         try:
             assert (await refused(running.url, auth(token=WRONG)))["code"] == "auth_failed"

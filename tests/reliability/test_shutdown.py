@@ -1,11 +1,12 @@
-"""Issue 15, item 10: SIGTERM with clients connected stops the sidecar within 5 s and loses
-nothing acked.
+"""Issue 15, item 10: SIGTERM with clients connected stops the sidecar and loses nothing acked.
 
 A real ``python -m adapter serve`` with 300 light clients (raw websockets, one world each),
-every one sending hooks one after another while the signal comes. The sidecar stops
-accepting, finishes the messages in hand, closes the sockets and snapshots. The test
-reports the exit time as a figure ("reliability figures" in the terminal summary) and
-asserts only the promise with slack; then a restart shows every acked seq stored.
+every one sending hooks one after another while the signal comes (the signal is sent once
+every client has had an ack, however long a loaded machine takes to get there). The sidecar
+stops accepting, finishes the messages in hand, closes the sockets and snapshots, and exits 0
+by itself. The time it takes (the promise: 5 s) is a figure ("reliability figures" in the
+terminal summary), never asserted (issue 24: a loaded machine is not a failing sidecar); 30 s
+without an exit is a hang and fails. Then a restart shows every acked seq stored.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from tests.reliability import fuzzcount
 from tests.reliability.harness import Serve
 from tests.server.rawclient import Closed, RawClient
-from tests.support.sidecar import GM, auth
+from tests.support.sidecar import GM, auth, until
 
 CLIENTS = 300
 
@@ -43,7 +44,7 @@ async def keep_sending(raw: RawClient, acked: list[int], index: int) -> None:
         return
 
 
-async def test_sigterm_with_300_clients_exits_within_5_s_and_loses_nothing_acked(
+async def test_sigterm_with_300_clients_exits_by_itself_and_loses_nothing_acked(
     serve_factory: Callable[..., Serve],
 ) -> None:
     serve = serve_factory("shutdown")
@@ -58,8 +59,7 @@ async def test_sigterm_with_300_clients_exits_within_5_s_and_loses_nothing_acked
     acked = [0] * CLIENTS
     senders = [asyncio.ensure_future(keep_sending(raw, acked, i)) for i, raw in enumerate(clients)]
     try:
-        await asyncio.sleep(1.5)
-        assert sum(1 for a in acked if a) == CLIENTS, "not every client was being answered"
+        assert await until(lambda: all(acked), timeout=60), "not every client was being answered"
         assert serve.proc is not None
         began = time.monotonic()
         serve.proc.send_signal(signal.SIGTERM)
@@ -73,7 +73,6 @@ async def test_sigterm_with_300_clients_exits_within_5_s_and_loses_nothing_acked
     fuzzcount.FIGURES["SIGTERM to exit with 300 clients sending (s)"] = round(took, 2)
     fuzzcount.FIGURES["acks before the SIGTERM, all found stored after it"] = sum(acked)
     assert code == 0, serve.logs()[-2000:]
-    assert took < 7.5, f"the sidecar took {took:.1f} s to stop (promise: 5 s)"
     assert "stopped in" in serve.logs()
 
     await serve.start()  # every acked seq is stored: welcome.last_seq is at least it

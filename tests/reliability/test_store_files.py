@@ -33,7 +33,7 @@ from adapter.cli import parser, run
 from adapter.store import Store
 from tests.reliability.harness import Link, Serve, auth_for, open_link
 from tests.reliability.table import Reference, build
-from tests.support.sidecar import Running, free_port, refused
+from tests.support.sidecar import Running, refused
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +153,7 @@ async def test_a_read_only_database_is_named_read_only_not_damaged(
 ) -> None:
     prefix, says = read_only
     before = stored.read_bytes()
-    serve = Wrapped(stored, free_port(), tmp_path / "ro.log", prefix=prefix)
+    serve = Wrapped(stored, 0, tmp_path / "ro.log", prefix=prefix)
     try:
         with pytest.raises(RuntimeError, match="did not start"):
             await serve.start()
@@ -171,7 +171,7 @@ async def test_the_same_database_made_writable_again_starts(
 ) -> None:
     """The opposite case, so the refusals above are not a sidecar that refuses everything:
     run the same way, a writable database serves."""
-    serve = Wrapped(stored, free_port(), tmp_path / "rw.log", prefix=as_a_user())
+    serve = Wrapped(stored, 0, tmp_path / "rw.log", prefix=as_a_user())
     await serve.start()
     await serve.stop()
 
@@ -225,7 +225,7 @@ def test_a_deleted_database_is_noticed_between_messages_too(tmp_path: Path, capl
 def test_a_database_in_a_folder_that_does_not_exist_is_named_so(tmp_path: Path) -> None:
     err = io.StringIO()
     args = parser().parse_args(["serve", "--db", str(tmp_path / "nowhere" / "game.db"), "--token", "t",
-                                "--port", str(free_port())])
+                                "--port", "0"])
     assert run(args, io.StringIO(), err) == 3
     assert f"the folder {tmp_path / 'nowhere'} of the database game.db does not exist" in err.getvalue()
     assert "damaged" not in err.getvalue() and "read-only" not in err.getvalue()

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from adapter.config import Config
-from tests.support.sidecar import TOKEN, Running, free_port
+from tests.support.sidecar import TOKEN, Running
 
 
 @pytest.fixture
 async def sidecar(tmp_path: Path) -> AsyncIterator[Running]:
-    config = Config(host="127.0.0.1", port=free_port(), db=tmp_path / "sidecar.db", token=TOKEN)
+    config = Config(host="127.0.0.1", port=0, db=tmp_path / "sidecar.db", token=TOKEN)
     running = Running(config)
     await running.start()
     yield running

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.sidecar import TOKEN, free_port
+from tests.support.sidecar import TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,12 +30,11 @@ class Served:
 @contextmanager
 def serve(tmp: Path, *args: str, command: tuple[str, ...] = (sys.executable, "-m", "adapter"),
           cwd: Path = ROOT) -> Iterator[Served]:
-    port = free_port()
     log = tmp / "serve.log"
     env = {**os.environ, "INITIATIVE_SIDECAR_TOKEN": TOKEN}
     with open(log, "w", encoding="utf-8") as err:
         process = subprocess.Popen(
-            [*command, "serve", "--port", str(port), "--db", str(tmp / "sidecar.db"), "--log-level", "DEBUG", *args],
+            [*command, "serve", "--port", "0", "--db", str(tmp / "sidecar.db"), "--log-level", "DEBUG", *args],
             stdout=subprocess.PIPE, stderr=err, text=True, env=env, cwd=cwd,
         )
     try:
@@ -46,6 +45,7 @@ def serve(tmp: Path, *args: str, command: tuple[str, ...] = (sys.executable, "-m
             line = process.stdout.readline()
             assert line or process.poll() is None, f"serve exited: {log.read_text(encoding='utf-8')}"
             assert time.monotonic() < deadline, "serve did not start in 20 s"
+        port = line.rsplit(":", 1)[1].strip()  # --port 0: the system's choice, never a guessed free one
         yield Served(f"http://127.0.0.1:{port}", process, log)
     finally:
         process.terminate()

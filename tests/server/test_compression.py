@@ -7,7 +7,7 @@ from pathlib import Path
 import aiohttp
 
 from adapter.config import Config
-from tests.support.sidecar import Running, free_port
+from tests.support.sidecar import Running
 
 
 async def handshake_extensions(url: str) -> str | None:
@@ -23,7 +23,7 @@ async def test_a_client_offering_deflate_gets_none_by_default(sidecar: Running) 
 
 
 async def test_ws_compression_setting_accepts_it(tmp_path: Path) -> None:
-    running = Running(Config(port=free_port(), db=tmp_path / "s.db", token="t" * 12, ws_compression=True))
+    running = Running(Config(port=0, db=tmp_path / "s.db", token="t" * 12, ws_compression=True))
     await running.start()
     try:
         assert "permessage-deflate" in (await handshake_extensions(running.url) or "")

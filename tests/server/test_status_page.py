@@ -13,7 +13,7 @@ import pytest
 from adapter.config import Config
 from adapter.server.operations import STATUS_KEY
 from tests.server.test_roundtrip import hook, roll
-from tests.support.sidecar import TOKEN, Running, auth, connect, free_port
+from tests.support.sidecar import TOKEN, Running, auth, connect
 
 WORLD = "world0000000001"
 OTHER = "worldOther000002"
@@ -31,7 +31,7 @@ async def log_in(http: aiohttp.ClientSession, url: str, token: str, **headers: s
 
 @pytest.fixture
 async def two_worlds(tmp_path: Path) -> AsyncIterator[Running]:
-    config = Config(host="127.0.0.1", port=free_port(), db=tmp_path / "s.db", token=TOKEN,
+    config = Config(host="127.0.0.1", port=0, db=tmp_path / "s.db", token=TOKEN,
                     world_tokens={OTHER: OTHER_TOKEN})
     running = Running(config)
     await running.start()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -35,6 +35,9 @@ async def until(check: Callable[[], bool], timeout: float = 10.0) -> bool:
 
 
 def free_port() -> int:
+    """A port free at this instant (racy: another process can take it before it is bound).
+    Prefer port 0 where the listener can report its port (``Running``, ``Serve``); this is
+    for the services that cannot (nginx upstreams, PostgreSQL, Redis)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -50,9 +53,13 @@ class Running:
         return f"http://127.0.0.1:{self.config.port}"
 
     async def start(self) -> None:
+        """Listen on ``config.port``; on 0, on the port the system gives (kept for a restart):
+        a port picked free beforehand can be taken by another process before the bind."""
         self.runner = web.AppRunner(create_app(self.config), handle_signals=False)
         await self.runner.setup()
         await web.TCPSite(self.runner, "127.0.0.1", self.config.port).start()
+        if self.config.port == 0:
+            self.config = replace(self.config, port=self.runner.addresses[0][1])
 
     async def stop(self) -> None:
         if self.runner is not None:

@@ -80,9 +80,8 @@ test("foundry-core: the sidecar killed mid-combat restarts on its database and n
   await sidecar.stop();
   // play on while it is down: Foundry's own tracker keeps working, the outbox fills up
   await gm.game.combats.get(combatId).nextTurn();
-  await new Promise((r) => setTimeout(r, 300));
   const s = gm.module.state.sidecar;
-  assert.ok(s.outbox.size >= 1, "messages wait in the outbox");
+  await until(() => s.outbox.size >= 1, { what: "messages waiting in the outbox" }); // not a guessed sleep
   await sidecar.start();
   await settle(table, { timeout: 20000 });
   const plan = assertClientsFollowPlan(table, combatId);

@@ -30,21 +30,26 @@ export class SidecarProcess {
   }
   get url() { return `http://127.0.0.1:${this.port}`; }
 
+  // The first start listens on `--port 0` and reads the port the system gave from its
+  // "listening on" line (a port picked free beforehand can be taken by another process, whose
+  // /health would then answer for ours); a restart keeps it.
   async start() {
-    this.port ??= await freePort();
-    this.proc = spawn(python(), ["-m", "adapter", "serve", "--host", "127.0.0.1", "--port", String(this.port), "--db", this.db, "--token", this.token], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
+    const mark = this.output.length;
+    this.proc = spawn(python(), ["-m", "adapter", "serve", "--host", "127.0.0.1", "--port", String(this.port ?? 0), "--db", this.db, "--token", this.token], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
     this.proc.stdout.on("data", (d) => { this.output += d; });
     this.proc.stderr.on("data", (d) => { this.output += d; });
     const exited = new Promise((resolve) => this.proc.once("exit", resolve));
     this.exited = exited;
     const deadline = performance.now() + 20000; // monotonic: the wall clock may step
     while (performance.now() < deadline) {
-      try {
-        const r = await fetch(`${this.url}/health`);
-        if (r.ok) return this;
-      } catch { /* not yet */ }
+      const said = /listening on http:\/\/[^\s]+:(\d+)/.exec(this.output.slice(mark));
+      if (said) {
+        this.port = Number(said[1]);
+        const r = await fetch(`${this.url}/health`).catch(() => null);
+        if (r?.ok) return this;
+      }
       if (this.proc.exitCode !== null) throw new Error(`sidecar exited: ${this.output}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`sidecar did not start: ${this.output}`);
   }
