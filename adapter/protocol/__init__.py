@@ -8,13 +8,16 @@ would make validation itself costly: NaN and infinities, and nesting deeper than
 An outbound message that fails its schema is a bug: :func:`check_outbound` raises
 ``AssertionError`` and the tests make sure none does.
 
-Start-up: importing this module does not load jsonschema. The typed check (msgspec) of a
-schema is built on its first message, the compiled check (fastjsonschema) on the first
-message the typed check does not accept (every ``settings`` at connect: it has no typed
-check), and jsonschema's validator, with ``jsonschema`` and ``referencing`` themselves, on
-the first message neither accepts: in practice the first refusal (docs/protocol.md).
-jsonschema still judges every message the fast checks do not accept, and gives every refusal
-its message and path.
+One run-time validator: the typed check (msgspec types built from the schemas, see
+:mod:`.typed`) accepts exactly what each schema accepts. jsonschema runs only on what it
+refuses: to phrase the refusal (its message and JSON path are the contract, :func:`deepest`
+picks the most specific error), and to judge a schema the typed check cannot express (none
+of the messages today: only ``common``, which holds definitions).
+
+Start-up: importing this module does not load jsonschema. The typed check of a schema is
+built on its first message, and jsonschema's validator, with ``jsonschema`` and
+``referencing`` themselves, on the first message the typed check refuses: in practice the
+first refusal (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -31,8 +34,7 @@ import orjson
 
 from ..errors import InvalidMessage
 from . import wirejson
-from .fast import Check, compile_checks, is_valid
-from .typed import compile_typed
+from .typed import Check, compile_typed
 
 if TYPE_CHECKING:  # imported when first needed (a refusal, check_schemas): see the docstring
     from jsonschema import Draft202012Validator
@@ -90,24 +92,17 @@ def _schemas() -> dict[str, dict[str, Any]]:
 
 
 @cache
-def fast_check(name: str) -> Check | None:
-    """The compiled "is it valid?" check of one schema (see :mod:`.fast`), compiled on first use."""
-    return compile_checks(_schemas(), BASE_URI, only=name).get(name)
-
-
-@cache
 def typed_check(name: str) -> Check | None:
     """The msgspec check of one schema (see :mod:`.typed`), built on first use, or None."""
     return compile_typed(_schemas(), BASE_URI, name)
 
 
 def is_valid_fast(name: str, instance: Any) -> bool:
-    """The hot path: the typed check (msgspec), else the compiled one (fastjsonschema).
-    False means "ask jsonschema" (or, outbound, a bug)."""
+    """The hot path, the one run-time validator: the typed check (msgspec), which accepts
+    exactly what the schema does. False means "ask jsonschema" to phrase the refusal (or,
+    outbound, a bug); for a schema with no typed check, jsonschema judges."""
     typed = typed_check(name)
-    if typed is not None and typed(instance):
-        return True
-    return is_valid(fast_check(name), instance)
+    return typed is not None and typed(instance)
 
 
 def check_schemas() -> list[str]:
@@ -327,8 +322,8 @@ def validate(
 ) -> None:
     """Raise :class:`InvalidMessage` with the deepest failing path, or return.
 
-    The typed and compiled checks accept the valid messages quickly; anything they do not
-    accept is judged by jsonschema, which gives the precise error (or accepts it after all).
+    The typed check accepts the valid messages quickly; what it refuses, jsonschema
+    refuses too and phrases (message, path); it judges alone only a schema with no typed check.
     ``encoded``: orjson's text of ``instance``, if the caller has it (not encoded again);
     ``from_wire``: ``instance`` as :func:`.wirejson.loads` read it (see :func:`check_shape`).
 
