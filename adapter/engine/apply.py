@@ -159,8 +159,12 @@ def pointer_moved(hook: Hook, combat: Combat, current: str | None) -> str | None
     such a pointer carries one nobody moved back: the one the module left where it was when
     the plan named no current (the round is over), or Foundry's step back onto the one before
     a last combatant deleted during its turn (``nextSurvivor || prevSurvivor``). Following it
-    would give that combatant its turn again."""
+    would give that combatant its turn again. In a higher round nobody has passed yet: the
+    pointer is kept (whether Foundry names someone or nobody decides how the round starts,
+    :func:`.turns.null_turn_kept`)."""
     if isinstance(hook, TURN_HOOKS) or current not in combat.passed:
+        return current
+    if int(hook.combat.get("round") or 0) > combat.round:
         return current
     return None
 

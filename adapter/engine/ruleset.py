@@ -158,6 +158,10 @@ class Ruleset:
     #: to come (it acts after the turn in progress at the latest); "sorted" = where Foundry's
     #: sort puts it (above the turn in progress means its turn this round is over)
     late_scores: str = "next"
+    #: whether a new round Foundry reports with nobody current (core's ``nextRound`` keeps a
+    #: null turn: lancer, daggerheart) starts with nobody's turn, as core does (True), or at
+    #: the first combatant who acts, its turn begun for the rules (False; docs/rules.md)
+    keeps_null_turn: bool = False
     #: the initiative dice this ruleset needs rolled (sent in plan entries as ``formula``)
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)

@@ -18,7 +18,7 @@ into a :class:`Move` (:func:`classify`), then ``(phase, move)`` is looked up in
     NOT_STARTED  start       CombatStarted, round 1 begins    IN_TURN
     IN_TURN      none        nothing                          IN_TURN
     IN_TURN      advance     turns end up to Foundry's        IN_TURN
-    IN_TURN      new_round   the round(s) end, the next begins IN_TURN
+    IN_TURN      new_round   the round(s) end, the next begins IN_TURN (ROUND_OVER: null kept)
     IN_TURN      back        the pointer moves, no rule sees  IN_TURN
     IN_TURN      reset       back to before the start         NOT_STARTED
     ROUND_OVER   none        nothing                          ROUND_OVER
@@ -40,7 +40,10 @@ passed, or the order is empty). What each move is:
   GM clicking a later combatant): every turn in between ends and begins (``skipped=True``).
 - ``new_round``: a higher round (``nextRound``, ``nextTurn`` past the end, several rounds at
   once): every turn left in the old round ends; the new round starts at the first combatant
-  of the new order who acts (the pointer Foundry reports is corrected by the plan).
+  of the new order who acts (the pointer Foundry reports is corrected by the plan), except
+  where Foundry reports nobody current (core's ``nextRound`` keeps a null turn) under a
+  ruleset that keeps it (``foundry-core``): that round starts with nobody's turn (ROUND_OVER,
+  the state-triggered transition below, with nobody passed).
 - ``back``: a lower round above 0 (``previousRound``), or the same round with the pointer up
   the order (``previousTurn``, the GM clicking an earlier combatant), or any combatant while
   the round is over (lancer's activations when Foundry's turn was null): the pointer moves
@@ -196,8 +199,19 @@ def _new_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str 
     while combat.round < round_:
         combat = end_round(ctx, rs, combat)
         played += 1
-        combat = start_round(ctx, rs, combat, combat.round + 1 if played < PLAYED_ROUNDS else round_)
+        upcoming = combat.round + 1 if played < PLAYED_ROUNDS else round_
+        begin = upcoming < round_ or not null_turn_kept(rs, current)
+        combat = start_round(ctx, rs, combat, upcoming, begin=begin)
     return combat
+
+
+def null_turn_kept(rs: Ruleset, current: str | None) -> bool:
+    """Foundry core's ``nextRound`` keeps nobody's turn (``turn: null``) into the new round;
+    a ruleset that follows core there (``Ruleset.keeps_null_turn``: ``foundry-core``) starts
+    the round Foundry shows with nobody current when Foundry reports nobody current. A
+    rule-bearing ruleset begins the first turn that acts, its rules' turn start included
+    (docs/rules.md, "A round that begins with nobody's turn")."""
+    return current is None and rs.keeps_null_turn
 
 
 def _back(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
@@ -319,8 +333,10 @@ def end_round(ctx: Ctx, rs: Ruleset, combat: Combat, trail: Trail | None = None)
     return emit(ctx, rs, combat, RoundEnded(combat.round))
 
 
-def start_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int) -> Combat:
+def start_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, *, begin: bool = True) -> Combat:
+    """Start ``round_``: the rules' sort, then the first turn that acts begins (unless
+    ``begin`` is false: the round starts with nobody's turn, as Foundry core keeps it)."""
     combat = replace(combat, round=round_, passed=frozenset(), current=None)
     combat = emit(ctx, rs, combat, RoundStarted(round_))
     combat = replace(combat, order=tuple(rules_sort(combat, rs.sort_key)))
-    return begin_next_acting(ctx, rs, combat)
+    return begin_next_acting(ctx, rs, combat) if begin else combat

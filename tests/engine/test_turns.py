@@ -19,6 +19,7 @@ from adapter.rulesets import RULESETS
 from tests import decoded
 from tests.decoded import hook as Hook
 from tests.decoded import intent as Intent
+from tests.engine.first_contact import Contact
 from tests.foundry import combat, combatant, current, d20_roll
 
 
@@ -44,15 +45,18 @@ TEST_TURNS = Ruleset(
     on=chain(RULESETS["foundry-core"].on, {e: (record,) for e in (TurnStarted, TurnEnded, RoundStarted, RoundEnded)}),
     describe=describe,
 )
-apply = partial(decoded.apply, rulesets={**RULESETS, "test-turns": TEST_TURNS})
+#: the same, keeping nobody's turn into a new round as Foundry core does (``foundry-core``)
+TEST_TURNS_CORE = replace(TEST_TURNS, id="test-turns-core", keeps_null_turn=True)
+apply = partial(decoded.apply, rulesets={**RULESETS, "test-turns": TEST_TURNS, "test-turns-core": TEST_TURNS_CORE})
 
 IDS = ["a", "b", "c", "d"]
 
 
-def world_with_rolls(stats: dict[str, dict[str, Any]] | None = None) -> tuple[World, dict[str, Any]]:
+def world_with_rolls(stats: dict[str, dict[str, Any]] | None = None,
+                     ruleset: str = "test-turns") -> tuple[World, dict[str, Any]]:
     fighters = [combatant(i, i.upper(), stats=(stats or {}).get(i, {})) for i in IDS]
     data = combat("c1", fighters)
-    w = World(world="w", ruleset="test-turns", gm_users=frozenset({"gm"}))
+    w = World(world="w", ruleset=ruleset, gm_users=frozenset({"gm"}))
     seq = 0
     for i, natural in zip(IDS, (18, 15, 12, 9)):
         seq += 1
@@ -198,8 +202,8 @@ def phase_of(w: World) -> Phase:
     return phase(w.combats["c1"])
 
 
-def started_at(who: str, held: tuple[str, ...] = ()) -> tuple[World, dict[str, Any]]:
-    w, data = world_with_rolls({h: {"held": True} for h in held})
+def started_at(who: str, held: tuple[str, ...] = (), ruleset: str = "test-turns") -> tuple[World, dict[str, Any]]:
+    w, data = world_with_rolls({h: {"held": True} for h in held}, ruleset)
     w, _ = move(w, data, 1, "a")
     if who != "a":
         w, _ = move(w, data, 1, who)
@@ -280,6 +284,51 @@ def test_round_over_new_round_starts_the_next_round_at_the_first_who_acts() -> N
     w, plan = move(w, data, 2, "c")
     assert plan["round"] == 2 and plan["current"] == "a" and phase_of(w) is Phase.IN_TURN
     assert seen(w)[-3:] == ("RoundEnded 1", "RoundStarted 2", "start a")
+
+
+def test_new_round_with_nobody_current_keeps_nobodys_turn_under_a_ruleset_that_follows_core() -> None:
+    """Foundry core's ``nextRound`` keeps a null turn (lancer, daggerheart): so does the
+    sidecar under a ruleset that says so; nobody has passed, no turn began."""
+    w, data = started_at("b", ruleset="test-turns-core")
+    w, plan = move(w, data, 2, None)
+    c = w.combats["c1"]
+    assert (plan["round"], plan["current"], plan["turn"]) == (2, None, None)
+    assert (c.current, c.passed) == (None, frozenset()) and phase_of(w) is Phase.ROUND_OVER
+    assert seen(w)[-2:] == ("RoundEnded 1", "RoundStarted 2")
+    w, plan = move(w, data, 2, "a")  # core's Next Turn from a null turn: index 0
+    assert plan["current"] == "a" and phase_of(w) is Phase.IN_TURN
+
+
+def test_new_round_with_nobody_current_starts_at_the_first_who_acts_under_a_ruleset_that_does_not() -> None:
+    w, data = started_at("b", held=("a",))
+    w, plan = move(w, data, 2, None)
+    assert (plan["round"], plan["current"]) == (2, "b") and phase_of(w) is Phase.IN_TURN
+    assert seen(w)[-4:] == ("RoundStarted 2", "start a", "end a skipped", "start b")
+
+
+def test_new_round_reported_by_another_hook_naming_one_who_passed_is_not_nobodys_turn() -> None:
+    """A pointer in a higher round names no one who passed (``passed`` is the old round's):
+    it is kept, so the round does not start with nobody's turn."""
+    w, data = started_at("b", ruleset="test-turns-core")
+    out = apply(w, Hook(w.last_seq + 1, "gm", 0, "updateCombatant", {**data, "round": 2}, current(2, "a")))
+    assert out.world.combats["c1"].round == 2 and out.world.combats["c1"].current == "a"
+
+
+@pytest.mark.parametrize("ruleset", ["foundry-core", "balanced-d20", "dice-pool", "storyteller"])
+def test_only_foundry_core_keeps_nobodys_turn_into_a_new_round(ruleset: str) -> None:
+    """The decision of docs/rules.md ("A round that begins with nobody's turn"): foundry-core
+    follows core; a rule-bearing ruleset begins the first turn that acts, for its rules."""
+    fighters = [{**combatant(i, i.upper()), "initiative": v} for i, v in zip(IDS, (18, 15, 12, 9))]
+    doc = combat("c1", fighters, round_=1, turn=None)
+    t = Contact(ruleset)
+    assert t.meet(doc, None).ack["ok"] and t.plan("c1")["current"] is None
+    assert t.hook({**doc, "round": 2}, None).ack["ok"]
+    plan = t.plan("c1")
+    assert plan["round"] == 2
+    if ruleset == "foundry-core":
+        assert (plan["current"], plan["turn"]) == (None, None)
+    else:
+        assert plan["current"] is not None and plan["order"][plan["turn"]]["combatant_id"] == plan["current"]
 
 
 def test_round_over_back_the_gm_steps_back_into_the_round() -> None:
