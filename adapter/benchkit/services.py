@@ -184,10 +184,18 @@ def snippet(upstreams: list[int], port: int) -> str:
 def nginx(upstreams: list[int], *, workers: int = 1, connections: int = 2048) -> Iterator[int]:
     """nginx running deploy/nginx.conf (:func:`snippet`) in front of sidecars on
     ``upstreams`` ports; yields nginx's port."""
-    root = Path(tempfile.mkdtemp(prefix="sidecar-nginx-"))
     port = free_port()
+    with nginx_site(snippet(upstreams, port), port, workers=workers, connections=connections):
+        yield port
+
+
+@contextmanager
+def nginx_site(site: str, port: int, *, workers: int = 1, connections: int = 512) -> Iterator[None]:
+    """nginx serving one site (a server-block snippet, as an operator puts it in sites-enabled)
+    that listens on ``port``; stopped and its folder removed on exit."""
+    root = Path(tempfile.mkdtemp(prefix="sidecar-nginx-"))
     (root / "sites-enabled").mkdir()
-    (root / "sites-enabled" / "initiative-sidecar").write_text(snippet(upstreams, port))
+    (root / "sites-enabled" / "initiative-sidecar").write_text(site)
     user = "user root;\n" if os.geteuid() == 0 else ""
     conf = root / "nginx.conf"
     conf.write_text(NGINX_CONF.format(user=user, root=root, workers=workers, connections=connections,
@@ -196,7 +204,7 @@ def nginx(upstreams: list[int], *, workers: int = 1, connections: int = 2048) ->
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _wait_port(port, proc)
-        yield port
+        yield
     finally:
         proc.terminate()
         proc.wait()

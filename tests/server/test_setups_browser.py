@@ -13,7 +13,6 @@ to 127.0.0.1 (``--host-resolver-rules``), which also makes an http:// page a non
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import ssl
@@ -29,7 +28,7 @@ import pytest
 from aiohttp import web
 from playwright.async_api import Browser, Page, async_playwright
 
-from adapter.benchkit.services import NGINX_CONF, _wait_port
+from adapter.benchkit.services import nginx_site
 from adapter.config import Config
 from tests.browser import ARGS, ROOT
 from tests.support.sidecar import TOKEN, Running, auth, free_port
@@ -141,7 +140,6 @@ async def sidecar_running(tmp_path: Path, **config: Any) -> AsyncIterator[Runnin
 def nginx_same_origin(tls: Tls, page_port: int, sidecar_port: int) -> Iterator[int]:
     """nginx with TLS in front of the page (as in front of Foundry) and, under /initiative-sidecar/,
     of the sidecar: deploy/same-origin/nginx.conf's own locations."""
-    root = Path(tempfile.mkdtemp(prefix="sidecar-same-origin-"))
     port = free_port()
     sample = (ROOT / "deploy/same-origin/nginx.conf").read_text(encoding="utf-8")
     locations = sample.split("# -- locations {\n", 1)[1].rsplit("# -- }", 1)[0]
@@ -154,22 +152,8 @@ def nginx_same_origin(tls: Tls, page_port: int, sidecar_port: int) -> Iterator[i
 {locations}
         location / {{ proxy_pass http://127.0.0.1:{page_port}; proxy_set_header Host $http_host; }}
     }}"""
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    (root / "sites-enabled").mkdir()
-    (root / "sites-enabled" / "same-origin.conf").write_text(body)  # as an operator adds a site
-    conf = root / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(user=user, root=root, workers=1, files=1024, connections=512))
-    proc = subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        _wait_port(port, proc)
+    with nginx_site(body, port):
         yield port
-    finally:
-        proc.terminate()
-        proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @asynccontextmanager
