@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from . import figures, ring, servers, services
+from .load import reply
 
 P99_TARGET_MS = 100.0
 DEFAULT_TABLES = (250, 1000)
@@ -130,14 +131,14 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
                                  stdout=subprocess.PIPE, text=True)
             _send(p, json.dumps(job))
             loads.append(p)
-        connect_s = max(float(_read(p, "ready")["connect_s"]) for p in loads)
+        connect_s = max(float(reply(p, "ready")["connect_s"]) for p in loads)
         connected = [s.rss_mb() for s in procs]
         spread = list(established([s.port for s in procs]).values())
         cpu = [cpu_seconds(pid) for pid in pids]
         client_cpu = [cpu_seconds(p.pid) for p in loads]
         for p in loads:
             _send(p, "go")
-        results = [_read(p, "result") for p in loads]
+        results = [reply(p, "result") for p in loads]
         cpu_used = sum(cpu_seconds(pid) for pid in pids) - sum(cpu)
         client_used = sum(cpu_seconds(p.pid) for p in loads) - sum(client_cpu)
         peak = [s.rss_mb() for s in procs]
@@ -197,17 +198,6 @@ def _send(p: subprocess.Popen[str], line: str) -> None:
     assert stdin is not None
     stdin.write(line + "\n")
     stdin.flush()
-
-
-def _read(p: subprocess.Popen[str], key: str) -> Any:
-    assert p.stdout is not None
-    line = p.stdout.readline()
-    if not line:
-        raise RuntimeError(f"a load process ended before sending {key!r} (exit {p.wait()})")
-    data = json.loads(line)
-    if key not in data:
-        raise RuntimeError(f"a load process sent {line[:200]!r}, expected {key!r}")
-    return data if key == "ready" else data[key]
 
 
 def table(result: dict[str, Any]) -> str:

@@ -42,7 +42,7 @@ class Load:
 
     def go(self) -> Measured:
         self._send("go")
-        results = [_read(p, "result") for p in self.processes]
+        results = [reply(p, "result") for p in self.processes]
         start = min(r["start"] for r in results)
         end = max(r["end"] for r in results)
         latencies = [x for r in results for x in r["latencies"]]
@@ -84,7 +84,7 @@ def prepare(url: str, worlds: list[str], messages: int, processes: int, *, defla
             p.stdin.write(json.dumps(job) + "\n")
             p.stdin.flush()
             load.processes.append(p)
-        load.deflate = min(int(_read(p, "ready")["deflate"]) for p in load.processes)
+        load.deflate = min(int(reply(p, "ready")["deflate"]) for p in load.processes)
     except BaseException:
         load.close(timeout=5)
         raise
@@ -100,14 +100,14 @@ def run(url: str, worlds: list[str], messages: int, processes: int, *, deflate: 
         load.close()
 
 
-def _read(p: subprocess.Popen[str], key: str) -> Any:
-    """The next line of a client process, which must hold ``key``: the whole line for
+def reply(p: subprocess.Popen[str], key: str) -> Any:
+    """The next line of a load (client) process, which must hold ``key``: the whole line for
     ``ready``, the value for the others."""
     assert p.stdout is not None
     line = p.stdout.readline()
     if not line:
-        raise RuntimeError(f"a client process ended before sending {key!r} (exit {p.wait()})")
+        raise RuntimeError(f"a load process ended before sending {key!r} (exit {p.wait()})")
     data = json.loads(line)
     if key not in data:
-        raise RuntimeError(f"a client process sent {line[:200]!r}, expected {key!r}")
+        raise RuntimeError(f"a load process sent {line[:200]!r}, expected {key!r}")
     return data if key == "ready" else data[key]
