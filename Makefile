@@ -29,7 +29,7 @@ test: tools
 	$(MAKE) --no-print-directory test-node
 
 # The fast loop (about 25 s): every Python test but the slow tiers, which are marked in
-# tests/conftest.py (SLOW_TIERS): subprocess servers, browsers, PostgreSQL/Redis/nginx,
+# tests/conftest.py (TIER_PATHS, TIER_FIXTURES): subprocess servers, browsers, PostgreSQL/Redis/nginx,
 # the wheel, the bench and the long kill/restart loops. `make test` still runs them all.
 FAST := not (slow or subprocess or browser or services or wheel or bench)
 test-fast: $(STAMP)

@@ -12,8 +12,8 @@ The table plays Foundry and the module (``vtt_module/scripts``):
 - the module applies every plan it gets back (``applier.js`` ``PlanApplier``, ``plan.js``
   ``planUpdate``): it writes the plan's initiative numbers (never ``null`` over a number) and,
   once the combat has started, moves the pointer to the plan's ``current`` when it names one;
-- the GM's "next turn" and "start" are steered as the module steers them (``plan.js``
-  ``steerTurn`` and ``firstActing``, registered by ``applier.js`` ``registerSteering``): a
+- the GM's "next turn" and "start" are steered as the module steers them (``turns.js``
+  ``landing``, registered by ``turns.js`` ``registerSteering``): a
   forward step skips the turns whose ``acts`` the sidecar's ``welcome`` lists in
   ``skipped_acts``; past the last turn the new round starts on ``next_round.current`` (or the
   first of the next round who is not skipped), with the next round's initiatives written in
@@ -203,7 +203,7 @@ class Fight:
         return order[0] if order else None
 
     def step(self, skipped: frozenset[str]) -> bool:
-        """The GM's "next turn" (Foundry's ``Combat#nextTurn``, steered by ``steerTurn``):
+        """The GM's "next turn" (Foundry's ``Combat#nextTurn``, steered by ``landing``):
         moves the pointer; returns whether a new round began."""
         turns = self.turns()
         turn = self.turn()
@@ -333,7 +333,7 @@ class Table:
         return self.hook_message("initiativeRoll", data, user=user)
 
     def start(self) -> dict[str, Any]:
-        """``Combat#startCombat`` steered by ``steerTurn`` (round 0 to 1: ``firstActing``)."""
+        """``Combat#startCombat`` steered by ``landing`` (round 0 to 1: the first who acts)."""
         self.at.round = 1
         self.at.pointer = self.at.first_acting(1, self.skipped)
         return self.hook("combatStart", options={"direction": 1})
