@@ -6,8 +6,8 @@ gives exactly what the whole read, check and build give.
 
 The property: random sequences of hooks (turn changes that repeat the combatants, and
 changes in a combatant that must be noticed: a field, a type that Python's ``==`` confuses
-such as ``true`` and ``1``, a join, a leave, an order, a group, a roll, a second combat, a
-deletion, invalid values), under each ruleset, give the same frames read, acks (value and
+such as ``true`` and ``1``, a join, a leave, an order, a group, core's Skip Defeated on the
+combat, a roll, a second combat, a deletion, invalid values), under each ruleset, give the same frames read, acks (value and
 bytes), broadcasts (value and bytes) and worlds with the memos (``seen``, ``plans``) as
 without them, and every ack still passes its schema whole. The suite also runs the engine
 with ``snapshot.CHECK`` set: every snapshot taken as unchanged is read in full too and
@@ -54,6 +54,7 @@ steps = st.one_of(
     st.tuples(st.just("leave"), st.integers(0, 9)),
     st.tuples(st.just("swap"), st.integers(0, 9), st.integers(0, 9)),
     st.tuples(st.just("groups"), st.booleans()),
+    st.tuples(st.just("skip_defeated"), st.integers(0, 3)),
     st.tuples(st.just("roll"), st.integers(0, 9), st.integers(3, 22)),
     st.tuples(st.just("other_combat")),
     st.tuples(st.just("delete")),
@@ -70,6 +71,8 @@ class Table:
         self.round = 0
         self.turn = 0
         self.groups: list[dict[str, Any]] = []
+        #: core's Skip Defeated as the combat's ``skip_defeated`` ({}: absent; 1 is invalid)
+        self.skip: dict[str, Any] = {}
 
     def hook(self, step: tuple[Any, ...]) -> dict[str, Any]:
         people = self.combats[self.combat_id]
@@ -100,6 +103,8 @@ class Table:
             people[i], people[j] = people[j], people[i]
         elif kind == "groups":
             self.groups = [{"_id": "group00000000001", "name": "Wolves"}] if step[1] else []
+        elif kind == "skip_defeated":
+            self.skip = [{}, {"skip_defeated": True}, {"skip_defeated": False}, {"skip_defeated": 1}][step[1]]
         elif kind == "roll" and people:
             who = people[step[1] % len(people)]
             who["initiative"] = float(step[2])
@@ -112,7 +117,7 @@ class Table:
         turn = self.turn if people and self.round else None
         current = people[self.turn % len(people)]["_id"] if turn is not None else None
         combat = {"_id": self.combat_id, "round": self.round, "turn": turn,
-                  "combatants": copy.deepcopy(people), "groups": copy.deepcopy(self.groups)}
+                  "combatants": copy.deepcopy(people), "groups": copy.deepcopy(self.groups), **self.skip}
         hook = {"seq": self.seq, "user": GM, "world_time": float(self.seq * 6), "hook": name,
                 "combat": combat, "current": {"round": self.round, "turn": turn, "combatantId": current,
                                               "tokenId": None}, **extra}

@@ -67,6 +67,8 @@ class Combat:
     order: tuple[str, ...] = ()
     passed: frozenset[str] = frozenset()
     current: str | None = None
+    #: Foundry core's Skip Defeated as the module sends it (``skip_defeated``; absent: True)
+    skip_defeated: bool = True
     #: The ruleset's own per-combat state, or None.
     ext: Any = None
     revision: int = 0

@@ -162,6 +162,12 @@ class Ruleset:
     #: null turn: lancer, daggerheart) starts with nobody's turn, as core does (True), or at
     #: the first combatant who acts, its turn begun for the rules (False; docs/rules.md)
     keeps_null_turn: bool = False
+    #: whether core's Skip Defeated (``Combat.skip_defeated``) decides if a defeated
+    #: combatant's turn is passed over, as in core's ``nextTurn``/``nextRound`` (True:
+    #: ``foundry-core``, whose ``describe`` then says the combatant acts), or a defeated
+    #: combatant never takes a turn whatever the setting (False: the rule-bearing rulesets;
+    #: docs/rules.md, "Defeated combatants and Skip Defeated")
+    follows_skip_defeated: bool = False
     #: the initiative dice this ruleset needs rolled (sent in plan entries as ``formula``)
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)

@@ -1,7 +1,8 @@
 """Reading a forwarded ``Combat#toObject()`` snapshot into the engine's ``Combat``.
 
 What the engine takes from a snapshot: who is in the combat, names (empty or absent: ""),
-owners, hidden, defeated, groups, stats, ``roundJoined`` (v14) and the round. Initiative
+owners, hidden, defeated, groups, stats, ``roundJoined`` (v14), the round and core's Skip
+Defeated (``skip_defeated``, which the module adds to the combat; absent: True). Initiative
 values are read once, at first contact (:mod:`.adopt`); after that scores come only from
 ``initiativeRoll`` hooks and the GM's ``initiative.set`` intent.
 """
@@ -59,9 +60,19 @@ def read_snapshot(
     byte, those of the last hook of this combat it accepted (:mod:`adapter.pipeline`, "what
     a message costs"), which this combat was read from: they are not read again, only the
     groups are compared."""
+    combat = read_skip_defeated(combat, data)
     if (_same_groups(combat, data) if combatants_as_last else _unchanged(combat, data)):
         return combat, [], []
     return _read(combat, data)
+
+
+def read_skip_defeated(combat: Combat, data: Mapping[str, Any]) -> Combat:
+    """Foundry core's Skip Defeated as the snapshot states it (every snapshot does, from a
+    module that sends it); absent (an older module, a recording made before the field), True:
+    a defeated combatant's turn is passed over, as the sidecar did before it was told
+    (docs/protocol.md, ``hook``)."""
+    skip = data.get("skip_defeated", True) is not False
+    return combat if combat.skip_defeated is skip else replace(combat, skip_defeated=skip)
 
 
 def _read(combat: Combat, data: Mapping[str, Any]) -> tuple[Combat, list[str], list[str]]:

@@ -60,7 +60,12 @@ naming the pair (the combat stays as it was), never an ``AssertionError``. A han
 ends in another phase than the table's is refused the same way.
 
 A turn whose ``acts`` is ``none``, ``defend_only`` or ``held`` (or a defeated combatant's)
-is passed over at once. The next round's preview is :mod:`.preview`.
+is passed over at once; under a ruleset that follows core's Skip Defeated
+(``Ruleset.follows_skip_defeated``: ``foundry-core``), a defeated combatant's turn is passed
+over only when the combat's ``skip_defeated`` is set, and a round where nobody is left
+standing starts at the first of the order, as core's ``nextRound`` does
+(:func:`defeated_passed_over`, :func:`none_remaining`). The next round's preview is
+:mod:`.preview`.
 """
 
 from __future__ import annotations
@@ -118,7 +123,25 @@ def emit(ctx: Ctx, rs: Ruleset, combat: Combat, event: Event) -> Combat:
 def acts_now(rs: Ruleset, combat: Combat, combatant_id: str) -> bool:
     """Whether this combatant takes its turn (the module skips the others)."""
     c = combat.combatants[combatant_id]
-    return not c.defeated and rs.describe(combat, c).acts not in SKIPPED_ACTS
+    if c.defeated and defeated_passed_over(rs, combat):
+        return False
+    return rs.describe(combat, c).acts not in SKIPPED_ACTS
+
+
+def defeated_passed_over(rs: Ruleset, combat: Combat) -> bool:
+    """Whether a defeated combatant's turn is passed over: under a ruleset that follows core
+    (``foundry-core``), only with core's Skip Defeated on (``Combat.skip_defeated``; off,
+    its default, core's ``nextTurn``/``nextRound`` give a defeated combatant its turn); under
+    a rule-bearing ruleset, always (its defeated combatants do not act; docs/rules.md)."""
+    return combat.skip_defeated or not rs.follows_skip_defeated
+
+
+def none_remaining(rs: Ruleset, combat: Combat) -> bool:
+    """Core's ``nextRound`` with Skip Defeated and nobody left standing ("COMBAT.NoneRemaining"):
+    it warns and takes turn 0, the first of the order, defeated as it is. Under a ruleset that
+    follows core, such a round starts there instead of with nobody current."""
+    return (rs.follows_skip_defeated and bool(combat.order)
+            and all(combat.combatants[cid].defeated for cid in combat.order))
 
 
 # ---------------------------------------------------------------- following Foundry
@@ -334,9 +357,15 @@ def end_round(ctx: Ctx, rs: Ruleset, combat: Combat, trail: Trail | None = None)
 
 
 def start_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, *, begin: bool = True) -> Combat:
-    """Start ``round_``: the rules' sort, then the first turn that acts begins (unless
-    ``begin`` is false: the round starts with nobody's turn, as Foundry core keeps it)."""
+    """Start ``round_``: the rules' sort, then the first turn that acts begins (the first of
+    the order when nobody is left standing under a ruleset that follows core:
+    :func:`none_remaining`), unless ``begin`` is false: the round starts with nobody's turn,
+    as Foundry core keeps it."""
     combat = replace(combat, round=round_, passed=frozenset(), current=None)
     combat = emit(ctx, rs, combat, RoundStarted(round_))
     combat = replace(combat, order=tuple(rules_sort(combat, rs.sort_key)))
-    return begin_next_acting(ctx, rs, combat) if begin else combat
+    if not begin:
+        return combat
+    if none_remaining(rs, combat):
+        return begin_turn(ctx, rs, combat, combat.order[0])
+    return begin_next_acting(ctx, rs, combat)

@@ -2,7 +2,10 @@
 
 Initiative descending, ties by ``_id`` ascending, no prompts, no reactions: the score is the
 roll's total, or the number the GM sets by hand. A new round keeps nobody's turn where
-Foundry's turn is null, as core's ``nextRound`` does.
+Foundry's turn is null, as core's ``nextRound`` does. A defeated combatant gets its turn
+unless core's Skip Defeated is on (the combat's ``skip_defeated``), as in core's
+``nextTurn``/``nextRound``; with it on and nobody left standing, the round starts at the
+first of the order (:func:`adapter.engine.turns.none_remaining`).
 """
 
 from __future__ import annotations
@@ -10,8 +13,8 @@ from __future__ import annotations
 from ..engine.context import Ctx
 from ..engine.dice import scored_by_total
 from ..engine.events import Rolled
-from ..engine.model import Combat
-from ..engine.ruleset import Ruleset
+from ..engine.model import Combat, Combatant
+from ..engine.ruleset import Entry, Ruleset, describe_plain
 
 
 def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
@@ -19,5 +22,17 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     return scored_by_total(combat, event.roll, event.combatant_id, event.group_id)
 
 
-RULESET = Ruleset(id="foundry-core", on={Rolled: (initiative_roll,)}, late_scores="sorted",
-                  keeps_null_turn=True)
+#: the entry of a defeated combatant that takes its turn: everyone's (Foundry's own view)
+_ACTS = Entry()
+
+
+def describe(combat: Combat, combatant: Combatant) -> Entry:
+    """Foundry core: everyone acts fully; a defeated combatant does not act only under Skip
+    Defeated (with it off, core's Next Turn and Next Round give it its turn like anyone's)."""
+    if combatant.defeated and not combat.skip_defeated:
+        return _ACTS
+    return describe_plain(combat, combatant)
+
+
+RULESET = Ruleset(id="foundry-core", on={Rolled: (initiative_roll,)}, describe=describe,
+                  late_scores="sorted", keeps_null_turn=True, follows_skip_defeated=True)

@@ -144,6 +144,85 @@ def test_defeated_combatants_are_passed_over() -> None:
     assert plan["order"][1]["acts"] == "none"
 
 
+def skip_defeated_fight(ruleset: str, dead: tuple[str, ...], skip: bool | None,
+                        at: str | None = "a") -> tuple[Contact, dict[str, Any]]:
+    """A started fight (a 18, b 15, c 12, d 9) met at round 1 on ``at``, with ``dead``
+    defeated and core's Skip Defeated as the module sends it (None: absent)."""
+    fighters = [{**combatant(i, i.upper(), defeated=i in dead), "initiative": v}
+                for i, v in zip(IDS, (18, 15, 12, 9))]
+    doc = combat("c1", fighters, round_=1, turn=IDS.index(at) if at else None)
+    if skip is not None:
+        doc["skip_defeated"] = skip
+    t = Contact(ruleset)
+    assert t.meet(doc, at).ack["ok"]
+    return t, doc
+
+
+def foundry_moved(t: Contact, doc: dict[str, Any], round_: int, who: str | None) -> dict[str, Any]:
+    """Foundry's report after core's Next Turn or Next Round landed on ``who``."""
+    assert t.hook({**doc, "round": round_, "turn": IDS.index(who) if who else None}, who).ack["ok"]
+    return t.plan("c1")
+
+
+def test_skip_defeated_off_gives_a_defeated_combatant_its_turn_under_foundry_core() -> None:
+    """Core's ``nextTurn``/``nextRound`` without Skip Defeated (its default) stop on a
+    defeated combatant like anyone: the sidecar plans that very turn, and its preview of
+    the next round starts on the defeated first combatant too."""
+    t, doc = skip_defeated_fight("foundry-core", ("b", "a"), skip=False)
+    plan = foundry_moved(t, doc, 1, "b")  # Next Turn from a
+    assert (plan["round"], plan["current"], plan["turn"]) == (1, "b", 1)
+    assert plan["order"][1]["acts"] == "full"
+    assert plan["next_round"]["current"] == "a"
+    plan = foundry_moved(t, doc, 2, "a")  # Next Round
+    assert (plan["round"], plan["current"]) == (2, "a")
+
+
+def test_skip_defeated_on_passes_a_defeated_combatant_over_under_foundry_core() -> None:
+    """With Skip Defeated on, core's Next Turn goes to the first later combatant not
+    defeated, and Next Round to the first not defeated: the sidecar's turns and preview too."""
+    t, doc = skip_defeated_fight("foundry-core", ("b", "a"), skip=True)
+    assert t.plan("c1")["next_round"]["current"] == "c"
+    plan = foundry_moved(t, doc, 1, "c")  # Next Turn from a
+    assert (plan["current"], plan["order"][1]["acts"], plan["order"][1]["tags"]) == ("c", "none", ["defeated"])
+    plan = foundry_moved(t, doc, 2, "c")  # Next Round
+    assert (plan["round"], plan["current"]) == (2, "c")
+
+
+def test_skip_defeated_is_read_from_every_snapshot_not_only_the_first() -> None:
+    """The GM turns Skip Defeated off mid-fight: the next report carries it, and the
+    defeated combatant Foundry lands on gets its turn."""
+    t, doc = skip_defeated_fight("foundry-core", ("b",), skip=True)
+    plan = foundry_moved(t, {**doc, "skip_defeated": False}, 1, "b")
+    assert plan["current"] == "b"
+
+
+def test_skip_defeated_on_with_nobody_left_standing_starts_the_round_at_the_first_under_foundry_core() -> None:
+    """Core's ``nextRound`` with Skip Defeated and nobody standing warns "none remaining"
+    and takes turn 0: the sidecar starts the round there, not with nobody's turn."""
+    t, doc = skip_defeated_fight("foundry-core", tuple(IDS), skip=True)
+    assert t.plan("c1")["next_round"]["current"] == "a"
+    plan = foundry_moved(t, doc, 2, "a")  # Next Turn from a: nobody later, so Next Round
+    assert (plan["round"], plan["current"], plan["turn"]) == (2, "a", 0)
+
+
+def test_an_absent_skip_defeated_passes_a_defeated_combatant_over_as_before() -> None:
+    """A module that does not send the field (an old module, an old recording): the sidecar
+    passes over a defeated combatant, as it did before it was told (docs/protocol.md)."""
+    t, doc = skip_defeated_fight("foundry-core", ("b",), skip=None)
+    plan = foundry_moved(t, doc, 1, "b")
+    assert plan["current"] == "c"
+
+
+@pytest.mark.parametrize("ruleset", ["balanced-d20", "dice-pool", "storyteller"])
+def test_a_rule_bearing_ruleset_passes_a_defeated_combatant_over_whatever_skip_defeated_says(ruleset: str) -> None:
+    """The decision of docs/rules.md ("Defeated combatants and Skip Defeated"): a defeated
+    combatant does not act under these rules, so its turn is passed over with the setting off."""
+    t, doc = skip_defeated_fight(ruleset, ("b",), skip=False)
+    plan = foundry_moved(t, doc, 1, "b")  # core's Next Turn from a, before the module steers
+    assert plan["current"] == "c"
+    assert plan["order"][1]["acts"] == "none" and "defeated" in plan["order"][1]["tags"]
+
+
 def test_removing_the_current_combatant_begins_the_next_turn() -> None:
     w, data = world_with_rolls()
     w, _ = move(w, data, 1, "a")
