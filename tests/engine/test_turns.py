@@ -223,6 +223,23 @@ def test_a_rule_bearing_ruleset_passes_a_defeated_combatant_over_whatever_skip_d
     assert plan["order"][1]["acts"] == "none" and "defeated" in plan["order"][1]["tags"]
 
 
+@pytest.mark.parametrize("ruleset", ["balanced-d20", "dice-pool", "storyteller"])
+def test_a_rule_bearing_ruleset_with_nobody_left_standing_starts_the_round_with_nobodys_turn(ruleset: str) -> None:
+    t, doc = skip_defeated_fight(ruleset, tuple(IDS), skip=True)
+    plan = foundry_moved(t, doc, 2, "a")  # core's Next Round with Skip Defeated: "none remaining", turn 0
+    assert (plan["round"], plan["current"]) == (2, None)
+
+
+@pytest.mark.parametrize("bad", [1, "false", None])
+def test_a_skip_defeated_that_is_not_a_boolean_is_refused_and_changes_nothing(bad: Any) -> None:
+    t, doc = skip_defeated_fight("foundry-core", ("b",), skip=False)
+    before = t.world
+    ack = t.hook({**doc, "skip_defeated": bad, "turn": 1}, "b").ack
+    assert not ack["ok"] and ack["error"]["code"] == "invalid_message"
+    assert ack["error"]["path"] == "/combat/skip_defeated"
+    assert t.world.combats == before.combats
+
+
 def test_removing_the_current_combatant_begins_the_next_turn() -> None:
     w, data = world_with_rolls()
     w, _ = move(w, data, 1, "a")
