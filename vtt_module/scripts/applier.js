@@ -1,19 +1,18 @@
 /**
  * Plans into Foundry (active GM only), through Foundry's own contracts:
- * - initiatives and plan states with `updateEmbeddedDocuments("Combatant", …)`: core keeps the
- *   current combatant current (`combatTurn`, no turn events) [research §1.2], `updateCombatant`
- *   fires on every client, an id that no longer exists is refused, never recreated [research §9];
- * - the pointer, only when a rule moved it, with one `Combat#update({turn})`: systems see a turn
- *   change (`changed.turn`) exactly when one happens;
- * - a round begun by a rule with core's `Combat#nextRound()` (world time, round events,
- *   `combatRound`); steering (turns.js) lands it on the plan's current.
+ * - initiatives and plan states with `updateEmbeddedDocuments("Combatant", …)`: core keeps the current combatant current
+ *   (`combatTurn`, no turn events) [research §1.2], `updateCombatant` fires on every client, an id that no longer exists
+ *   is refused, never recreated [research §9];
+ * - the pointer, only when a rule moved it, with one `Combat#update({turn})` (`changed.turn` exactly when a turn changes)
+ *   whose turn events the module fires itself, once each (turns.js `fireTurnEvents`);
+ * - a round begun by a rule with core's `Combat#nextRound()` (world time, round events, `combatRound`); steering
+ *   (turns.js) lands it on the plan's current.
  * Every write carries `options["initiative-sidecar"] = {own: true, revision}` (not forwarded).
  *
- * No plan from the past: a plan answers a message, and the table may have moved on since (Next
- * pressed again while the sidecar was slow, a backlog replayed). So a combat's plan waits while
- * the outbox holds a message about that combat the sidecar has not answered; only the newest is
- * kept and written once the last answer comes ({@link PlanApplier#release}). A plan the sidecar
- * has replaced by one this client never got (its `welcome` says a higher revision) is dropped.
+ * No plan from the past: a plan answers a message, and the table may have moved on since (Next pressed again while the
+ * sidecar was slow, a backlog replayed). So a combat's plan waits while the outbox holds a message about that combat the
+ * sidecar has not answered; only the newest is kept and written once the last answer comes ({@link PlanApplier#release}).
+ * A plan the sidecar has replaced by one this client never got (its `welcome` says a higher revision) is dropped.
  * @module applier
  */
 
@@ -21,6 +20,7 @@ import { MODULE_ID } from "./constants.js";
 import { isStale, planUpdate } from "./plan.js";
 import { deletion } from "./compat.js";
 import { sidecarRules } from "./settings.js";
+import { fireTurnEvents, resumes } from "./turns.js";
 import * as log from "./log.js";
 
 /** Applies the sidecar's plans to Foundry's combats (active GM only). */
@@ -147,15 +147,20 @@ export class PlanApplier {
       if (present.length) { await combat.updateEmbeddedDocuments("Combatant", present, options()); this.writes += 1; }
       if (groups) { await combat.updateEmbeddedDocuments("CombatantGroup", groups, options()); this.writes += 1; }
       const index = current ? combat.turns.findIndex((c) => c.id === current) : -1;
+      let events = null;
       if (!round && index >= 0) {
-        // an interrupter placed above the current combatant: pf2e starts a turn only on a higher
-        // index, so the pointer goes through "no one's turn" first; core walks from a null turn
-        // as from 0, which starts only the interrupter at index 1 (docs/module.md, *Turn starts*)
-        const viaNull = this.env.game.system?.id === "pf2e" ? index <= combat.turn : index === 1 && combat.turn > 1;
-        if (Number.isInteger(combat.turn) && viaNull) { await combat.update({ turn: null }, { ...options(), turnEvents: false }); this.writes += 1; }
+        // its turn events come from the module, once each (turns.js): an interrupter placed above the current combatant
+        // starts, the interrupted turn is `paused` (not ended), later resumes without a start (docs/module.md); pf2e
+        // starts a turn only on a higher index: the pointer goes through "no one's turn" first
+        const was = combat.combatant, paused = combat.flags?.[MODULE_ID]?.paused;
+        const interrupts = Boolean(was) && index < combat.turn;
+        events = { end: was && !interrupts ? [was.id, combat.turn] : null, round: combat.round, start: !resumes(combat, combat.round, current) };
+        if (interrupts) flag[`flags.${MODULE_ID}.paused`] = { round: combat.round, ids: [...(paused?.round === combat.round ? paused.ids : []), was.id] };
+        if (interrupts && this.env.game.system?.id === "pf2e") { await combat.update({ turn: null }, { ...options(), turnEvents: false }); this.writes += 1; }
         flag.turn = index;
       }
-      if (Object.keys(flag).length) { await combat.update(flag, options()); this.writes += 1; }
+      if (Object.keys(flag).length) { await combat.update(flag, { ...options(), ...(events && { turnEvents: false }) }); this.writes += 1; }
+      if (events && flag.turn === combat.turn && this.env.game.user?.isActiveGM) await fireTurnEvents(this.env, combat, events);
       if (round) await this.beginRound(combat, plan);
     }
   }
@@ -163,10 +168,6 @@ export class PlanApplier {
   /** A round begun by a rule: core's own Next Round, marked as ours (turns.js lands it). */
   async beginRound(combat, plan) {
     this.rounds.set(combat.id, plan);
-    try {
-      if (combat.round < plan.round) { await combat.nextRound(); this.writes += 1; }
-    } finally {
-      this.rounds.delete(combat.id);
-    }
+    try { if (combat.round < plan.round) { await combat.nextRound(); this.writes += 1; } } finally { this.rounds.delete(combat.id); }
   }
 }

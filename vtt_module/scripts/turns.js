@@ -1,17 +1,41 @@
 /**
- * Steering: where Foundry's own Begin Combat, Next Turn and Next Round land. Core works out the
- * step (`updateData = {round, turn}`, defeated combatants skipped by `isDefeated`, a null turn kept
- * across rounds) and calls `combatStart`/`combatTurn`/`combatRound` on the initiating client before
- * it writes; both objects may be changed [research §1.1; D14 hookEvents.combatTurn, combatRound].
- * The module moves that proposal forward past turns the plan says are skipped (`acts` the sidecar's
- * `welcome` lists), and onto the plan's first combatant of a new round, never re-doing core: no
- * plan flag (foundry-core, an unplanned combat), a backward step or no one's turn (null) keep
- * core's proposal. A plain `combat.update({turn})` (a macro, another module) passes no turn hook.
+ * Steering: where Foundry's own Begin Combat, Next Turn and Next Round land. Core works out the step (`updateData =
+ * {round, turn}`, defeated combatants skipped by `isDefeated`, a null turn kept across rounds) and calls
+ * `combatStart`/`combatTurn`/`combatRound` on the initiating client before it writes; both objects may be changed
+ * [research §1.1; D14 hookEvents.combatTurn, combatRound]. The module moves that proposal forward past turns the plan
+ * says are skipped (`acts` the sidecar's `welcome` lists), and onto the plan's first combatant of a new round, never
+ * re-doing core: no plan flag (foundry-core, an unplanned combat), a backward step or no one's turn (null) keep core's
+ * proposal. A plain `combat.update({turn})` (a macro, another module) passes no turn hook. A step it moved, or one
+ * onto an interrupted turn, carries `turnEvents: false` and gets its turn events from the active GM, once each.
  * @module turns
  */
 
 import { MODULE_ID } from "./constants.js";
 import { sidecarRules } from "./settings.js";
+import * as log from "./log.js";
+
+/** Was this combatant's turn interrupted in this round (ST-2, `flags.paused`), so that it resumes rather than starts? */
+export const resumes = (combat, round, id) => { const p = combat.flags?.[MODULE_ID]?.paused; return p?.round === round && Boolean(p.ids?.includes(id)); };
+
+/**
+ * The turn events of a move the module made or steered (sent with `turnEvents: false`: core's would walk every crossed
+ * turn), once each: End Turn of `end` ([id, index] or null), End/Start Round when the round grew past `round`, Start Turn
+ * of the current combatant if `start`; each as core's private wrappers do it: the protected method, a start clears the
+ * token's movement history, then the token's regions get the event [issue-25 review of F13.350 `client/documents/combat.mjs`
+ * `#onStartTurn` … `#triggerRegionEvents`; research §1.1; D14 CONST.REGION_EVENTS]. Active GM only, as core's.
+ */
+export async function fireTurnEvents(env, combat, { end, round, start }) {
+  const E = env.CONST.REGION_EVENTS, ctx = (r, t) => ({ round: r, turn: t, skipped: false });
+  const regions = (name, data, cs) => void Promise.allSettled([...cs].flatMap((c) => [...(c.token?.regions ?? [])].map((r) => r._triggerEvent(name, { token: c.token, combatant: c, combat, ...data }))));
+  const before = end && combat.combatants.get(end[0]);
+  if (before) { await combat._onEndTurn(before, ctx(round, end[1])); regions(E.TOKEN_TURN_END, ctx(round, end[1]), [before]); }
+  if (combat.round > round) {
+    await combat._onEndRound({ round, skipped: false }); regions(E.TOKEN_ROUND_END, { round, skipped: false }, combat.combatants);
+    await combat._onStartRound({ round: combat.round, skipped: false }); regions(E.TOKEN_ROUND_START, { round: combat.round, skipped: false }, combat.combatants);
+  }
+  const now = start && combat.combatant, at = ctx(combat.round, combat.turn);
+  if (now) { await combat._onStartTurn(now, at); if (now.token) await combat._clearMovementHistoryOnStartTurn(now, at); regions(E.TOKEN_TURN_START, at, [now]); }
+}
 
 /**
  * Where a forward step should land, or null to keep core's proposal.
@@ -61,11 +85,16 @@ export function registerSteering(env, applier) {
     if ((updateOptions?.direction ?? 1) < 0) return;
     // the tracker's own setting as the combat reads it [research §2: `combat.settings.skipDefeated`]
     const to = landing(combat, updateData, { skipped: sidecarRules(env).skipped_acts, skipDefeated: Boolean(combat.settings?.skipDefeated) });
+    const at = to ?? updateData, resumed = resumes(combat, at.round, combat.turns[at.turn]?.id);
+    // a step steered past a turn, or onto an interrupted turn, gets its events from the module, once each
+    const cur = combat.combatant, events = { end: cur ? [cur.id, combat.turn] : null, round: combat.round, start: !resumed };
+    if ((to || resumed) && updateOptions) Object.assign(updateOptions, { turnEvents: false, [MODULE_ID]: { ...updateOptions[MODULE_ID], events } });
     if (!to) return;
-    updateData.round = to.round;
-    updateData.turn = to.turn;
+    Object.assign(updateData, { round: to.round, turn: to.turn });
     retime(combat, updateOptions, to);
   };
+  env.Hooks.on("updateCombat", (combat, _changed, { [MODULE_ID]: { events } = {} } = {}) => {
+    if (events && env.game.user?.isActiveGM) fireTurnEvents(env, combat, events).catch((e) => log.error("turn events failed", e)); });
   env.Hooks.on("combatStart", (combat, updateData) => onStep(combat, updateData, undefined));
   env.Hooks.on("combatTurn", onStep);
   env.Hooks.on("combatRound", onStep);

@@ -27,6 +27,26 @@ eachGeneration(test, "isDefeated: the defeated field, or the actor's defeated st
   assert.equal(byToken(combat, GOB_B).isDefeated, true, "the field");
 });
 
+eachGeneration(test, "core's turn events reach each token's region after the protected method, and a start clears the movement history; calling _onStartTurn itself reaches no region", async (generation) => {
+  const t = makeTable({ generation, system: "core" });
+  const combat = await addCombat(t, INITS);
+  await combat.startCombat();
+  for (const list of [t.world.regionEvents, t.world.movementCleared]) list.length = 0;
+  await combat.update({ turn: 2 });
+  const a = byToken(combat, ARIA).id, b = byToken(combat, TOLM).id, c = byToken(combat, GOB_A).id;
+  assert.deepEqual(t.world.regionEvents.map((e) => [e.event, e.combatantId, e.skipped]), [
+    ["tokenTurnEnd", a, false], ["tokenTurnStart", b, true], ["tokenTurnEnd", b, true], ["tokenTurnStart", c, false]]);
+  assert.deepEqual(t.world.movementCleared, [b, c]);
+  t.world.regionEvents.length = 0;
+  await combat.nextRound();
+  assert.deepEqual(t.world.regionEvents.filter((e) => e.event.startsWith("tokenRound")).map((e) => [e.event, e.round]),
+    [...Object.keys(INITS).map(() => ["tokenRoundEnd", 1]), ...Object.keys(INITS).map(() => ["tokenRoundStart", 2])], "round events for every combatant's token");
+  t.world.regionEvents.length = 0;
+  await combat._onStartTurn(byToken(combat, BOSS), { round: 2, turn: 4, skipped: false });
+  assert.deepEqual(t.world.regionEvents, [], "the protected method is the system's point only");
+  assert.deepEqual(t.gm.env.CONST.REGION_EVENTS.TOKEN_TURN_START, "tokenTurnStart");
+});
+
 eachGeneration(test, "core's turn events: one per crossed turn, passed-over ones marked skipped, End Turn → End Round → Start Round → Start Turn, active GM only", async (generation) => {
   const t = makeTable({ generation, system: "core" });
   const combat = await addCombat(t, INITS);

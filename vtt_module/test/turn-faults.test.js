@@ -106,35 +106,124 @@ eachGeneration(test, "fault 4: an interrupter placed at the current combatant's 
   assert.deepEqual(world.pf2eTurns.slice(1).map((e) => [e.kind, e.combatantId]), [["endTurn", ids.Goblin]]);
 });
 
-/**
- * dnd5e, the Boss interrupts while `steps` Next Turns have passed: placed at `at` (its
- * initiative `init`), made current. Returns who recovered uses and the core turn events.
- */
+/** Core's turn events as a system sees them, the Region events, and dnd5e's recoveries, by name; then cleared. */
+function seen(world, ids) {
+  const name = (id) => NAMES.find((n) => ids[n] === id) ?? null;
+  const out = {
+    events: world.turnEvents.map((e) => [e.event, name(e.combatantId), e.skipped]),
+    regions: world.regionEvents.map((e) => [e.event, name(e.combatantId), e.skipped]).filter((e) => e[0].startsWith("tokenTurn")),
+    recovered: world.recoveries.map((r) => [r.period, name(r.combatantId)])
+  };
+  for (const list of [world.turnEvents, world.regionEvents, world.recoveries]) list.length = 0;
+  return out;
+}
+/** The active GM's turn events run after the update, as core's do (not awaited by the writer). */
+const settle = () => new Promise((r) => setImmediate(r));
+const start = (n) => ["startTurn", n, false], end = (n) => ["endTurn", n, false];
+const regionStart = (n) => ["tokenTurnStart", n, false], regionEnd = (n) => ["tokenTurnEnd", n, false];
+
+/** dnd5e: the Boss interrupts (ST-2) once `steps` Next Turns have passed, its initiative `init`; who saw what. */
 async function interrupt(generation, steps, init) {
-  const { world, combat, ids, applier } = await table(generation, "dnd5e");
+  const t = await table(generation, "dnd5e");
+  const { world, combat, ids, applier } = t;
   await combat.startCombat();
   for (let k = 0; k < steps; k++) await combat.nextTurn();
-  world.recoveries.length = 0;
-  world.turnEvents.length = 0;
+  seen(world, ids);
   const order = [entry(ids.Aria, 20), entry(ids["Brother Tolm"], 15), entry(ids.Goblin, 10), entry(ids["Hidden Boss"], init)].sort((a, b) => b.initiative - a.initiative);
+  t.interrupted = combat.combatant.id;
   await applier.take(planOf(combat, 1, 1, ids["Hidden Boss"], order));
+  await settle();
   assert.equal(combat.combatant.id, ids["Hidden Boss"]);
-  const name = (id) => NAMES.find((n) => ids[n] === id);
-  return { recovered: world.recoveries.map((r) => [r.period, name(r.combatantId)]), events: world.turnEvents.map((e) => [e.event, name(e.combatantId), e.skipped]) };
+  t.order = order;
+  return { ...t, ...seen(world, ids) };
 }
 
-eachGeneration(test, "fault 4 (dnd5e): an interrupter placed at index 2 gives no turn event to the combatant at index 1, who already acted", async (generation) => {
-  const { recovered, events } = await interrupt(generation, 2, 12);
-  assert.deepEqual(recovered, [], "Tolm does not recover his uses again");
-  assert.deepEqual(events, [], "core cannot start the interrupter alone from here: documented in docs/module.md");
+eachGeneration(test, "fault 4 (a): an interrupter gets its Start Turn once, at any index, and nobody else gets an event (dnd5e recovery, regions)", async (generation) => {
+  for (const [steps, init, index] of [[1, 25, 0], [2, 16, 1], [2, 12, 2]]) {
+    const { combat, events, regions, recovered } = await interrupt(generation, steps, init);
+    assert.equal(combat.turn, index);
+    assert.deepEqual(events, [start("Hidden Boss")], `index ${index}: the interrupter's Start Turn alone; the interrupted turn does not end`);
+    assert.deepEqual(regions, [regionStart("Hidden Boss")], `index ${index}: regions see the same`);
+    assert.deepEqual(recovered, [["turnStart", "Hidden Boss"]], `index ${index}: no one who already acted recovers again`);
+  }
 });
 
-eachGeneration(test, "fault 4 (dnd5e): an interrupter placed at index 0 or 1 gets exactly what core's walk allows, never an event for those who acted", async (generation) => {
-  const top = await interrupt(generation, 1, 25);
-  assert.deepEqual([top.recovered, top.events], [[], []], "index 0: core starts no one (documented)");
-  const second = await interrupt(generation, 2, 16);
-  assert.deepEqual(second.recovered, [["turnStart", "Hidden Boss"]]);
-  assert.deepEqual(second.events, [["startTurn", "Hidden Boss", false]], "index 1: the interrupter's Start Turn, alone");
+eachGeneration(test, "fault 4 (c): an interrupted turn resumes without a second Start Turn, by Next Turn or by the plan", async (generation) => {
+  for (const how of ["next turn", "plan"]) {
+    const { world, combat, ids, applier, interrupted, order } = await interrupt(generation, 2, 12);
+    if (how === "next turn") await combat.nextTurn();
+    else await applier.take(planOf(combat, 2, 1, interrupted, order));
+    await settle();
+    assert.equal(combat.combatant.id, ids.Goblin);
+    const after = seen(world, ids);
+    assert.deepEqual(after.events, [end("Hidden Boss")], `${how}: the interrupter's turn ends, the Goblin's is not begun again`);
+    assert.deepEqual(after.regions, [regionEnd("Hidden Boss")], how);
+    assert.deepEqual(after.recovered, [["turnEnd", "Hidden Boss"]], how);
+    await combat.nextTurn();
+    await settle();
+    assert.deepEqual(seen(world, ids).events.slice(0, 2), [end("Goblin"), ["endRound", null, false]], `${how}: the Goblin's turn ends once, when it ends`);
+  }
+});
+
+eachGeneration(test, "fault 4 (b): a holder passed over by steering or by a rule's jump gets no turn event (dnd5e recovery, regions)", async (generation) => {
+  for (const how of ["GM's Next Turn", "player's Next Turn", "plan"]) {
+    const { world, combat, ids, applier, alice } = await table(generation, "dnd5e");
+    await combat.startCombat();
+    const order = [entry(ids.Aria, 20), entry(ids["Brother Tolm"], 15, "held"), entry(ids.Goblin, 10), entry(ids["Hidden Boss"], 5)];
+    await applier.take(planOf(combat, 1, 1, ids.Aria, order));
+    seen(world, ids);
+    if (how === "plan") await applier.take(planOf(combat, 2, 1, ids.Goblin, order));
+    else await (how === "GM's Next Turn" ? combat : alice.game.combats.get(combat.id)).nextTurn();
+    await settle();
+    assert.equal(combat.combatant.id, ids.Goblin, how);
+    const got = seen(world, ids);
+    assert.deepEqual(got.events, [end("Aria"), start("Goblin")], `${how}: Tolm holds and gets nothing`);
+    assert.deepEqual(got.regions, [regionEnd("Aria"), regionStart("Goblin")], how);
+    assert.deepEqual(got.recovered, [["turnEnd", "Aria"], ["turnStart", "Goblin"]], how);
+  }
+});
+
+eachGeneration(test, "fault 4 (b): a Next Turn steered into the next round ends the round and starts the plan's first, passing over no one", async (generation) => {
+  const { world, combat, ids, applier } = await table(generation, "dnd5e");
+  await combat.startCombat();
+  await combat.update({ turn: 2 });
+  const order = [entry(ids.Aria, 20), entry(ids["Brother Tolm"], 15), entry(ids.Goblin, 10), entry(ids["Hidden Boss"], 5, "held")];
+  await applier.take(planOf(combat, 1, 1, ids.Goblin, order, { round: 2, current: ids["Brother Tolm"], order: [{ ...order[0], acts: "held" }] }));
+  seen(world, ids);
+  await combat.nextTurn();
+  await settle();
+  assert.deepEqual([combat.round, combat.combatant.id], [2, ids["Brother Tolm"]]);
+  const events = world.turnEvents.map((e) => [e.event, NAMES.find((n) => ids[n] === e.combatantId) ?? e.round, e.skipped]);
+  assert.deepEqual(events, [end("Goblin"), ["endRound", 1, false], ["startRound", 2, false], start("Brother Tolm")]);
+});
+
+eachGeneration(test, "fault 4: a Next Turn the plan does not steer stays core's own (its events and combatTurnChange)", async (generation) => {
+  const { world, combat, ids, applier, alice } = await table(generation, "dnd5e");
+  await combat.startCombat();
+  await applier.take(planOf(combat, 1, 1, ids.Aria, [entry(ids.Aria, 20), entry(ids["Brother Tolm"], 15), entry(ids.Goblin, 10), entry(ids["Hidden Boss"], 5, "held")]));
+  seen(world, ids);
+  const changes = [];
+  alice.Hooks.on("combatTurnChange", (_c, prior, now) => changes.push([prior.combatantId, now.combatantId]));
+  await combat.nextTurn();
+  await settle();
+  assert.deepEqual(seen(world, ids).events, [end("Aria"), start("Brother Tolm")]);
+  assert.deepEqual(changes, [[ids.Aria, ids["Brother Tolm"]]], "core's step: every client's combatTurnChange");
+});
+
+eachGeneration(test, "fault 4 (pf2e): the module's own turn events never double pf2e's turn automation", async (generation) => {
+  const { world, combat, ids, applier } = await table(generation, "pf2e");
+  await combat.startCombat();
+  await combat.nextTurn();
+  await combat.nextTurn(); // the Goblin's turn
+  world.pf2eTurns.length = 0;
+  seen(world, ids);
+  const order = [entry(ids.Aria, 20), entry(ids["Brother Tolm"], 15), entry(ids["Hidden Boss"], 12), entry(ids.Goblin, 10)];
+  await applier.take(planOf(combat, 1, 1, ids["Hidden Boss"], order));
+  await combat.nextTurn();
+  await settle();
+  assert.deepEqual(world.pf2eTurns.map((e) => [e.kind, e.combatantId]), [["startTurn", ids["Hidden Boss"]], ["endTurn", ids["Hidden Boss"]]],
+    "pf2e: the interrupter starts and ends once; resuming the Goblin starts nothing");
+  assert.deepEqual(seen(world, ids).regions, [regionStart("Hidden Boss"), regionEnd("Hidden Boss")], "regions: the interrupter's start and end, once each");
 });
 
 // ------------------------------------------------------------------ lows

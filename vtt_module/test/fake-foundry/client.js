@@ -11,6 +11,7 @@ import { makeRoll, LEGACY_MODES } from "./roll.js";
 import { CombatTracker, newWindow } from "./combat-tracker.js";
 import { recordDeprecation, packageCompatible } from "./generation.js";
 import { deepClone, getProperty, setProperty, expandObject, mergeInto, randomID, diffObject, ForcedDeletion, DELETE, escapeHTML, cleanHTML } from "./utils.js";
+import { tokenRegion } from "./turn-events.js";
 
 const LANG = JSON.parse(readFileSync(fileURLToPath(new URL("../../lang/en.json", import.meta.url)), "utf8"));
 /** The module's real manifest: whether the world can activate it depends on its `compatibility`. */
@@ -103,6 +104,7 @@ export function makeClient(world, userId, storage) {
         get baseActor() { return actors.get(world.tokens.get(id).actorId) ?? null; },
         get x() { return world.tokens.get(id).x; },
         get y() { return world.tokens.get(id).y; },
+        regions: new Set([tokenRegion(world)]),
         update: (data) => world.updateToken(client, id, data)
       });
     }
@@ -354,7 +356,9 @@ export function makeClient(world, userId, storage) {
     Dialog: DialogV1, document, window,
     // the page's `localStorage` global: this browser's storage, where client settings live (see settings)
     localStorage: { removeItem: (k) => { storage.delete(k); } },
-    CONST: { DICE_ROLL_MODES: { PUBLIC: "publicroll", PRIVATE: "gmroll", BLIND: "blindroll", SELF: "selfroll" }, USER_ROLES: { ...world.constructor.ROLES } }
+    CONST: { DICE_ROLL_MODES: { PUBLIC: "publicroll", PRIVATE: "gmroll", BLIND: "blindroll", SELF: "selfroll" }, USER_ROLES: { ...world.constructor.ROLES },
+      // [D14 CONST.REGION_EVENTS; F13 combat.mjs passes these names to `#triggerRegionEvents`]
+      REGION_EVENTS: { TOKEN_TURN_START: "tokenTurnStart", TOKEN_TURN_END: "tokenTurnEnd", TOKEN_ROUND_START: "tokenRoundStart", TOKEN_ROUND_END: "tokenRoundEnd" } }
   };
   if (v14) client.env._del = DELETE; // v14 global singleton [types 14 client.d.mts]
 

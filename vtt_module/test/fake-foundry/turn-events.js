@@ -12,8 +12,15 @@
 // - `#triggerTurnEvents` walks every turn interval crossed, End Turn → End Round → Start Round →
 //   Start Turn, with `context = {round, turn, skipped}`; a passed-over combatant gets its End
 //   and Start with `skipped: true` [research §1.1; T13 combat.d.mts `_onStartTurn(combatant,
-//   context)` …; D14 keeps `{round, turn, skipped}`, research §10]. Region behaviours get the same
-//   events per token (`tokenTurnStart`/`tokenTurnEnd`, `tokenRoundStart`/`tokenRoundEnd`).
+//   context)` …; D14 keeps `{round, turn, skipped}`, research §10]. Each event goes through a
+//   private wrapper that awaits the protected method (`_onStartTurn` …; the base ones do
+//   nothing), then, for a start, `_clearMovementHistoryOnStartTurn(combatant, context)` when the
+//   combatant has a token, then triggers the Region event on every region of the token
+//   (`region._triggerEvent(name, {token, combatant, combat, ...context})`, not awaited):
+//   `tokenTurnStart`/`tokenTurnEnd` for the combatant, `tokenRoundStart`/`tokenRoundEnd` for
+//   every combatant [issue-25 review of F13.350 `client/documents/combat.mjs` `#onStartTurn`,
+//   `#onEndTurn`, `#onStartRound`, `#onEndRound`, `#triggerRegionEvents`; D14 CONST.REGION_EVENTS].
+//   So calling `_onStartTurn` itself reaches the system's override only, no region.
 // - pf2e `EncounterPF2e#_onUpdate` [GitHub foundryvtt/pf2e `src/module/encounter/document.ts`]:
 //   only when the combat has started and `changed.round` or `changed.turn` is a number; a turn
 //   is "next" when `changed.turn > previous.turn` (or previous.turn is null), a round when
@@ -31,7 +38,8 @@
 //   and to index n ≥ 2 passes over indices 1..n−1 (`skipped: true`). `previous` is recorded at
 //   every turn or round update, `turnEvents: false` included.
 //
-// Decisions (the sources are silent): the double has no `primaryUpdater`, so pf2e's automation
+// Decisions (the sources are silent): every token stands in one region of its own
+// (`token.regions`), whose `_triggerEvent` records into `world.regionEvents`; the double has no `primaryUpdater`, so pf2e's automation
 // runs on the active GM's client; pf2e's `roundOfLastTurn(End)` flags are kept in
 // `world.pf2eTurnFlags` instead of being written (a write would add updates to every test).
 
@@ -85,24 +93,49 @@ export class TurnEvents {
       const forward = Number.isInteger(t1) && from < t1, same = t0 === t1 && Number.isInteger(t1);
       if (!forward && !same) return;
       const before = d.combatants.get(prior.combatantId);
-      if (before) d._onEndTurn(before, { round: r0, turn: t0, skipped: false });
+      if (before) this.endTurn(d, before, { round: r0, turn: t0, skipped: false });
       for (let k = same ? t1 : from + 1; k <= t1; k++) {
-        d._onStartTurn(turns[k], { round: r1, turn: k, skipped: k !== t1 });
-        if (k !== t1) d._onEndTurn(turns[k], { round: r1, turn: k, skipped: true });
+        this.startTurn(d, turns[k], { round: r1, turn: k, skipped: k !== t1 });
+        if (k !== t1) this.endTurn(d, turns[k], { round: r1, turn: k, skipped: true });
       }
       return;
     }
-    if (Number.isInteger(t0)) for (let k = t0; k < turns.length; k++) d._onEndTurn(turns[k], { round: r0, turn: k, skipped: k !== t0 });
+    if (Number.isInteger(t0)) for (let k = t0; k < turns.length; k++) this.endTurn(d, turns[k], { round: r0, turn: k, skipped: k !== t0 });
     d._onEndRound({ round: r0, turn: t0 ?? null, skipped: false });
+    this.regionEvent(d, "tokenRoundEnd", { round: r0, skipped: false }, d.combatants);
     d._onStartRound({ round: r1, turn: t1 ?? null, skipped: false });
-    if (Number.isInteger(t1)) for (let k = 0; k <= t1; k++) d._onStartTurn(turns[k], { round: r1, turn: k, skipped: k !== t1 });
+    this.regionEvent(d, "tokenRoundStart", { round: r1, skipped: false }, d.combatants);
+    if (Number.isInteger(t1)) for (let k = 0; k <= t1; k++) this.startTurn(d, turns[k], { round: r1, turn: k, skipped: k !== t1 });
+  }
+
+  /** Core's private wrappers (see the sources): the protected method, then the token's regions. */
+  startTurn(d, combatant, context) {
+    d._onStartTurn(combatant, context);
+    if (combatant.token) d._clearMovementHistoryOnStartTurn(combatant, context);
+    this.regionEvent(d, "tokenTurnStart", context, [combatant]);
+  }
+  endTurn(d, combatant, context) {
+    d._onEndTurn(combatant, context);
+    this.regionEvent(d, "tokenTurnEnd", context, [combatant]);
+  }
+  regionEvent(d, name, data, combatants) {
+    for (const combatant of combatants) for (const region of combatant.token?.regions ?? []) region._triggerEvent(name, { token: combatant.token, combatant, combat: d, ...data });
   }
 }
 
-/** Core's protected turn-event methods: each records itself (and its region event) in `world.turnEvents`. */
+/** The one region each token stands in (a decision, see above): its events go to `world.regionEvents`. */
+export function tokenRegion(world) {
+  return { _triggerEvent: async (event, { combatant, token: _t, combat: _c, ...context }) => { world.regionEvents.push({ event, combatantId: combatant.id, ...context }); } };
+}
+
+/**
+ * Core's protected turn-event methods: each records itself in `world.turnEvents` (what a system's
+ * override sees); `_clearMovementHistoryOnStartTurn` records the combatant in `world.movementCleared`.
+ */
 export function turnEventMethods(world) {
   const note = (event, combatant, context) => world.turnEvents.push({ event, combatantId: combatant?.id ?? null, ...context });
   return {
+    _clearMovementHistoryOnStartTurn(combatant) { world.movementCleared.push(combatant.id); },
     _onStartTurn(combatant, context) { note("startTurn", combatant, context); },
     _onEndTurn(combatant, context) { note("endTurn", combatant, context); },
     _onStartRound(context) { note("startRound", null, context); },

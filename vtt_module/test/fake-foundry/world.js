@@ -72,6 +72,8 @@ export class World {
     this.deprecations = [];
     /** core's turn events on the active GM, in order (turn-events.js) */
     this.turnEvents = [];
+    this.regionEvents = [];    // Region events core triggers for turns and rounds (turn-events.js)
+    this.movementCleared = []; // combatants whose movement history a Start Turn cleared
     /** dnd5e's recoveries from turn events; pf2e's startTurn/endTurn and its per-combatant round flags */
     this.recoveries = [];
     this.pf2eTurns = [];
