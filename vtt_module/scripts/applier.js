@@ -159,7 +159,8 @@ export class PlanApplier {
         if (interrupts && this.env.game.system?.id === "pf2e") { await combat.update({ turn: null }, { ...options(), turnEvents: false }); this.writes += 1; }
         flag.turn = index;
       }
-      if (Object.keys(flag).length) { await combat.update(flag, { ...options(), ...(events && { turnEvents: false }) }); this.writes += 1; }
+      const moved = events && { [MODULE_ID]: { ...options()[MODULE_ID], moved: true }, turnEvents: false };
+      if (Object.keys(flag).length) { await combat.update(flag, moved || options()); this.writes += 1; }
       if (events && flag.turn === combat.turn && this.env.game.user?.isActiveGM) await fireTurnEvents(this.env, combat, events);
       if (round) await this.beginRound(combat, plan);
     }

@@ -1,7 +1,4 @@
-/**
- * Entry point of the Initiative Sidecar module (listed in module.json `esmodules`).
- * It only wires the module's hooks against Foundry's globals.
- */
+/** Entry point of the Initiative Sidecar module (module.json `esmodules`): wires its hooks against Foundry's globals. */
 import { wireModule } from "./wire.js";
 
 wireModule(globalThis);

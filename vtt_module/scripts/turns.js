@@ -93,8 +93,10 @@ export function registerSteering(env, applier) {
     Object.assign(updateData, { round: to.round, turn: to.turn });
     retime(combat, updateOptions, to);
   };
-  env.Hooks.on("updateCombat", (combat, _changed, { [MODULE_ID]: { events } = {} } = {}) => {
-    if (events && env.game.user?.isActiveGM) fireTurnEvents(env, combat, events).catch((e) => log.error("turn events failed", e)); });
+  // `turnEvents: false` silences core's `combatTurnChange` too [research §1.1]: a move of the module's announces it, on every client
+  env.Hooks.on("updateCombat", async (combat, _changed, { [MODULE_ID]: { events, moved } = {} } = {}) => {
+    if (events && env.game.user?.isActiveGM) await fireTurnEvents(env, combat, events).catch((e) => log.error("turn events failed", e));
+    if ((events || moved) && combat.started) env.Hooks.callAll("combatTurnChange", combat, combat.previous, combat.current); });
   env.Hooks.on("combatStart", (combat, updateData) => onStep(combat, updateData, undefined));
   env.Hooks.on("combatTurn", onStep);
   env.Hooks.on("combatRound", onStep);

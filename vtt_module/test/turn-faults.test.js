@@ -210,6 +210,22 @@ eachGeneration(test, "fault 4: a Next Turn the plan does not steer stays core's 
   assert.deepEqual(changes, [[ids.Aria, ids["Brother Tolm"]]], "core's step: every client's combatTurnChange");
 });
 
+eachGeneration(test, "fault 4: the module's own moves and steered steps announce combatTurnChange once, on every client", async (generation) => {
+  const { combat, ids, applier, gm, alice } = await table(generation, "dnd5e");
+  await combat.startCombat();
+  await combat.nextTurn();
+  const changes = { gm: [], alice: [] };
+  for (const [who, client] of [["gm", gm], ["alice", alice]]) client.Hooks.on("combatTurnChange", (_c, prior, now) => changes[who].push([prior.combatantId, now.combatantId]));
+  // the Boss interrupts Tolm (a plan move), then Next Turn resumes Tolm (a steered step), then past the held Goblin
+  await applier.take(planOf(combat, 1, 1, ids["Hidden Boss"], [entry(ids.Aria, 20), entry(ids["Hidden Boss"], 16), entry(ids["Brother Tolm"], 15), entry(ids.Goblin, 10, "held")]));
+  await settle();
+  await combat.nextTurn();
+  await settle();
+  const want = [[ids["Brother Tolm"], ids["Hidden Boss"]], [ids["Hidden Boss"], ids["Brother Tolm"]]];
+  assert.deepEqual(changes.gm, want, "the active GM: once per move");
+  assert.deepEqual(changes.alice, want, "a player's client: the same");
+});
+
 eachGeneration(test, "fault 4 (pf2e): the module's own turn events never double pf2e's turn automation", async (generation) => {
   const { world, combat, ids, applier } = await table(generation, "pf2e");
   await combat.startCombat();
