@@ -17,6 +17,9 @@ Foundry's ``combat.current``), through the real pipeline, and:
   defeated ones (``Combatant#isDefeated``: the ``defeated`` field or the actor's defeated
   status, which the module sends as ``is_defeated``), with core's Skip Defeated off (its
   default) and on, which the module sends as the combat's ``skip_defeated``;
+- a pointer written directly on a later row (the GM's click on its turn control, a macro's
+  ``combat.update({turn})``), on a defeated combatant where there is one, stays where core
+  keeps it, with the setting off and on (core skips the defeated only in Next Turn/Round);
 - under each rule-bearing ruleset, first contact writes only the sidecar's own flags: the
   initiatives, the round and the pointer stay as Foundry holds them.
 
@@ -271,3 +274,27 @@ def test_next_turn_and_next_round_land_where_foundry_core_lands(
     if landing.turn is not None:
         assert plan["order"][plan["turn"]]["combatant_id"] == landing.current
     assert {cid: e["initiative"] for cid, e in entries(plan).items()} == stored(doc)
+
+
+def core_turn_written(doc: dict[str, Any], at: Pointer, dead: set[str]) -> Pointer:
+    """``combat.update({turn})`` (the GM's click on a row's turn control, a macro, another
+    module): core keeps the index as written, defeated or not, whatever Skip Defeated says
+    (it skips only in ``nextTurn``/``nextRound``). The row written: the first defeated one
+    after Foundry's current combatant, else the last row."""
+    turns = core_turns(doc)
+    after = -1 if at.turn is None else at.turn
+    row = next((i for i, cid in enumerate(turns) if i > after and cid in dead), len(turns) - 1)
+    return Pointer(at.round, row, turns[row])
+
+
+@pytest.mark.parametrize("setting", list(SETTINGS))
+@pytest.mark.parametrize("name", [n for n in STARTED if DOCS[n]["combatants"]])
+def test_a_pointer_written_on_a_later_row_stays_where_foundry_core_keeps_it(name: str, setting: str) -> None:
+    doc = DOCS[name]
+    skip, by_status = SETTINGS[setting]
+    dead_by_status = struck(doc) if by_status else frozenset()
+    t, _ = meet(name, "foundry-core", skip, dead_by_status)
+    landing = core_turn_written(doc, core_loaded(doc), defeated(doc, dead_by_status))
+    plan = report(t, doc, landing, skip, dead_by_status)
+    assert (plan["round"], plan["current"]) == (landing.round, landing.current)
+    assert plan["order"][plan["turn"]]["combatant_id"] == landing.current

@@ -83,7 +83,8 @@ def hooks(count: int, combatants: int = 8, rolls: bool = True) -> list[dict[str,
                    "tokenId": None}
         combat = {"_id": COMBAT_ID, "type": "base", "system": {}, "scene": SCENE, "groups": [],
                   "combatants": [dict(p) for p in people], "active": True, "round": round_,
-                  "turn": turn, "sort": 0, "flags": {}, "_stats": dict(_STATS)}
+                  "turn": turn, "sort": 0, "flags": {}, "_stats": dict(_STATS),
+                  "skip_defeated": False}  # core's Skip Defeated (its default), as the module adds it
         out.append({"seq": len(out) + 1, "user": GM, "world_time": float(len(out) * 6),
                     "hook": name, "combat": combat, "current": current, **extra})
 

@@ -67,8 +67,9 @@ class Combat:
     order: tuple[str, ...] = ()
     passed: frozenset[str] = frozenset()
     current: str | None = None
-    #: Foundry core's Skip Defeated as the module sends it (``skip_defeated``; absent: True)
-    skip_defeated: bool = True
+    #: Foundry core's Skip Defeated as the module sends it (``skip_defeated``), or None when
+    #: the snapshot does not say (an older module, an old recording: passed over, as on)
+    skip_defeated: bool | None = None
     #: The ruleset's own per-combat state, or None.
     ext: Any = None
     revision: int = 0

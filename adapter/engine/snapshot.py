@@ -68,10 +68,11 @@ def read_snapshot(
 
 def read_skip_defeated(combat: Combat, data: Mapping[str, Any]) -> Combat:
     """Foundry core's Skip Defeated as the snapshot states it (every snapshot does, from a
-    module that sends it); absent (an older module, a recording made before the field), True:
-    a defeated combatant's turn is passed over, as the sidecar did before it was told
-    (docs/protocol.md, ``hook``)."""
-    skip = data.get("skip_defeated", True) is not False
+    module that sends it); absent (an older module, a recording made before the field), None:
+    a defeated combatant's turn is passed over, as the sidecar did before it was told, and a
+    pointer Foundry reports on one is moved on (docs/protocol.md, ``hook``)."""
+    stated = data.get("skip_defeated")
+    skip = stated if isinstance(stated, bool) else None
     return combat if combat.skip_defeated is skip else replace(combat, skip_defeated=skip)
 
 

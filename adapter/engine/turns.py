@@ -62,10 +62,13 @@ ends in another phase than the table's is refused the same way.
 A turn whose ``acts`` is ``none``, ``defend_only`` or ``held`` (or a defeated combatant's)
 is passed over at once; under a ruleset that follows core's Skip Defeated
 (``Ruleset.follows_skip_defeated``: ``foundry-core``), a defeated combatant's turn is passed
-over only when the combat's ``skip_defeated`` is set, and a round where nobody is left
-standing starts at the first of the order, as core's ``nextRound`` does
-(:func:`defeated_passed_over`, :func:`none_remaining`). The next round's preview is
-:mod:`.preview`.
+over only when the combat's ``skip_defeated`` is set (or absent), and a round where nobody is
+left standing starts at the first of the order, as core's ``nextRound`` does
+(:func:`defeated_passed_over`, :func:`none_remaining`). Core skips only in ``nextTurn`` and
+``nextRound``: a pointer written directly onto a defeated combatant (the GM's click on its
+row, a macro's ``combat.update({turn})``) stays there, and so does the sidecar's under such a
+ruleset when the snapshot states the setting (:func:`pointer_kept`). The next round's preview
+is :mod:`.preview`.
 """
 
 from __future__ import annotations
@@ -131,9 +134,10 @@ def acts_now(rs: Ruleset, combat: Combat, combatant_id: str) -> bool:
 def defeated_passed_over(rs: Ruleset, combat: Combat) -> bool:
     """Whether a defeated combatant's turn is passed over: under a ruleset that follows core
     (``foundry-core``), only with core's Skip Defeated on (``Combat.skip_defeated``; off,
-    its default, core's ``nextTurn``/``nextRound`` give a defeated combatant its turn); under
-    a rule-bearing ruleset, always (its defeated combatants do not act; docs/rules.md)."""
-    return combat.skip_defeated or not rs.follows_skip_defeated
+    its default, core's ``nextTurn``/``nextRound`` give a defeated combatant its turn; not
+    stated, passed over as before the module said); under a rule-bearing ruleset, always (its
+    defeated combatants do not act; docs/rules.md)."""
+    return combat.skip_defeated is not False or not rs.follows_skip_defeated
 
 
 def none_remaining(rs: Ruleset, combat: Combat) -> bool:
@@ -290,7 +294,21 @@ def advance_to(ctx: Ctx, rs: Ruleset, combat: Combat, target: str) -> Combat:
         if upcoming == target:
             break
         combat = skip_turn(ctx, rs, combat, upcoming)
+    if pointer_kept(rs, combat):
+        return begin_turn(ctx, rs, combat, target)
     return begin_next_acting(ctx, rs, combat)
+
+
+def pointer_kept(rs: Ruleset, combat: Combat) -> bool:
+    """Whether Foundry's pointer, moved forward in the round, is kept where it landed even on
+    a turn that does not act: under a ruleset that follows core (``foundry-core``), when the
+    snapshot states Skip Defeated. Core's ``nextTurn`` never lands on a defeated combatant
+    with the setting on, so a report of one is a pointer written directly (the GM's click on
+    its row, a macro's or another module's ``combat.update({turn})``), and core keeps it
+    (../shared/research/foundry-api.md §3). Not stated (an older module, an old recording):
+    the turn is passed over as before and the module moves the pointer on, so old recordings
+    replay unchanged. A rule-bearing ruleset always passes it over (docs/rules.md)."""
+    return rs.follows_skip_defeated and combat.skip_defeated is not None
 
 
 def next_waiting(combat: Combat) -> str | None:

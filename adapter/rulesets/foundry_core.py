@@ -29,7 +29,7 @@ _ACTS = Entry()
 def describe(combat: Combat, combatant: Combatant) -> Entry:
     """Foundry core: everyone acts fully; a defeated combatant does not act only under Skip
     Defeated (with it off, core's Next Turn and Next Round give it its turn like anyone's)."""
-    if combatant.defeated and not combat.skip_defeated:
+    if combatant.defeated and combat.skip_defeated is False:
         return _ACTS
     return describe_plain(combat, combatant)
 

@@ -24,6 +24,7 @@ def test_the_payloads_are_real_hooks_of_an_8_combatant_combat_whose_turn_advance
     payloads = hooks(14)
     assert [p["seq"] for p in payloads] == list(range(1, 15))
     assert all(len(p["combat"]["combatants"]) == 8 for p in payloads)
+    assert all(p["combat"]["skip_defeated"] is False for p in payloads)  # the module sends core's setting
     assert all(2000 <= len(json.dumps(p, separators=(",", ":"))) <= 4500 for p in payloads)
     pointers = [p["current"]["combatantId"] for p in payloads[9:]]
     assert len(set(pointers)) == len(pointers)  # a new combatant each message

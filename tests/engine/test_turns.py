@@ -213,12 +213,28 @@ def test_an_absent_skip_defeated_passes_a_defeated_combatant_over_as_before() ->
     assert plan["current"] == "c"
 
 
+def test_a_pointer_set_on_a_defeated_combatant_with_skip_defeated_on_stays_there_under_foundry_core() -> None:
+    """Core skips the defeated only in ``nextTurn``/``nextRound``: a pointer written directly
+    (the GM's click on a row's turn control, a macro's or another module's
+    ``combat.update({turn})``) stays on a defeated combatant with Skip Defeated on. The
+    sidecar, told the setting, keeps it there (turns crossed end, the defeated one's begins),
+    so the module moves nothing; core's Next Turn from there goes on to the next standing."""
+    t, doc = skip_defeated_fight("foundry-core", ("b", "c"), skip=True)
+    plan = foundry_moved(t, doc, 1, "c")  # the GM clicks c's row: b passed over, c current
+    assert (plan["round"], plan["current"], plan["turn"]) == (1, "c", 2)
+    assert (plan["order"][2]["acts"], plan["order"][2]["tags"]) == ("none", ["defeated"])
+    plan = foundry_moved(t, doc, 1, "d")  # core's Next Turn from c
+    assert (plan["current"], plan["turn"]) == ("d", 3)
+
+
+@pytest.mark.parametrize("skip", [False, True])
 @pytest.mark.parametrize("ruleset", ["balanced-d20", "dice-pool", "storyteller"])
-def test_a_rule_bearing_ruleset_passes_a_defeated_combatant_over_whatever_skip_defeated_says(ruleset: str) -> None:
+def test_a_rule_bearing_ruleset_passes_a_defeated_combatant_over_whatever_skip_defeated_says(ruleset: str, skip: bool) -> None:
     """The decision of docs/rules.md ("Defeated combatants and Skip Defeated"): a defeated
-    combatant does not act under these rules, so its turn is passed over with the setting off."""
-    t, doc = skip_defeated_fight(ruleset, ("b",), skip=False)
-    plan = foundry_moved(t, doc, 1, "b")  # core's Next Turn from a, before the module steers
+    combatant does not act under these rules, so its turn is passed over with the setting off,
+    and with it on even where Foundry's pointer was set on it directly."""
+    t, doc = skip_defeated_fight(ruleset, ("b",), skip=skip)
+    plan = foundry_moved(t, doc, 1, "b")  # core's Next Turn from a (off) or a click on b (on)
     assert plan["current"] == "c"
     assert plan["order"][1]["acts"] == "none" and "defeated" in plan["order"][1]["tags"]
 
