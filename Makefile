@@ -33,7 +33,7 @@ test: tools
 # the wheel, the bench and the long kill/restart loops. `make test` still runs them all.
 FAST := not (slow or subprocess or browser or services or wheel or bench)
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "$(FAST)" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "$(FAST)" --hypothesis-profile=fast $(PYTEST_ARGS)
 
 test-python: tools $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)

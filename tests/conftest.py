@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from adapter.engine import preview
+from tests.support.examples import FAST_PROFILE, fast_examples
 
 # ---------------------------------------------------------------- hypothesis: one answer per commit
 # ``make test`` and ``.ci/run`` give the same answer on the same commit: every property test
@@ -22,6 +23,11 @@ settings.register_profile("repeatable", derandomize=True, database=None, deadlin
                           print_blob=True, suppress_health_check=_QUIET)
 settings.register_profile("random", derandomize=False, deadline=None, print_blob=True,
                           suppress_health_check=_QUIET)
+# ``make test-fast`` (``--hypothesis-profile=fast``): ``repeatable`` with fewer examples, a
+# tenth of hypothesis's 100; a test naming its own count asks ``examples(N)``
+# (tests/support/examples.py), which gives a tenth of it here and ``N`` under every other profile.
+settings.register_profile(FAST_PROFILE, parent=settings.get_profile("repeatable"),
+                          max_examples=fast_examples(settings.get_profile("repeatable").max_examples))
 settings.load_profile("repeatable")
 
 # Every next-round preview the engine reuses is checked against one computed afresh, in

@@ -29,6 +29,7 @@ from adapter.engine import World
 from adapter.engine import plan as plan_module
 from adapter.engine.plan import PlanMemo
 from adapter.pipeline import Seen, loads_frame, open_session, process
+from tests.support.examples import examples
 
 #: values that must be noticed when a combatant's field takes them (some are invalid; some
 #: equal the one before under Python's ``==`` but not in JSON)
@@ -152,7 +153,7 @@ def _data(item: Any) -> Any:
     return item.get("data") if type(item) is dict else None
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ruleset=st.sampled_from(["foundry-core", "balanced-d20", "dice-pool", "storyteller"]),
        size=st.integers(1, 6), plan=st.lists(steps, min_size=1, max_size=30))
 def test_the_memo_gives_what_the_whole_check_and_read_give(ruleset: str, size: int, plan: list[tuple[Any, ...]]) -> None:
@@ -264,7 +265,7 @@ def _kept(people: list[Any]) -> Seen:
 
 
 @given(where=st.sampled_from(["elsewhere", "duplicate", "string", "nested", "nan", "place"]))
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 def test_a_kept_list_is_taken_only_at_the_message_s_own_combatants(where: str) -> None:
     people = [combatant(i) for i in range(3)]
     seen = _kept(people)
@@ -296,7 +297,7 @@ def test_a_kept_list_is_taken_only_at_the_message_s_own_combatants(where: str) -
 SCORES = [5, 5.0, 7, 7.5, 10, 10.0, 12]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(ruleset=st.sampled_from(["balanced-d20", "foundry-core", "dice-pool"]),
        start=st.lists(st.sampled_from(SCORES), min_size=1, max_size=8),
        changes=st.lists(st.tuples(st.integers(0, 7), st.sampled_from(["score", "adopted", "defeated", "round"]),

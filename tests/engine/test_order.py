@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapter.engine.order import by_runs, encode_initiatives, foundry_sort, place_after, place_before
+from tests.support.examples import examples
 
 
 def test_single_scores_are_shown_as_whole_numbers() -> None:
@@ -118,7 +119,7 @@ def dnd5e_sort(values: dict[str, float | None], names: dict[str, str]) -> list[s
     return sorted(values, key=key)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(ids, st.one_of(st.none(), scores_st)), min_size=1, max_size=25,
                 unique_by=lambda t: t[0]),
        st.randoms(use_true_random=False))
@@ -146,7 +147,7 @@ def test_any_order_with_rolled_first_reproduces_under_core_and_dnd5e_sorts(
         wanted = min(own, wanted)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(scores_st, min_size=1, max_size=25, unique=True))
 def test_distinct_scores_in_sorted_order_keep_their_exact_values(scores: list[float]) -> None:
     order = [f"c{i:02d}" for i in range(len(scores))]
@@ -154,7 +155,7 @@ def test_distinct_scores_in_sorted_order_keep_their_exact_values(scores: list[fl
     assert encode_initiatives(order, dict(by_id)) == by_id
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(ids, st.one_of(st.none(), scores_st)), min_size=1, max_size=25,
                 unique_by=lambda t: t[0]))
 def test_values_adopted_in_foundrys_own_order_are_written_back_as_stored(
@@ -167,7 +168,7 @@ def test_values_adopted_in_foundrys_own_order_are_written_back_as_stored(
     assert encode_initiatives(order, values, stored=stored) == values
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(ids, scores_st, st.one_of(st.none(), st.integers(0, 99)), st.booleans()),
                 min_size=1, max_size=15, unique_by=lambda t: t[0]),
        st.randoms(use_true_random=False))
@@ -185,7 +186,7 @@ def test_any_order_with_hints_and_stored_values_reproduces_and_ties_only_where_f
         assert values[a] != values[b] or (a in stored and b in stored and a < b)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(ids, st.one_of(st.none(), scores_st, st.integers(-5, 30))), min_size=0,
                 max_size=12, unique_by=lambda t: t[0]),
        st.booleans())

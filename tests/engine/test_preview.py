@@ -22,6 +22,7 @@ from tests.decoded import apply
 from tests.decoded import hook as hook_message
 from tests.decoded import intent as intent_message
 from tests.foundry import combat, combatant, current
+from tests.support.examples import examples
 
 IDS = ["cmbA000000000000", "cmbB000000000000", "cmbC000000000000", "cmbD000000000000",
        "cmbE000000000000"]
@@ -153,7 +154,7 @@ STEPS = st.sampled_from(
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_fights_never_show_a_stale_preview(ruleset: str, data: st.DataObject) -> None:
     """Random fights with the check on: every reused preview equals a fresh one (a stale one

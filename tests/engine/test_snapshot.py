@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from adapter.engine.model import Combat
 from adapter.engine.snapshot import _read, read_snapshot
 from tests.foundry import combat, combatant, group
+from tests.support.examples import examples
 
 
 def fighters() -> list[dict[str, Any]]:
@@ -102,7 +103,7 @@ SNAPSHOTS = st.builds(
     st.sampled_from([[], [group("grpWolves0000001", "Wolves")], [group("grpWolves0000001", "Dire wolves")]]))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(SNAPSHOTS, min_size=1, max_size=6))
 def test_a_snapshot_seen_at_a_glance_reads_as_the_full_read_would(hooks: list[dict[str, Any]]) -> None:
     state = Combat(id="cmbSnap000000001", ruleset="foundry-core")

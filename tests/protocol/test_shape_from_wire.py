@@ -19,6 +19,7 @@ from adapter.limits import DEFAULT_MAX_BYTES
 from adapter.pipeline import open_session, process
 from adapter.protocol import MAX_DEPTH, _shallow, check_shape, wirejson
 from adapter.replay import Replay
+from tests.support.examples import examples
 
 #: text whose characters are the ones the depth reading must not be fooled by
 TRICKY = st.text(alphabet='[]{}"\\/:,ab \u00e9\u2603\U0001f600\n', max_size=8)
@@ -47,7 +48,7 @@ def deepest_path(value: Any) -> int:
     return 0
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(nested(12), st.integers(0, 8))
 def test_the_depth_read_from_the_text_never_accepts_what_the_walk_refuses(value: Any, limit: int) -> None:
     text = orjson.dumps(value)

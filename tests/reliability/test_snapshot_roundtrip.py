@@ -19,6 +19,7 @@ from adapter.engine.model import Combat, Combatant, Prompt, World
 from adapter.engine.ruleset import Ruleset
 from adapter.rulesets import RULESETS
 from adapter.store import snapshots
+from tests.support.examples import examples
 
 CODEC = snapshots.Codec(RULESETS.values())
 
@@ -86,7 +87,7 @@ def worlds(rs: Ruleset) -> st.SearchStrategy[World]:
 
 
 # Combatant.hold and .ext, Combat.ext and World.ext are typed Any: drawn above, by ruleset
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.one_of(*(worlds(rs) for rs in RULESETS.values())))
 def test_every_ruleset_s_state_comes_back_equal(world: World) -> None:
     assert CODEC.decode(snapshots.encode(world)) == world

@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 from adapter.engine.holding import ANY_POINT, holding, is_waiting
 from adapter.engine.model import Combat, Combatant
 from tests.rulesets.session_table import COMBAT, GM, PLAYERS, ROLLS, Table, foundry_order
+from tests.support.examples import examples
 
 RULESETS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
 IDS = [f"cmb{c}00000000000{i}" for i, c in enumerate("ABCDEFGH")]
@@ -46,7 +47,7 @@ GROUPS = ("grpPack000000001", "grpPack000000002")
 USERS = (GM, *PLAYERS, "strangerUser0001")
 
 #: CI-sized; a failure is reported as found (shrinking a long session can take minutes)
-settings.register_profile("sessions-ci", max_examples=30, deadline=None,
+settings.register_profile("sessions-ci", max_examples=examples(30), deadline=None,
                           phases=[Phase.explicit, Phase.reuse, Phase.generate],
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 #: more and longer-lived sessions, and a failure shrunk to a minimal example

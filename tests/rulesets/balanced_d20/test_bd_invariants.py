@@ -21,6 +21,7 @@ from adapter.engine import World
 from adapter.engine.order import foundry_sort
 from tests.foundry import combatant
 from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, d20
+from tests.support.examples import examples
 from tests.support.table import Table
 
 PLAYERS = ("playerOne0000001", "playerTwo0000001")
@@ -227,7 +228,7 @@ def step(run: Run, data: st.DataObject) -> None:
         run.intent(kind, user, None, args, combat=False)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(roster=rosters(), auto=st.booleans(), data=st.data())
 def test_random_combats_keep_the_invariants(roster: list[dict[str, Any]], auto: bool,
                                             data: st.DataObject) -> None:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from adapter.engine.model import Combat, Combatant
 from adapter.rulesets.balanced_d20.state import Fighter, Readied, Reroll
+from tests.support.examples import examples
 
 views = importlib.import_module("adapter.rulesets.balanced_d20.describe")
 
@@ -32,7 +33,7 @@ PLAIN = st.builds(Fighter, base=st.none() | st.just(14.0), first_turn_started=st
                   reaction_spent=st.sampled_from([None, "used"]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.none() | PLAIN | FIGHTER, st.booleans(), st.integers(0, 4))
 def test_any_combatant_in_any_round_looks_as_described_in_full(f: Fighter | None, defeated: bool, round_: int) -> None:
     c = Combatant(id="cbtRogue00000001", defeated=defeated, ext=f)

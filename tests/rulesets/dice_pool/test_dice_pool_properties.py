@@ -11,8 +11,9 @@ from adapter.engine.order import foundry_sort
 from adapter.rulesets.dice_pool.count import DiceSettings, pool_dice, success_count
 from tests.decoded import as_roll
 from tests.rulesets.dice_pool.dp_table import Table
+from tests.support.examples import examples
 
-FAST = settings(max_examples=200, deadline=None)
+FAST = settings(max_examples=examples(200), deadline=None)
 
 
 # ---------------------------------------------------------------- a model of Foundry's dice

@@ -25,6 +25,7 @@ from adapter.engine.ruleset import SKIPPED_ACTS, chain
 from adapter.errors import SidecarError
 from adapter.rulesets.storyteller import RULESET
 from tests.rulesets.storyteller.st_table import Table
+from tests.support.examples import examples
 
 SPY = "storyteller-spy"
 
@@ -91,7 +92,7 @@ def check_turns(t: Table) -> None:
                 assert acted[(r, cid)] == 1 or cid in holders, f"{cid} lost in round {r}"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(people=people, steps=st.lists(step, max_size=40))
 def test_hold_and_act_keep_the_plan_honest(
     people: list[tuple[int, int]], steps: list[tuple[Any, ...]]
