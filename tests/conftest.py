@@ -62,12 +62,21 @@ TIER_PATHS = {
     "tests/reliability/test_limits.py::test_the_default_rate_limit_is_far_above_a_table_and_the_benchmark": "bench",
     "tests/test_wheel.py": "wheel",
     "tests/test_startup.py": "subprocess",  # each test runs ``python -c`` to time an import
+    "tests/test_fast_loop.py::test_make_test_collects_every_test_of_the_fast_loop_and_more": "subprocess",
     "tests/server/test_status_browser.py": "browser",
     "tests/test_replay_html.py": "browser",
     # thousands of generated messages through a real server or three validators: long-running
     "tests/reliability/test_hostile_input.py": "slow",
     "tests/reliability/test_fuzz_acks.py": "slow",
     "tests/protocol/test_fast_validation.py": "slow",
+    # a whole fight night through a faulty proxy that drops, swaps and cuts: seconds of resends
+    "tests/reliability/test_ordering.py::test_dropped_duplicated_and_reordered_messages_are_applied_once_in_order": "slow",
+    # waits on the clock: a token back in the rate bucket (2 s), the database watcher's look (2 s)
+    "tests/reliability/test_limits.py::test_a_connection_past_its_rate_gets_rate_limited_and_its_seq_is_not_used_up": "slow",
+    "tests/reliability/test_store_files.py::test_healthz_says_so_too_once_the_database_is_deleted": "slow",
+    # ``serve`` started as a process under chmod, chattr or a read-only mount (not ``serve_factory``)
+    "tests/reliability/test_store_files.py::test_a_read_only_database_is_named_read_only_not_damaged": "subprocess",
+    "tests/reliability/test_store_files.py::test_the_same_database_made_writable_again_starts": "subprocess",
 }
 #: fixtures that bring a tier with them
 TIER_FIXTURES = {"serve_factory": "subprocess", "browser": "browser", "services": "services"}
