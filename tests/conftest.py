@@ -74,6 +74,10 @@ TIER_PATHS = {
     # waits on the clock: a token back in the rate bucket (2 s), the database watcher's look (2 s)
     "tests/reliability/test_limits.py::test_a_connection_past_its_rate_gets_rate_limited_and_its_seq_is_not_used_up": "slow",
     "tests/reliability/test_store_files.py::test_healthz_says_so_too_once_the_database_is_deleted": "slow",
+    # guesses waiting their turn, one per 0.2 s or 0.1 s, a second each (the throttle's own turns
+    # are checked on a fake clock in the fast loop: test_the_throttle_gives_each_attempt_...)
+    "tests/reliability/test_limits.py::test_wrong_tokens_slow_down_guesses_but_never_lock_out_the_right_token": "slow",
+    "tests/reliability/test_limits.py::test_wrong_tokens_for_a_world_slow_down_guesses_for_it_from_every_address": "slow",
     # ``serve`` started as a process under chmod, chattr or a read-only mount (not ``serve_factory``)
     "tests/reliability/test_store_files.py::test_a_read_only_database_is_named_read_only_not_damaged": "subprocess",
     "tests/reliability/test_store_files.py::test_the_same_database_made_writable_again_starts": "subprocess",
