@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from adapter.engine import preview
-
 # ---------------------------------------------------------------- hypothesis: one answer per commit
 # ``make test`` and ``.ci/run`` give the same answer on the same commit: every property test
 # draws the same examples on every run (``derandomize``: the seed is a hash of the test
@@ -23,10 +21,6 @@ settings.register_profile("repeatable", derandomize=True, database=None, deadlin
 settings.register_profile("random", derandomize=False, deadline=None, print_blob=True,
                           suppress_health_check=_QUIET)
 settings.load_profile("repeatable")
-
-# Every next-round preview the engine reuses is checked against one computed afresh, in
-# every test (a stale preview fails the message with an AssertionError, hence the test).
-preview.CHECK = True
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,9 +9,7 @@ changes in a combatant that must be noticed: a field, a type that Python's ``==`
 such as ``true`` and ``1``, a join, a leave, an order, a group, core's Skip Defeated on the
 combat, a roll, a second combat, a deletion, invalid values), under each ruleset, give the same frames read, acks (value and
 bytes), broadcasts (value and bytes) and worlds with the memos (``seen``, ``plans``) as
-without them, and every ack still passes its schema whole. The suite also runs the engine
-with ``snapshot.CHECK`` set: every snapshot taken as unchanged is read in full too and
-compared.
+without them, and every ack still passes its schema whole.
 """
 
 from __future__ import annotations

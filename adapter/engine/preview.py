@@ -37,9 +37,10 @@ join, a defeat, a hold, a dash, a GM going back, a new round) computes it afresh
 Equal inputs give equal previews because a rule is a function of the combat, the event
 and the inputs above: what a turn or round event does to a combat must not depend on who
 sent the message, its ``seq``, (but for ``CombatStarted``) its world time, other combats or
-the prompts pending (no rule's does: they read them only for intents and rolls). The test suite
-sets :data:`CHECK`: every view reused is compared with one computed afresh, over every
-golden recording, ruleset test and random session.
+the prompts pending (no rule's does: they read them only for intents and rolls). Proved,
+not assumed: tests/engine/test_preview.py compares every view reused with one computed
+afresh (:func:`_compute`, called by the test itself) over random fights under every ruleset
+and every golden recording; the engine itself computes nothing twice.
 
 Values are compared with ``==``: two that are equal but print differently (``0.0`` and
 ``-0.0``) count as the same; the wire never brings ``-0.0`` (``JSON.stringify(-0)`` is
@@ -67,9 +68,6 @@ from .model import Combat
 from .plan import next_round_view
 from .ruleset import Ruleset
 from .turns import Trail, emit, end_round, end_turn, start_round
-
-#: set by the test suite: a view reused is checked against a fresh one (AssertionError if not)
-CHECK = False
 
 #: the fields of a combat the preview reads, but the pointer (``current``, ``passed``): the
 #: trail's states differ from each other there in a way known in advance (see ``_passed``);
@@ -116,9 +114,6 @@ def next_round(ctx: Ctx, rs: Ruleset, combat: Combat) -> tuple[Cache, dict[str, 
     kept = _reuse(ctx, rs, combat, cache) if cache is not None else None
     if kept is None:
         kept = _compute(ctx, rs, combat)
-    elif CHECK:
-        fresh = _compute(ctx, rs, combat).view
-        assert kept.view == fresh, f"stale next-round preview: {kept.view} instead of {fresh}"
     return kept, kept.view
 
 
