@@ -23,7 +23,7 @@ from .actions import actions_now
 from .adopt import adopted_values
 from .model import Combat, Combatant
 from .order import encode_initiatives
-from .ruleset import Entry, Ruleset
+from .ruleset import Describe, Entry, Ruleset
 
 
 def plan_body(
@@ -40,7 +40,7 @@ def plan_body(
     body is the same, value for value (tests/test_incremental.py)."""
     if memo is not None:
         return memo.body(rs, combat, next_round, formula)
-    order, views, values = _entries(rs, combat)
+    order, views, values = _entries(rs.describe, combat)
     current = combat.current
     intents, started, combatants = rs.intent_kinds, combat.started, combat.combatants
     # the menu is a function of the view: asked once per distinct view (most combatants
@@ -86,9 +86,10 @@ def plan_from_text(text: str) -> dict[str, Any]:
     return body
 
 
-def next_round_view(rs: Ruleset, upcoming: Combat) -> dict[str, Any]:
-    """The plan's ``next_round``: the round, current and order the preview starts with."""
-    up_order, up_views, up_values = _entries(rs, upcoming)
+def next_round_view(describe: Describe, upcoming: Combat) -> dict[str, Any]:
+    """The plan's ``next_round``: the round, current and order the preview starts with, each
+    combatant as the ruleset's ``describe`` shows it."""
+    up_order, up_views, up_values = _entries(describe, upcoming)
     return {
         "round": upcoming.round,
         "current": upcoming.current,
@@ -100,10 +101,10 @@ def next_round_view(rs: Ruleset, upcoming: Combat) -> dict[str, Any]:
 
 
 def _entries(
-    rs: Ruleset, combat: Combat
+    describe: Describe, combat: Combat
 ) -> tuple[list[str], dict[str, Entry], dict[str, float | None]]:
     order = list(combat.order)
-    views = {cid: rs.describe(combat, combat.combatants[cid]) for cid in order}
+    views = {cid: describe(combat, combat.combatants[cid]) for cid in order}
     hints = {cid: v.hint for cid, v in views.items() if v.hint is not None}
     scores = {cid: combat.combatants[cid].score for cid in order}
     return order, views, encode_initiatives(order, scores, hints, adopted_values(combat))

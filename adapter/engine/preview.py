@@ -106,37 +106,37 @@ class Cache(NamedTuple):
     view: dict[str, Any]
 
 
-def next_round(ctx: Ctx, rs: Ruleset, combat: Combat) -> tuple[Cache, dict[str, Any]]:
+def next_round(ctx: Ctx, combat: Combat) -> tuple[Cache, dict[str, Any]]:
     """The ``next_round`` view of ``combat``'s plan, and the cache to keep on the combat
     (``Combat.preview_cache``: the next message finds it on the combat this one leaves)."""
     known = ctx.world.combats.get(combat.id)
     cache: Cache | None = known.preview_cache if known is not None else None
-    kept = _reuse(ctx, rs, combat, cache) if cache is not None else None
+    kept = _reuse(ctx, combat, cache) if cache is not None else None
     if kept is None:
-        kept = _compute(ctx, rs, combat)
+        kept = _compute(ctx, combat)
     return kept, kept.view
 
 
 # ---------------------------------------------------------------- computing it
 
 
-def _compute(ctx: Ctx, rs: Ruleset, combat: Combat) -> Cache:
+def _compute(ctx: Ctx, combat: Combat) -> Cache:
     ext = dict(ctx.ext)
     trail: Trail = []
     turns_kept_ext = False
     with ctx.previewing():
         if not combat.started:  # round 1 as the combat's start would begin it
-            upcoming = start_round(ctx, rs, emit(ctx, rs, combat, CombatStarted()), 1)
+            upcoming = start_round(ctx, emit(ctx, combat, CombatStarted()), 1)
         else:
-            ended = end_round(ctx, rs, combat, trail)
+            ended = end_round(ctx, combat, trail)
             turns_kept_ext = ctx.ext == ext
-            upcoming = start_round(ctx, rs, ended, ended.round + 1)
+            upcoming = start_round(ctx, ended, ended.round + 1)
     world = ctx.world
     turns, states = _steps(combat, trail) if turns_kept_ext else ((), ())
     return Cache(
-        rs, world.settings, world.gm_users, ext, None if combat.started else ctx.world_time,
+        ctx.ruleset, world.settings, world.gm_users, ext, None if combat.started else ctx.world_time,
         _state(combat), combat.current, combat.passed, turns, states,
-        next_round_view(rs, upcoming),
+        next_round_view(ctx.ruleset.describe, upcoming),
     )
 
 
@@ -170,11 +170,11 @@ def _passed(current: str | None, passed: frozenset[str], played: tuple[str, ...]
 # ---------------------------------------------------------------- reusing it
 
 
-def _reuse(ctx: Ctx, rs: Ruleset, combat: Combat, cache: Cache) -> Cache | None:
+def _reuse(ctx: Ctx, combat: Combat, cache: Cache) -> Cache | None:
     """The cache, brought to ``combat``, if its view is the preview of ``combat``; else None."""
     world = ctx.world
     if (
-        cache.ruleset is not rs
+        cache.ruleset is not ctx.ruleset
         or cache.ext != ctx.ext
         or cache.gm_users != world.gm_users
         or cache.settings != world.settings
@@ -197,7 +197,7 @@ def _reuse(ctx: Ctx, rs: Ruleset, combat: Combat, cache: Cache) -> Cache | None:
         return None
     saved = ctx.begin_preview()
     try:
-        ended = end_turn(ctx, rs, combat, current, skipped=False)
+        ended = end_turn(ctx, combat, current, skipped=False)
         untouched = ctx.ext == cache.ext
     finally:
         ctx.end_preview(saved)
@@ -206,7 +206,7 @@ def _reuse(ctx: Ctx, rs: Ruleset, combat: Combat, cache: Cache) -> Cache | None:
     if ended.passed != combat.passed | {current}:
         return None
     return Cache(
-        rs, cache.settings, cache.gm_users, cache.ext, cache.time, state, current,
+        cache.ruleset, cache.settings, cache.gm_users, cache.ext, cache.time, state, current,
         combat.passed, turns[at + 1:], states if len(states) == 1 else states[2 * at + 2:],
         cache.view,
     )
