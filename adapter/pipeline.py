@@ -62,9 +62,15 @@ from .errors import (
 )
 from .limits import DEFAULT_MAX_BYTES
 from .protocol import wirejson
-from .rulesets import RULESETS
 
 log = logging.getLogger("initiative_sidecar.pipeline")
+
+#: the rulesets a world or a combat may name, by id. The pipeline names none: it is handed
+#: them by whoever builds it (the one composition root: :func:`adapter.server.create_app`
+#: for the server, :mod:`adapter.cli` for replay, the bench's runners), through
+#: :class:`adapter.service.Worlds` and :class:`adapter.replay.Replay`; the built-in ones are
+#: :data:`adapter.rulesets.RULESETS`, a test adds its own beside them
+Rulesets = Mapping[str, Ruleset]
 
 #: combats one world keeps (a hook creating one more is refused ``too_many_combats``)
 MAX_COMBATS = 100
@@ -209,6 +215,7 @@ def process(
     event: str,
     payload: Any,
     *,
+    rulesets: Rulesets,
     max_bytes: int = DEFAULT_MAX_BYTES,
     check_outbound: bool = True,
     from_wire: bool = False,
@@ -217,6 +224,7 @@ def process(
     keep_read: bool | int = False,
 ) -> Result:
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
+    ``rulesets``: the rulesets a world or combat may name (see :data:`Rulesets`).
     ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
     read, whose non-finite numbers are :class:`~.protocol.wirejson.NonFinite`: the shape check
     then reads the depth from the encoded text instead of walking (see
@@ -248,7 +256,7 @@ def process(
                           shallow_text=shallow)
         check_limits(world, event, payload)
         message = decode(event, payload)
-        outcome = apply_message(world, message, combatants_as_last=known and combat_id in world.combats,
+        outcome = apply_message(world, message, rulesets, combatants_as_last=known and combat_id in world.combats,
                                 memo=plans)
         prompts = [p.to_wire() for p in outcome.prompts]
         ack: dict[str, Any] = {
@@ -482,21 +490,19 @@ def field_pointer(message: Hook | Intent, field: Field) -> str:
 
 
 def apply_message(
-    world: World, message: Hook | Intent, rulesets: Mapping[str, Ruleset] | None = None,
+    world: World, message: Hook | Intent, rulesets: Rulesets,
     *, combatants_as_last: bool = False, memo: PlanMemo | None = None,
 ) -> Outcome:
-    """``apply`` (with :data:`RULESETS` unless given others), a refusal's ``field`` turned into
-    the JSON ``path`` of the wire."""
+    """``apply``, a refusal's ``field`` turned into the JSON ``path`` of the wire."""
     try:
-        return apply(world, message, RULESETS if rulesets is None else rulesets,
-                     combatants_as_last=combatants_as_last, memo=memo)
+        return apply(world, message, rulesets, combatants_as_last=combatants_as_last, memo=memo)
     except SidecarError as error:
         if error.field is not None and error.path is None:
             error.path = field_pointer(message, error.field)
         raise
 
 
-def open_session(world: World | None, data: Mapping[str, Any]) -> World:
+def open_session(world: World | None, data: Mapping[str, Any], *, rulesets: Rulesets) -> World:
     """A connection (or a recording's session line): the world with its GMs and settings."""
     session = Session(
         world=str(data["world"]),
@@ -505,13 +511,13 @@ def open_session(world: World | None, data: Mapping[str, Any]) -> World:
         gm_users=frozenset(data.get("gm_users") or ()),
     )
     base = world if world is not None else World(world=session.world)
-    return apply(base, session, RULESETS).world
+    return apply(base, session, rulesets).world
 
 
-def welcome(world: World) -> dict[str, Any]:
+def welcome(world: World, *, rulesets: Rulesets) -> dict[str, Any]:
     """Where to resume, and what the module needs to know of the ruleset (it keeps no copy):
     the intent kinds it accepts and the ``acts`` whose turns are skipped."""
-    rs = RULESETS[world.ruleset]
+    rs = rulesets[world.ruleset]
     return {
         "world": world.world,
         "ruleset": world.ruleset,

@@ -2,7 +2,7 @@
 
 ``message`` is one of the typed classes of :mod:`.messages` (the pipeline decodes the wire
 into them); ``rulesets`` maps ruleset ids to the :class:`Ruleset` objects a combat or world
-may name (the pipeline passes :data:`adapter.rulesets.RULESETS`). The ruleset is looked up
+may name (the pipeline passes those it was handed: :data:`adapter.pipeline.Rulesets`). The ruleset is looked up
 once per message (the combat's, else the world's) and travels in the :class:`Ctx` alone
 (``ctx.ruleset``): a function that has the context takes no ruleset beside it, and one that
 reads a single declaration of it without a context takes that declaration (``sort_key``,

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from adapter.engine import Hook, Intent, World, preview
 from adapter.errors import SidecarError
 from adapter.replay import Replay, replay_lines
+from adapter.rulesets import RULESETS
 from tests.decoded import apply
 from tests.decoded import hook as hook_message
 from tests.decoded import intent as intent_message
@@ -34,7 +35,7 @@ from tests.foundry import combat, combatant, current
 IDS = ["cmbA000000000000", "cmbB000000000000", "cmbC000000000000", "cmbD000000000000",
        "cmbE000000000000"]
 STATS = {"dex": 2, "reaction": 2, "wits": 2, "size": 0, "pool_modifier": 0, "initiative_mod": 1}
-RULESETS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
+RULESET_IDS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
 
 
 RECORDINGS = sorted(
@@ -193,7 +194,7 @@ STEPS = st.sampled_from(
 )
 
 
-@pytest.mark.parametrize("ruleset", RULESETS)
+@pytest.mark.parametrize("ruleset", RULESET_IDS)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(STEPS, min_size=5, max_size=40), data=st.data())
 def test_random_fights_reuse_only_the_preview_computed_afresh(
@@ -217,7 +218,7 @@ def test_random_fights_reuse_only_the_preview_computed_afresh(
 @pytest.mark.parametrize("recording", RECORDINGS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_every_golden_recording_reuses_only_the_preview_computed_afresh(recording: Path) -> None:
     with fresh_beside() as pairs:
-        outputs = list(replay_lines(recording.read_text(encoding="utf-8").splitlines(), Replay()))
+        outputs = list(replay_lines(recording.read_text(encoding="utf-8").splitlines(), Replay(rulesets=RULESETS)))
     assert outputs
     assert stale(pairs) == []
 

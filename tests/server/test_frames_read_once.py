@@ -12,6 +12,7 @@ import orjson
 
 from adapter import pipeline
 from adapter.pipeline import open_session, process
+from adapter.rulesets import RULESETS
 from adapter.service import KEEP_READ_FROM
 from tests.foundry import combat, combatant, current
 from tests.support.sidecar import GM, Running, auth, connect
@@ -48,10 +49,10 @@ async def test_a_turn_change_reads_a_kept_list_once_and_acks_as_the_whole_read(s
     assert len(orjson.dumps(messages[0]["combat"]["combatants"])) >= KEEP_READ_FROM
     client = await connect(sidecar.url, auth())
     await asyncio.wait_for(client.welcome, 5)
-    world = open_session(None, {k: v for k, v in auth().items() if k != "token"})
+    world = open_session(None, {k: v for k, v in auth().items() if k != "token"}, rulesets=RULESETS)
     for message in messages:
         ack = await client.send("hook", message)
-        whole = process(world, "hook", orjson.loads(orjson.dumps(message)), from_wire=True)
+        whole = process(world, "hook", orjson.loads(orjson.dumps(message)), from_wire=True, rulesets=RULESETS)
         world = whole.world
         assert ack == orjson.loads(orjson.dumps(whole.ack))
     await client.close()
