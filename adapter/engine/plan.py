@@ -21,13 +21,14 @@ import orjson
 
 from .actions import actions_now
 from .adopt import adopted_values
+from .context import Rules
+from .entry import Describe, Entry
 from .model import Combat, Combatant
 from .order import encode_initiatives
-from .ruleset import Describe, Entry, Ruleset
 
 
 def plan_body(
-    rs: Ruleset,
+    rs: Rules,
     combat: Combat,
     next_round: dict[str, Any] | None,
     formula: Callable[[Combatant], str | None] | None = None,
@@ -212,7 +213,7 @@ class _CombatMemo:
     __slots__ = ("ruleset", "view_key", "order", "started", "objs", "views", "values", "vals",
                  "kept", "entries", "texts", "pending", "next_round", "sent")
 
-    def __init__(self, rs: Ruleset) -> None:
+    def __init__(self, rs: Rules) -> None:
         self.ruleset = rs
         #: ``(Ruleset.view_inputs(combat),)`` the views were asked with (None: not declared)
         self.view_key: tuple[Any] | None = None
@@ -266,7 +267,7 @@ class PlanMemo:
                 del self.combats[gone]
 
     def body(
-        self, rs: Ruleset, combat: Combat, next_round: dict[str, Any] | None,
+        self, rs: Rules, combat: Combat, next_round: dict[str, Any] | None,
         formula: Callable[[Combatant], str | None] | None,
     ) -> dict[str, Any]:
         """:func:`plan_body`, built again where its inputs changed. When the order, the round

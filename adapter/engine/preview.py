@@ -62,11 +62,10 @@ from dataclasses import fields
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from .context import Ctx
+from .context import Ctx, Rules
 from .events import CombatStarted
 from .model import Combat
 from .plan import next_round_view
-from .ruleset import Ruleset
 from .turns import Trail, emit, end_round, end_turn, start_round
 
 #: the fields of a combat the preview reads, but the pointer (``current``, ``passed``): the
@@ -89,7 +88,7 @@ def _state(combat: Combat) -> tuple[Any, ...]:
 class Cache(NamedTuple):
     """A preview and what it was computed from (see the module's docstring)."""
 
-    ruleset: Ruleset
+    ruleset: Rules
     settings: Any
     gm_users: frozenset[str]
     ext: dict[str, Any]
