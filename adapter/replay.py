@@ -22,8 +22,9 @@ from .engine import World
 from .engine.plan import PlanMemo
 from .errors import InvalidMessage
 from .limits import DEFAULT_MAX_BYTES
-from .pipeline import Rulesets, Seen, loads_frame, open_session, process, read_seq
+from .pipeline import Rulesets, open_session, process, read_seq
 from .protocol.wirejson import Encoded
+from .seen import Seen, loads_frame
 
 
 @dataclass
@@ -38,7 +39,7 @@ class Replay:
     max_bytes: int = DEFAULT_MAX_BYTES
     #: a session line was just read: the next message may skip ahead (recording resumed)
     resumed: bool = False
-    #: what the world's hooks last brought (:data:`adapter.pipeline.Seen`)
+    #: what the world's hooks last brought (:data:`adapter.seen.Seen`)
     seen: Seen = field(default_factory=dict)
     #: what the world's plans were last built from (:class:`adapter.engine.plan.PlanMemo`)
     plans: PlanMemo = field(default_factory=PlanMemo)

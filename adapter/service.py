@@ -23,14 +23,15 @@ from .engine import World
 from .engine.plan import PlanMemo
 from .errors import ServedElsewhere, StoreUnavailable
 from .limits import DEFAULT_MAX_BYTES
-from .pipeline import Result, Rulesets, Seen, open_session, process, refusal
+from .pipeline import Result, Rulesets, open_session, process, refusal
+from .seen import Seen
 from .store import StoreCorrupt, damaged
 from .store.contract import WorldStore
 
 log = logging.getLogger("initiative_sidecar.service")
 
 #: the smallest combatant list (bytes of its text) whose read objects are kept beside the
-#: world, so that the frames repeating it are read without it (:func:`.pipeline.loads_frame`,
+#: world, so that the frames repeating it are read without it (:func:`.seen.loads_frame`,
 #: by the server): some 40 combatants; smaller lists are read quickly, and kept they would
 #: cost some 1.5 KB of memory per combatant in every world
 KEEP_READ_FROM = 16_384
@@ -72,7 +73,7 @@ class Worlds:
         self.snapshot_every = snapshot_every
         self.check_outbound = check_outbound
         self.states: dict[str, World] = {}
-        #: beside each world in ``states``, what its hooks last brought (:data:`.pipeline.Seen`):
+        #: beside each world in ``states``, what its hooks last brought (:data:`.seen.Seen`):
         #: moved on with the world, dropped with it (a world loaded again starts without)
         self.seen: dict[str, Seen] = {}
         #: beside each world, what its plans were last built from (:class:`.engine.plan.PlanMemo`:

@@ -1,5 +1,5 @@
 """A message costs what changed: a hook whose combatants are those of the last hook of its
-combat is neither parsed (``pipeline.loads_frame``), checked nor read again
+combat is neither parsed (``seen.loads_frame``), checked nor read again
 (adapter/pipeline.py, "What a message costs"), its plan's entries are built, encoded and
 checked again only where their inputs changed (``engine.plan.PlanMemo``), and all of it
 gives exactly what the whole read, check and build give.
@@ -26,8 +26,9 @@ from adapter.benchkit.payloads import GM, combatant, roll
 from adapter.engine import World
 from adapter.engine import plan as plan_module
 from adapter.engine.plan import PlanMemo
-from adapter.pipeline import Seen, loads_frame, open_session, process
+from adapter.pipeline import open_session, process
 from adapter.rulesets import RULESETS
+from adapter.seen import Known, Seen, loads_frame
 
 #: values that must be noticed when a combatant's field takes them (some are invalid; some
 #: equal the one before under Python's ``==`` but not in JSON)
@@ -259,7 +260,7 @@ def _frame(text: str) -> Any:
 
 
 def _kept(people: list[Any]) -> Seen:
-    return {"combatAAAAAAAAAA": pipeline.Known(orjson.dumps(people), people)}
+    return {"combatAAAAAAAAAA": Known(orjson.dumps(people), people)}
 
 
 @given(where=st.sampled_from(["elsewhere", "duplicate", "string", "nested", "nan", "place"]))

@@ -37,9 +37,10 @@ from ..errors import (
     StoreUnavailable,
     Superseded,
 )
-from ..pipeline import Result, frame_reader, read_seq, refusal, welcome
+from ..pipeline import Result, read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..rulesets import RULESETS
+from ..seen import frame_reader
 from ..service import Worlds
 from ..store.opening import open_store
 from ..store.snapshots import Codec
@@ -230,7 +231,7 @@ class Sidecar:
 
     def frame_reader(self, eio_sid: str) -> Callable[[str | bytes], Any] | None:
         """How to read the next frame of a socket: without the combatant lists its world
-        keeps (:func:`adapter.pipeline.frame_reader`), or None (whole)."""
+        keeps (:func:`adapter.seen.frame_reader`), or None (whole)."""
         sid = self.sio.manager.sid_from_eio_sid(eio_sid, "/")
         conn = self.connections.get(sid) if sid is not None else None
         return frame_reader(self.worlds.seen.get(conn.world)) if conn is not None else None
