@@ -205,6 +205,7 @@ def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .progress import tracked
     from .replay import Replay, compare, dumps, replay_lines
+    from .rulesets import RULESETS
 
     try:
         handle: TextIO = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
@@ -213,7 +214,7 @@ def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return 2
     with handle:
         lines = handle.readlines()
-    state = Replay()
+    state = Replay(rulesets=RULESETS)  # the composition root of a replay: the built-in rulesets
     outputs = list(replay_lines(tracked(lines, len(lines), "replaying", stdout, stderr), state))
     for problem in state.problems:
         stderr.write(problem + "\n")

@@ -15,9 +15,9 @@ message held (a lone surrogate, JSON nested 990 levels deep).
 What a message costs. Each ``hook`` carries its whole combat (the wire stays whole, so
 first contact works from any message), but a turn change repeats every combatant as the
 last hook of that combat brought it. The caller keeps, beside each world, what the world's
-accepted hooks last brought (:data:`Seen`: per combat, orjson's text of
+accepted hooks last brought (:data:`.seen.Seen`: per combat, orjson's text of
 ``combat.combatants``, given to :func:`process` as ``seen`` and handed back in
-``Result.seen``). A hook whose combatants have that very text is checked without them
+``Result.seen``; the memo and the frame reading that uses it are :mod:`adapter.seen`). A hook whose combatants have that very text is checked without them
 (:func:`adapter.protocol.validate`, ``combatants_known``: bytes that passed the schema pass
 it again) and the engine does not read them again (``combatants_as_last``). The text is
 cut out of the encoding the size check makes anyway (:func:`encode_parts`), so the
@@ -26,9 +26,9 @@ and ``1`` against ``1.0`` (which Python's ``==`` confuses), so the answer is exa
 full check's: tests/test_incremental.py proves it on random sequences of hooks.
 
 A caller that reads the frames itself (replay; the server through
-:func:`frame_reader` and :data:`.protocol.wirejson.FRAME_READER`) passes them to
-:func:`loads_frame`, which does not parse a kept list again (``keep_read``:
-:attr:`Known.people`), and the list is then not encoded again either. On the way out, the world's :class:`~.engine.plan.PlanMemo`
+:func:`.seen.frame_reader` and :data:`.protocol.wirejson.FRAME_READER`) passes them to
+:func:`.seen.loads_frame`, which does not parse a kept list again (``keep_read``:
+:attr:`.seen.Known.people`), and the list is then not encoded again either. On the way out, the world's :class:`~.engine.plan.PlanMemo`
 (kept by the caller too) builds again only the plan entries whose inputs changed, joins the
 plan's text from the entries' texts (the ack and the broadcast carry those bytes), and the
 outbound check walks only the entries it has not checked before (:func:`check_ack`).
@@ -37,16 +37,16 @@ outbound check walks only the entries it has not checked before (:func:`check_ac
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 import orjson
 
 from . import protocol
 from .engine import Session, World, apply, plan_of
-from .engine.messages import ENVELOPE, HOOKS, INTENTS, DeleteCombat, Hook, Intent
+from .engine.messages import ENVELOPE, HOOKS, INTENTS, Hook, Intent
 from .engine.model import Outcome
 from .engine.plan import PlanMemo
 from .engine.ruleset import SKIPPED_ACTS, Ruleset
@@ -62,30 +62,21 @@ from .errors import (
 )
 from .limits import DEFAULT_MAX_BYTES
 from .protocol import wirejson
-from .rulesets import RULESETS
+from .seen import Seen, seen_after
 
 log = logging.getLogger("initiative_sidecar.pipeline")
+
+#: the rulesets a world or a combat may name, by id. The pipeline names none: it is handed
+#: them by whoever builds it (the one composition root: :func:`adapter.server.create_app`
+#: for the server, :mod:`adapter.cli` for replay, the bench's runners), through
+#: :class:`adapter.service.Worlds` and :class:`adapter.replay.Replay`; the built-in ones are
+#: :data:`adapter.rulesets.RULESETS`, a test adds its own beside them
+Rulesets = Mapping[str, Ruleset]
 
 #: combats one world keeps (a hook creating one more is refused ``too_many_combats``)
 MAX_COMBATS = 100
 #: combatants in one combat (a hook with more is refused ``too_many_combatants``)
 MAX_COMBATANTS = 200
-
-class Known(NamedTuple):
-    """``combat.combatants`` of the last hook of a combat accepted."""
-
-    #: orjson's text of the list
-    text: bytes
-    #: the list as read, kept only for a caller that reads its frames with :func:`loads_frame`
-    #: (``process(keep_read=True)``), which gives it again to a frame holding this text;
-    #: never changed after (None: not kept, some 1.5 KB of Python objects per combatant)
-    people: list[Any] | None
-
-
-#: per combat of a world, what the last hook of that combat accepted brought (see the
-#: module's docstring); kept by the caller beside the world
-Seen = Mapping[str, Known]
-
 
 @dataclass(frozen=True)
 class Result:
@@ -100,7 +91,7 @@ class Result:
     error: dict[str, Any] | None = None
     #: the message as it is stored (for a refusal, a copy the store can always write)
     stored: Any = None
-    #: what to keep as the world's :data:`Seen` from now on (None: as it was)
+    #: what to keep as the world's :data:`.seen.Seen` from now on (None: as it was)
     seen: Seen | None = None
 
 
@@ -126,7 +117,7 @@ def encode_parts(
     not asked). The list is encoded first, then placed in the whole (an ``orjson.Fragment``),
     so the whole costs no more than one encoding. The id and the list's text are None for a
     payload without them, or what orjson will not write. A list that is the very one
-    :data:`Seen` holds for its combat (given again by :func:`loads_frame`) is not encoded
+    :data:`.seen.Seen` holds for its combat (given again by :func:`.seen.loads_frame`) is not encoded
     again, and the depth is read from the text without it: that list, at this very place,
     was within the depth allowed when its hook was accepted."""
     combat = payload.get("combat") if type(payload) is dict else None
@@ -209,6 +200,7 @@ def process(
     event: str,
     payload: Any,
     *,
+    rulesets: Rulesets,
     max_bytes: int = DEFAULT_MAX_BYTES,
     check_outbound: bool = True,
     from_wire: bool = False,
@@ -217,15 +209,16 @@ def process(
     keep_read: bool | int = False,
 ) -> Result:
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
+    ``rulesets``: the rulesets a world or combat may name (see :data:`Rulesets`).
     ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
     read, whose non-finite numbers are :class:`~.protocol.wirejson.NonFinite`: the shape check
     then reads the depth from the encoded text instead of walking (see
     :func:`.protocol.check_shape`). A payload built in Python keeps the walk.
-    ``seen``: the world's :data:`Seen` (see the module's docstring); keep ``Result.seen``.
+    ``seen``: the world's :data:`.seen.Seen` (see the module's docstring); keep ``Result.seen``.
     ``plans``: the world's :class:`~.engine.plan.PlanMemo`, kept by the caller (plans built
     again, checked and encoded only where they changed; the same acks without it).
-    ``keep_read``: the caller reads its frames with :func:`loads_frame`: keep the lists read
-    in :data:`Seen` (:attr:`Known.people`); a number: only lists whose text has at least
+    ``keep_read``: the caller reads its frames with :func:`.seen.loads_frame`: keep the lists read
+    in :data:`.seen.Seen` (:attr:`.seen.Known.people`); a number: only lists whose text has at least
     that many bytes (a small list is read quickly, and kept it costs memory per world)."""
     seq = read_seq(payload)
     if seq is None:
@@ -248,7 +241,7 @@ def process(
                           shallow_text=shallow)
         check_limits(world, event, payload)
         message = decode(event, payload)
-        outcome = apply_message(world, message, combatants_as_last=known and combat_id in world.combats,
+        outcome = apply_message(world, message, rulesets, combatants_as_last=known and combat_id in world.combats,
                                 memo=plans)
         prompts = [p.to_wire() for p in outcome.prompts]
         ack: dict[str, Any] = {
@@ -301,91 +294,6 @@ def encode_ack(ack: dict[str, Any], plans: PlanMemo | None) -> dict[str, Any]:
     sent = [wirejson.Encoded.of(p, t) for p, t in zip(ack["plans"], texts)]
     text = orjson.dumps({**ack, "plans": [_FRAGMENT(t) for t in texts]})
     return wirejson.Encoded.of({**ack, "plans": sent}, text)
-
-
-def seen_after(
-    seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None, payload: Any,
-    keep_read: bool | int = False,
-) -> Seen | None:
-    """The world's :data:`Seen` once ``message`` (``payload``) is accepted (None: as it was)."""
-    if combat_id is None or not isinstance(message, Hook):
-        return None
-    before = seen or {}
-    if isinstance(message, DeleteCombat) or people is None:
-        return {k: v for k, v in before.items() if k != combat_id} if combat_id in before else None
-    last = before.get(combat_id)
-    keep = keep_read is not False and len(people) >= int(keep_read)
-    read = payload["combat"]["combatants"] if keep else None
-    if last is not None and last.text == people and (last.people is read or not keep):
-        return None
-    # a copy holding only the text: orjson's own bytes keep the buffer they were written in
-    return {**before, combat_id: Known(bytes(memoryview(people)), read)}
-
-
-#: where a hook's combatant list starts in its text
-_LIST_KEY = b'"combatants":'
-
-
-def loads_frame(
-    text: str | bytes, seen: Seen | None, payload_of: Callable[[Any], Any], *, worth: int = 2048,
-) -> Any:
-    """:func:`.protocol.wirejson.loads` of a frame (``payload_of`` finds the message in what
-    it reads), without reading again a combatant list :data:`Seen` holds: where the text of
-    the frame holds, at a ``"combatants":`` key, the very text of a kept list (of at least
-    ``worth`` bytes), the frame is read with ``[]`` there, then with ``[0]``; if the
-    message's ``combat.combatants`` is ``[]`` in the one and ``[0]`` in the other, that place
-    is the list's (not a string, another key, a duplicate key the reader drops), so the
-    frame is the one read with the kept list (:attr:`Known.people`) there: the same value
-    the whole read gives, the list's text being orjson's of that list. Anything else (no
-    such text, NaN or a huge integer elsewhere, ...) is read whole."""
-    if seen:
-        try:
-            raw = text.encode() if isinstance(text, str) else text
-        except UnicodeEncodeError:  # a lone surrogate: the whole read says what it is
-            return wirejson.loads(text)
-        at = raw.find(_LIST_KEY)
-        for _ in range(3):  # the combat's list comes before any combatant's own keys
-            if at < 0:
-                break
-            start = at + len(_LIST_KEY)
-            for known in seen.values():
-                if known.people is not None and len(known.text) >= worth and raw.startswith(known.text, start):
-                    item = _read_around(raw, start, start + len(known.text), known.people, payload_of)
-                    if item is not None:
-                        return item
-            at = raw.find(_LIST_KEY, start)
-    return wirejson.loads(text)
-
-
-def event_payload(item: Any) -> Any:
-    """The message in a socket.io event's arguments (``["hook", payload]``)."""
-    return item[1] if type(item) is list and len(item) == 2 and item[0] == "hook" else None
-
-
-def frame_reader(seen: Seen | None) -> Callable[[str | bytes], Any] | None:
-    """How the server reads a socket.io frame of a connection whose world keeps ``seen``
-    (:data:`.protocol.wirejson.FRAME_READER`), or None when nothing is kept to reuse."""
-    if not seen or all(known.people is None for known in seen.values()):
-        return None
-    return lambda text: loads_frame(text, seen, event_payload)
-
-
-def _read_around(raw: bytes, start: int, end: int, people: list[Any], payload_of: Callable[[Any], Any]) -> Any:
-    head, tail = raw[:start], raw[end:]
-    try:
-        item = orjson.loads(head + b"[]" + tail)
-        probe = orjson.loads(head + b"[0]" + tail)
-    except orjson.JSONDecodeError:
-        return None
-    payload, other = payload_of(item), payload_of(probe)
-    combat = payload.get("combat") if type(payload) is dict else None
-    other_combat = other.get("combat") if type(other) is dict else None
-    if type(combat) is not dict or type(other_combat) is not dict:
-        return None
-    if combat.get("combatants") != [] or other_combat.get("combatants") != [0]:
-        return None
-    combat["combatants"] = people
-    return item
 
 
 def refused(world: World, seq: int, payload: Any, error: SidecarError) -> Result:
@@ -482,21 +390,19 @@ def field_pointer(message: Hook | Intent, field: Field) -> str:
 
 
 def apply_message(
-    world: World, message: Hook | Intent, rulesets: Mapping[str, Ruleset] | None = None,
+    world: World, message: Hook | Intent, rulesets: Rulesets,
     *, combatants_as_last: bool = False, memo: PlanMemo | None = None,
 ) -> Outcome:
-    """``apply`` (with :data:`RULESETS` unless given others), a refusal's ``field`` turned into
-    the JSON ``path`` of the wire."""
+    """``apply``, a refusal's ``field`` turned into the JSON ``path`` of the wire."""
     try:
-        return apply(world, message, RULESETS if rulesets is None else rulesets,
-                     combatants_as_last=combatants_as_last, memo=memo)
+        return apply(world, message, rulesets, combatants_as_last=combatants_as_last, memo=memo)
     except SidecarError as error:
         if error.field is not None and error.path is None:
             error.path = field_pointer(message, error.field)
         raise
 
 
-def open_session(world: World | None, data: Mapping[str, Any]) -> World:
+def open_session(world: World | None, data: Mapping[str, Any], *, rulesets: Rulesets) -> World:
     """A connection (or a recording's session line): the world with its GMs and settings."""
     session = Session(
         world=str(data["world"]),
@@ -505,13 +411,13 @@ def open_session(world: World | None, data: Mapping[str, Any]) -> World:
         gm_users=frozenset(data.get("gm_users") or ()),
     )
     base = world if world is not None else World(world=session.world)
-    return apply(base, session, RULESETS).world
+    return apply(base, session, rulesets).world
 
 
-def welcome(world: World) -> dict[str, Any]:
+def welcome(world: World, *, rulesets: Rulesets) -> dict[str, Any]:
     """Where to resume, and what the module needs to know of the ruleset (it keeps no copy):
     the intent kinds it accepts and the ``acts`` whose turns are skipped."""
-    rs = RULESETS[world.ruleset]
+    rs = rulesets[world.ruleset]
     return {
         "world": world.world,
         "ruleset": world.ruleset,

@@ -22,20 +22,24 @@ from .engine import World
 from .engine.plan import PlanMemo
 from .errors import InvalidMessage
 from .limits import DEFAULT_MAX_BYTES
-from .pipeline import Seen, loads_frame, open_session, process, read_seq
+from .pipeline import Rulesets, open_session, process, read_seq
 from .protocol.wirejson import Encoded
+from .seen import Seen, loads_frame
 
 
 @dataclass
 class Replay:
-    """A replay in progress: the world so far and the problems reported."""
+    """A replay in progress: the world so far and the problems reported. ``rulesets``: the
+    rulesets it replays under (:data:`adapter.pipeline.Rulesets`; the command line gives the
+    built-in ones)."""
 
+    rulesets: Rulesets = field(kw_only=True)
     world: World | None = None
     problems: list[str] = field(default_factory=list)
     max_bytes: int = DEFAULT_MAX_BYTES
     #: a session line was just read: the next message may skip ahead (recording resumed)
     resumed: bool = False
-    #: what the world's hooks last brought (:data:`adapter.pipeline.Seen`)
+    #: what the world's hooks last brought (:data:`adapter.seen.Seen`)
     seen: Seen = field(default_factory=dict)
     #: what the world's plans were last built from (:class:`adapter.engine.plan.PlanMemo`)
     plans: PlanMemo = field(default_factory=PlanMemo)
@@ -59,7 +63,7 @@ class Replay:
             except InvalidMessage as error:
                 self.problems.append(f"line {number}: bad session: {error.message}; skipped")
                 return
-            self.world = open_session(self.world, data or {})
+            self.world = open_session(self.world, data or {}, rulesets=self.rulesets)
             self.resumed = True
             return
         if event not in ("hook", "intent"):
@@ -77,8 +81,8 @@ class Replay:
             )
             self.world = replace(self.world, last_seq=seq - 1)
         self.resumed = False
-        result = process(self.world, event, data, max_bytes=self.max_bytes, from_wire=True, seen=self.seen,
-                         plans=self.plans, keep_read=True)
+        result = process(self.world, event, data, rulesets=self.rulesets, max_bytes=self.max_bytes,
+                         from_wire=True, seen=self.seen, plans=self.plans, keep_read=True)
         self.world = result.world
         if result.seen is not None:
             self.seen = result.seen
@@ -92,8 +96,7 @@ def _data(item: Any) -> Any:
     return item.get("data") if type(item) is dict else None
 
 
-def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator[dict[str, Any]]:
-    replay = replay if replay is not None else Replay()
+def replay_lines(lines: Iterable[str], replay: Replay) -> Iterator[dict[str, Any]]:
     for number, line in enumerate(lines, start=1):
         yield from replay.feed(number, line)
 

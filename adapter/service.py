@@ -23,14 +23,15 @@ from .engine import World
 from .engine.plan import PlanMemo
 from .errors import ServedElsewhere, StoreUnavailable
 from .limits import DEFAULT_MAX_BYTES
-from .pipeline import Result, Seen, open_session, process, refusal
+from .pipeline import Result, Rulesets, open_session, process, refusal
+from .seen import Seen
 from .store import StoreCorrupt, damaged
 from .store.contract import WorldStore
 
 log = logging.getLogger("initiative_sidecar.service")
 
 #: the smallest combatant list (bytes of its text) whose read objects are kept beside the
-#: world, so that the frames repeating it are read without it (:func:`.pipeline.loads_frame`,
+#: world, so that the frames repeating it are read without it (:func:`.seen.loads_frame`,
 #: by the server): some 40 combatants; smaller lists are read quickly, and kept they would
 #: cost some 1.5 KB of memory per combatant in every world
 KEEP_READ_FROM = 16_384
@@ -60,16 +61,19 @@ class Worlds:
         self,
         store: WorldStore,
         *,
+        rulesets: Rulesets,
         max_bytes: int = DEFAULT_MAX_BYTES,
         snapshot_every: int = 200,
         check_outbound: bool = True,
     ) -> None:
         self.store = store
+        #: the rulesets its worlds may name, handed to the pipeline (:data:`.pipeline.Rulesets`)
+        self.rulesets = rulesets
         self.max_bytes = max_bytes
         self.snapshot_every = snapshot_every
         self.check_outbound = check_outbound
         self.states: dict[str, World] = {}
-        #: beside each world in ``states``, what its hooks last brought (:data:`.pipeline.Seen`):
+        #: beside each world in ``states``, what its hooks last brought (:data:`.seen.Seen`):
         #: moved on with the world, dropped with it (a world loaded again starts without)
         self.seen: dict[str, Seen] = {}
         #: beside each world, what its plans were last built from (:class:`.engine.plan.PlanMemo`:
@@ -114,14 +118,15 @@ class Worlds:
         replayed = 0
         for entry in self.store.history(world_id, state.last_seq if state else 0):
             if entry.kind == "session":
-                state = open_session(state, entry.data)
+                state = open_session(state, entry.data, rulesets=self.rulesets)
             elif state is not None and entry.error is not None:
                 # refused when it came: it stays refused (whatever this engine would say)
                 state = replace(state, last_seq=entry.seq)
             elif state is not None:
                 # accepted when it came: no size limit now (--max-bytes may have been lowered
                 # since), or the world rebuilt would not be the one that was served
-                state = process(state, entry.kind, entry.data, max_bytes=sys.maxsize, check_outbound=False).world
+                state = process(state, entry.kind, entry.data, rulesets=self.rulesets, max_bytes=sys.maxsize,
+                                check_outbound=False).world
                 replayed += 1
         if state is not None:
             self.states[world_id] = state
@@ -172,7 +177,7 @@ class Worlds:
         """A connection for a world: record its session (auth minus token) and apply it."""
         data = {k: v for k, v in auth.items() if k != "token"}
         world_id = str(data["world"])
-        state = open_session(self.states.get(world_id), data)
+        state = open_session(self.states.get(world_id), data, rulesets=self.rulesets)
         # the session is applied only once stored: a replay of the log must rebuild this state
         with storing(world_id, "this connection's session"):
             self.store.add_session(world_id, state.last_seq, data)
@@ -187,7 +192,8 @@ class Worlds:
         ``from_wire``: read by :func:`.protocol.wirejson.loads` (see :func:`.pipeline.process`)."""
         state = self.states[world_id]
         result = process(
-            state, event, payload, max_bytes=self.max_bytes, check_outbound=self.check_outbound,
+            state, event, payload, rulesets=self.rulesets, max_bytes=self.max_bytes,
+            check_outbound=self.check_outbound,
             from_wire=from_wire, seen=self.seen.get(world_id),
             plans=self.plans.setdefault(world_id, PlanMemo()), keep_read=KEEP_READ_FROM,
         )

@@ -4,7 +4,8 @@ the rulesets' tables go through the pipeline, ``tests/support/table.py``).
 Each is built as the module sends it (a wire payload), checked against its schema and
 decoded by the pipeline (:func:`adapter.pipeline.decode`), so a test hands the engine what it
 gets in service; a payload the schema refuses raises its ``InvalidMessage`` here. ``apply``
-is :func:`adapter.pipeline.apply_message`: a refusal's field becomes its wire ``path``.
+is :func:`adapter.pipeline.apply_message` (a refusal's field becomes its wire ``path``) under
+the built-in rulesets unless a test gives its own.
 """
 
 from __future__ import annotations
@@ -16,11 +17,15 @@ import msgspec
 
 from adapter import protocol
 from adapter.engine.messages import Hook, Intent, Roll
-from adapter.pipeline import apply_message, decode
+from adapter.engine.model import Outcome, World
+from adapter.pipeline import Rulesets, apply_message, decode
+from adapter.rulesets import RULESETS
 
 __all__ = ["apply", "as_roll", "hook", "intent"]
 
-apply = apply_message
+
+def apply(world: World, message: Hook | Intent, rulesets: Rulesets = RULESETS, **options: Any) -> Outcome:
+    return apply_message(world, message, rulesets, **options)
 
 
 def hook(seq: int, user: str, world_time: float, hook: str, combat: Mapping[str, Any],

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from adapter.cli import parser, run
+from adapter.rulesets import RULESETS
 from adapter.service import Worlds
 from adapter.store import Store
 from tests.foundry import Session, combat, combatant, current, d20_roll
@@ -85,7 +86,7 @@ def test_pretty_shows_rounds_order_and_refusals(tmp_path: Path) -> None:
 def test_export_writes_what_the_server_stored_as_a_replayable_recording(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     store = Store(db)
-    worlds = Worlds(store)
+    worlds = Worlds(store, rulesets=RULESETS)
     rec = small_recording()
     session = dict(rec.lines[0]["data"], token="secret-token-should-not-be-exported")
     worlds.connect(session)

@@ -20,6 +20,7 @@ from adapter import pipeline, protocol
 from adapter.engine import World
 from adapter.engine.messages import HOOKS, INTENTS, Act, Dash, Hold, Hook, InitiativeRoll, Intent
 from adapter.errors import InvalidMessage, SidecarError
+from adapter.rulesets import RULESETS
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
@@ -130,7 +131,7 @@ def test_a_message_the_schema_refuses_never_reaches_decode(monkeypatch: pytest.M
         for broken in spoiled({**payload, "seq": 1}):
             with pytest.raises(InvalidMessage) as schema:
                 protocol.validate(event, broken)
-            result = pipeline.process(world, event, broken)
+            result = pipeline.process(world, event, broken, rulesets=RULESETS)
             assert result.ack["ok"] is False
             assert result.ack["error"] == {"code": "invalid_message", "message": schema.value.message,
                                            "path": schema.value.path}
@@ -158,14 +159,14 @@ def test_a_rule_s_refusal_reaches_the_ack_with_the_path_of_its_field() -> None:
     hook = {"seq": 1, "user": "gm", "world_time": 0, "hook": "createCombat",
             "combat": {"_id": "c", "round": 0, "combatants": [{"_id": "a"}, {"_id": "b"}]},
             "current": {"round": 0, "combatantId": None}}
-    world = pipeline.process(world, "hook", hook).world
+    world = pipeline.process(world, "hook", hook, rulesets=RULESETS).world
     hold = {"seq": 2, "user": "gm", "world_time": 0, "kind": "hold", "combat_id": "c",
             "combatant_id": "a", "args": {"target_aware": True}}
-    result = pipeline.process(world, "intent", hold)
+    result = pipeline.process(world, "intent", hold, rulesets=RULESETS)
     assert result.ack["error"]["code"] == "rule_violation" and result.ack["error"]["rule"] == "ST-5"
     assert result.ack["error"]["path"] == "/args/target_aware"
     with pytest.raises(SidecarError) as direct:
-        pipeline.apply_message(world, pipeline.decode("intent", hold))
+        pipeline.apply_message(world, pipeline.decode("intent", hold), RULESETS)
     assert direct.value.field == "target_aware" and direct.value.path == "/args/target_aware"
 
 
@@ -181,6 +182,6 @@ def test_a_class_stricter_than_its_schema_is_a_bug_the_world_survives(monkeypatc
     world = World(world="w", ruleset="balanced-d20", gm_users=frozenset({"gm"}))
     dash = {"seq": 1, "user": "gm", "world_time": 0, "kind": "dash", "combat_id": "c",
             "combatant_id": "a", "args": {"amount": 2}}
-    result = pipeline.process(world, "intent", dash)
+    result = pipeline.process(world, "intent", dash, rulesets=RULESETS)
     assert result.ack["error"]["code"] == "internal_error"
     assert result.world.last_seq == 1 and result.world.combats == world.combats and result.record

@@ -9,13 +9,14 @@ from adapter.benchkit.payloads import GM, hooks
 from adapter.pipeline import Result, open_session, process
 from adapter.protocol import wirejson
 from adapter.replay import dumps
+from adapter.rulesets import RULESETS
 
 
 def run(count: int) -> list[tuple[dict[str, object], Result]]:
-    world = open_session(None, {"world": "w", "ruleset": "foundry-core", "gm_users": [GM]})
+    world = open_session(None, {"world": "w", "ruleset": "foundry-core", "gm_users": [GM]}, rulesets=RULESETS)
     out = []
     for payload in hooks(count):
-        result = process(world, "hook", payload)
+        result = process(world, "hook", payload, rulesets=RULESETS)
         world = result.world
         out.append((payload, result))
     return out

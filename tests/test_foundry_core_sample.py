@@ -8,6 +8,7 @@ from typing import Any
 
 from adapter.engine.order import foundry_sort
 from adapter.replay import Replay, replay_lines
+from adapter.rulesets import RULESETS
 
 HERE = Path(__file__).parent
 # a copy of ../shared/research/foundry-sample-payloads.json, so the repository tests alone
@@ -17,7 +18,7 @@ RECORDING = HERE / "recordings" / "foundry-core" / "FC-sample-v13.jsonl"
 
 def plans() -> list[dict[str, Any]]:
     lines = RECORDING.read_text().splitlines()
-    return [o["data"] for o in replay_lines(lines, Replay()) if o["type"] == "emit" and o["event"] == "plan"]
+    return [o["data"] for o in replay_lines(lines, Replay(rulesets=RULESETS)) if o["type"] == "emit" and o["event"] == "plan"]
 
 
 def test_started_combat_shows_the_samples_turn_order() -> None:

@@ -4,7 +4,9 @@ The rule (README.md, "Who imports whom"): no import cycle anywhere; the engine i
 the standard library, itself and the error tree (``adapter/errors.py``, itself standard
 library only), but for ``msgspec`` in its message classes (``adapter/engine/messages.py``:
 data classes, no I/O); the rulesets import only those and the engine; the protocol does not import
-socket.io; the store imports no ruleset; nothing but the server itself
+socket.io; the store imports no ruleset, nor do the pipeline and the two that drive it
+(``service``, ``replay``): they are handed their rulesets by the one composition root (the
+server's ``create_app``, the command line, the bench); nothing but the server itself
 and the command line (its entry point) imports ``adapter.server``. Imports under
 ``if TYPE_CHECKING:`` count too: they are not run, but a circle of them is still two modules
 that cannot be read one without the other (engine/context.py and engine/ruleset.py were one).
@@ -109,6 +111,10 @@ def find_cycle(graph: Graph) -> list[str] | None:
 MAY_IMPORT = {"adapter.engine.messages": frozenset({"msgspec"}), "adapter.engine.plan": frozenset({"orjson"})}
 
 
+#: the modules given their rulesets by the composition root (adapter.pipeline.Rulesets)
+HANDED_RULESETS = frozenset({"adapter.pipeline", "adapter.service", "adapter.replay"})
+
+
 def breaches(graph: Graph) -> list[str]:
     """Every import the dependency rule forbids, as "importer -> imported"."""
     std = sys.stdlib_module_names | {"__future__"}
@@ -133,6 +139,9 @@ def breaches(graph: Graph) -> list[str]:
         if name.startswith("adapter.store"):  # snapshots decode what the rulesets declare
             found += [f"{name} -> {i} (the store imports no ruleset)" for i in sorted(inside)
                       if i.startswith("adapter.rulesets")]
+        if name in HANDED_RULESETS:
+            found += [f"{name} -> {i} (handed its rulesets)" for i in sorted(inside)
+                      if i == "adapter.rulesets" or i.startswith("adapter.rulesets.")]
         if name.startswith("adapter.protocol") and "socketio" in outside:
             found.append(f"{name} -> socketio (the transport is the server's)")
         if not (name.startswith("adapter.server") or name == "adapter.cli"):
@@ -157,9 +166,10 @@ def test_the_engine_and_the_rulesets_import_only_what_the_rule_allows(graph: Gra
 
 
 def test_the_walk_sees_every_module_and_what_it_imports(graph: Graph) -> None:
-    # the real tree: the pipeline reaches the registry, the rulesets the engine, the engine its
+    # the real tree: the server reaches the registry, the rulesets the engine, the engine its
     # own modules, the server socket.io (so an empty graph cannot pass the tests above)
-    assert "adapter.rulesets" in graph["adapter.pipeline"][0]
+    assert "adapter.rulesets" in graph["adapter.server"][0]
+    assert "adapter.engine" in graph["adapter.pipeline"][0]
     assert "adapter.engine.ruleset" in graph["adapter.rulesets.storyteller"][0]
     assert "adapter.engine.holding.state" in graph["adapter.engine.holding.declare"][0]
     assert "socketio" in graph["adapter.server.packet"][1]
@@ -213,7 +223,8 @@ def test_an_engine_reaching_out_and_a_core_module_importing_the_server_are_breac
         "engine/__init__.py": "import orjson\nfrom ..errors import X\n",
         "engine/apply.py": "from ..store import open_store\nimport json\n",
         "rulesets/__init__.py": "from ..engine import apply\nfrom ..pipeline import process\n",
-        "pipeline.py": "from .server.run import serve\n",
+        "pipeline.py": "from .server.run import serve\nfrom .rulesets import RULESETS\n",
+        "replay.py": "def default():\n    from .rulesets.storyteller import RULESET\n",
         "protocol/__init__.py": "import socketio.packet\n",
         "store/__init__.py": "def codec():\n    from ..rulesets import RULESETS\n",
         "server/__init__.py": "", "server/run.py": "import socketio\n",
@@ -222,8 +233,10 @@ def test_an_engine_reaching_out_and_a_core_module_importing_the_server_are_breac
     assert breaches(read_graph(root)) == [
         "adapter.engine -> orjson (not the standard library)",
         "adapter.engine.apply -> adapter.store",
+        "adapter.pipeline -> adapter.rulesets (handed its rulesets)",
         "adapter.pipeline -> adapter.server.run",
         "adapter.protocol -> socketio (the transport is the server's)",
+        "adapter.replay -> adapter.rulesets (handed its rulesets)",
         "adapter.rulesets -> adapter.pipeline",
         "adapter.store -> adapter.rulesets (the store imports no ruleset)",
     ]

@@ -1,5 +1,5 @@
 """A message costs what changed: a hook whose combatants are those of the last hook of its
-combat is neither parsed (``pipeline.loads_frame``), checked nor read again
+combat is neither parsed (``seen.loads_frame``), checked nor read again
 (adapter/pipeline.py, "What a message costs"), its plan's entries are built, encoded and
 checked again only where their inputs changed (``engine.plan.PlanMemo``), and all of it
 gives exactly what the whole read, check and build give.
@@ -9,9 +9,7 @@ changes in a combatant that must be noticed: a field, a type that Python's ``==`
 such as ``true`` and ``1``, a join, a leave, an order, a group, core's Skip Defeated on the
 combat, a roll, a second combat, a deletion, invalid values), under each ruleset, give the same frames read, acks (value and
 bytes), broadcasts (value and bytes) and worlds with the memos (``seen``, ``plans``) as
-without them, and every ack still passes its schema whole. The suite also runs the engine
-with ``snapshot.CHECK`` set: every snapshot taken as unchanged is read in full too and
-compared.
+without them, and every ack still passes its schema whole.
 """
 
 from __future__ import annotations
@@ -28,7 +26,9 @@ from adapter.benchkit.payloads import GM, combatant, roll
 from adapter.engine import World
 from adapter.engine import plan as plan_module
 from adapter.engine.plan import PlanMemo
-from adapter.pipeline import Seen, loads_frame, open_session, process
+from adapter.pipeline import open_session, process
+from adapter.rulesets import RULESETS
+from adapter.seen import Known, Seen, loads_frame
 from tests.support.examples import examples
 
 #: values that must be noticed when a combatant's field takes them (some are invalid; some
@@ -128,7 +128,7 @@ class Table:
 
 
 def _session(ruleset: str) -> World:
-    return open_session(None, {"world": "worldIncremental", "ruleset": ruleset, "gm_users": [GM]})
+    return open_session(None, {"world": "worldIncremental", "ruleset": ruleset, "gm_users": [GM]}, rulesets=RULESETS)
 
 
 def _wire(payload: dict[str, Any]) -> Any:
@@ -165,8 +165,8 @@ def test_the_memo_gives_what_the_whole_check_and_read_give(ruleset: str, size: i
         line = orjson.dumps({"event": "hook", "data": table.hook(step)})
         read = loads_frame(line.decode(), seen, _data, worth=0)
         assert read == protocol.wirejson.loads(line)
-        fast = process(incremental, "hook", read["data"], from_wire=True, seen=seen, plans=plans, keep_read=True)
-        full = process(whole, "hook", protocol.wirejson.loads(line)["data"], from_wire=True)
+        fast = process(incremental, "hook", read["data"], from_wire=True, seen=seen, plans=plans, keep_read=True, rulesets=RULESETS)
+        full = process(whole, "hook", protocol.wirejson.loads(line)["data"], from_wire=True, rulesets=RULESETS)
         _same(fast, full)
         incremental, whole = fast.world, full.world
         if fast.seen is not None:
@@ -191,7 +191,7 @@ def test_a_turn_change_checks_none_of_the_combatants_seen_last_time(monkeypatch:
     world = _session("balanced-d20")
     seen: Seen = {}
     for payload in _turns(3):
-        result = process(world, "hook", _wire(payload), from_wire=True, seen=seen)
+        result = process(world, "hook", _wire(payload), from_wire=True, seen=seen, rulesets=RULESETS)
         assert result.ack["ok"] is True
         world, seen = result.world, result.seen if result.seen is not None else seen
     assert checked == [4, 0, 0]
@@ -202,10 +202,10 @@ def test_a_combatant_whose_true_became_1_is_refused_after_an_unchanged_turn() ->
     seen: Seen = {}
     first, second, third = _turns(3)
     for payload in (first, second):
-        result = process(world, "hook", _wire(payload), from_wire=True, seen=seen)
+        result = process(world, "hook", _wire(payload), from_wire=True, seen=seen, rulesets=RULESETS)
         world, seen = result.world, result.seen if result.seen is not None else seen
     third["combat"]["combatants"][0]["hidden"] = 1  # == True in Python, not in JSON
-    refused = process(world, "hook", _wire(third), from_wire=True, seen=seen)
+    refused = process(world, "hook", _wire(third), from_wire=True, seen=seen, rulesets=RULESETS)
     assert refused.ack["ok"] is False
     assert refused.ack["error"]["code"] == "invalid_message"
     assert refused.ack["error"]["path"] == "/combat/combatants/0/hidden"
@@ -217,7 +217,7 @@ def test_the_memo_follows_deleted_combats() -> None:
     world = _session("foundry-core")
     seen: Seen = {}
     for step in [("turn",), ("turn",), ("delete",)]:
-        result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen)
+        result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen, rulesets=RULESETS)
         world, seen = result.world, result.seen if result.seen is not None else seen
     assert "combatAAAAAAAAAA" not in seen and "combatAAAAAAAAAA" not in world.combats
 
@@ -247,7 +247,7 @@ def test_a_turn_change_builds_and_checks_only_the_entries_that_changed(monkeypat
     counts = []
     for step in [("turn",)] * 4:
         built.clear()
-        result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen, plans=plans)
+        result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen, plans=plans, rulesets=RULESETS)
         assert result.ack["ok"] is True and result.ack["plans"]
         counts.append(len(built))
         world, seen = result.world, result.seen if result.seen is not None else seen
@@ -261,7 +261,7 @@ def _frame(text: str) -> Any:
 
 
 def _kept(people: list[Any]) -> Seen:
-    return {"combatAAAAAAAAAA": pipeline.Known(orjson.dumps(people), people)}
+    return {"combatAAAAAAAAAA": Known(orjson.dumps(people), people)}
 
 
 @given(where=st.sampled_from(["elsewhere", "duplicate", "string", "nested", "nan", "place"]))
@@ -342,7 +342,7 @@ def test_the_plan_memo_forgets_a_deleted_combat() -> None:
     seen: Seen = {}
     plans = PlanMemo()
     for step in [("turn",), ("other_combat",), ("turn",), ("delete",)]:
-        result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen, plans=plans)
+        result = process(world, "hook", _wire(table.hook(step)), from_wire=True, seen=seen, plans=plans, rulesets=RULESETS)
         assert result.ack["ok"] is True
         world, seen = result.world, result.seen if result.seen is not None else seen
     assert set(plans.combats) == set(world.combats) == {"combatAAAAAAAAAA"}

@@ -15,6 +15,7 @@ from adapter import protocol
 from adapter.cli import parser, run
 from adapter.engine.order import foundry_sort
 from adapter.replay import Replay, replay_lines
+from adapter.rulesets import RULESETS
 
 RECORDINGS = Path(__file__).parent / "recordings"
 CASES = sorted(p for p in RECORDINGS.rglob("*.jsonl") if not p.name.endswith(".golden.jsonl"))
@@ -40,7 +41,7 @@ def test_recording_replays_to_its_golden_output(recording: Path) -> None:
 
 @pytest.mark.parametrize("recording", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_recording_outputs_pass_their_schemas_and_foundry_sort(recording: Path) -> None:
-    outputs = list(replay_lines(recording.read_text(encoding="utf-8").splitlines(), Replay()))
+    outputs = list(replay_lines(recording.read_text(encoding="utf-8").splitlines(), Replay(rulesets=RULESETS)))
     assert outputs
     for item in outputs:
         if item["type"] == "ack":

@@ -77,7 +77,7 @@ def loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
 def stored_world(db: Path, world: str = "world0000000001", messages: int = 2) -> None:
     """A world whose messages are stored and not snapshotted: a start replays them."""
     store = Store(db, codec=CODEC)
-    worlds = Worlds(store)
+    worlds = Worlds(store, rulesets=RULESETS)
     worlds.connect(auth(world=world))
     for seq in range(1, messages + 1):
         assert worlds.handle(world, "hook", hook(seq)).error is None
@@ -167,14 +167,14 @@ def test_restoring_worlds_sets_nothing_aside_from_the_collector_for_good(
     for n in (1, 2, 3):
         stored_world(db, f"world000000000{n}")
     store = Store(db, codec=CODEC)
-    worlds = Worlds(store)
+    worlds = Worlds(store, rulesets=RULESETS)
     frozen = gc.get_freeze_count()
 
     worlds.load()  # each world is frozen as it is restored, and all given back at the end
 
     assert sorted(worlds.states) == ["world0000000001", "world0000000002", "world0000000003"]
     assert gc.get_freeze_count() == frozen
-    again = Worlds(store)
+    again = Worlds(store, rulesets=RULESETS)
     restore = again.load_world
 
     def fail_on_the_third(world: str) -> None:

@@ -51,6 +51,7 @@ def recording(combatants: int, turns: int) -> list[bytes]:
     do: its pointer moves along the plan's order, and the initiatives are those the plan
     wrote (found by replaying the start once, untimed)."""
     from ..replay import Replay
+    from ..rulesets import RULESETS
 
     session = {"world": "benchSizes000001", "ruleset": RULESET, "settings": {}, "gm_users": [GM],
                "protocol": 1, "module_version": "bench", "foundry_version": "13.350",
@@ -66,7 +67,7 @@ def recording(combatants: int, turns: int) -> list[bytes]:
             person["initiative"] = totals.get(person["_id"])
     lines = [orjson.dumps({"event": "session", "data": session})]
     lines += [orjson.dumps({"event": "hook", "data": m}) for m in start]
-    probe = Replay()
+    probe = Replay(rulesets=RULESETS)
     plan: dict[str, Any] = {}
     for number, line in enumerate(lines, start=1):
         for item in probe.feed(number, line.decode()):
@@ -94,9 +95,10 @@ def recording(combatants: int, turns: int) -> list[bytes]:
 def measure(combatants: int, turns: int) -> dict[str, Any]:
     """Replay one combat; the per-message CPU time of its turn changes after the first round."""
     from ..replay import Replay
+    from ..rulesets import RULESETS
 
     lines = recording(combatants, turns)
-    replay = Replay()
+    replay = Replay(rulesets=RULESETS)
     times: list[float] = []
     refused = 0
     kinds = [orjson.loads(line)["data"].get("hook") for line in lines]

@@ -26,9 +26,10 @@ def write_recording(path: Path, messages: int) -> Path:
 
 def measure(path: Path) -> dict[str, float]:
     from ..replay import Replay, dumps, replay_lines
+    from ..rulesets import RULESETS
 
     lines = path.read_text(encoding="utf-8").splitlines()
-    state = Replay()
+    state = Replay(rulesets=RULESETS)
     began = time.perf_counter()
     written = 0
     for item in replay_lines(lines, state):

@@ -19,7 +19,8 @@ The design in short:
 - **refusals** name a field of the message (``field="amount"``, ``field=("roll", "roll")``);
   :func:`adapter.pipeline.field_pointer` turns it into the wire's JSON pointer (``/args/amount``).
 - **shared mechanics** (hold/act, :func:`.holding.hold_mechanics`) are built per ruleset from
-  its rule ids; the ruleset a message is applied under is looked up once (``ctx.ruleset``).
+  its rule ids; the ruleset a message is applied under is looked up once and travels in the
+  context alone (``ctx.ruleset``; no function takes it beside the context).
 - **turns** (:mod:`.turns`): Foundry's report is classified as a move (start, advance,
   new_round, back, reset, none) and ``(phase, move)`` looked up in ``TURN_TABLE`` for the
   handler and the phase it ends in; a pair the table lacks is refused ``internal_error``.

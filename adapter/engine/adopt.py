@@ -23,7 +23,7 @@ from .context import Ctx
 from .events import CombatStarted
 from .model import Combat, Combatant
 from .order import rules_sort
-from .ruleset import Ruleset
+from .ruleset import SortKey
 from .turns import emit
 
 
@@ -36,7 +36,7 @@ def stored_initiative(data: Mapping[str, Any]) -> float | None:
 
 
 def adopt_combat(
-    ctx: Ctx, rs: Ruleset, combat: Combat, data: Mapping[str, Any], current: str | None,
+    ctx: Ctx, combat: Combat, data: Mapping[str, Any], current: str | None,
     rolling: frozenset[str] = frozenset(),
 ) -> Combat:
     """``combat`` (its roster just read from ``data``) as Foundry holds it.
@@ -51,7 +51,8 @@ def adopt_combat(
     }
     combatants = {cid: replace(c, score=values.get(cid)) for cid, c in combat.combatants.items()}
     combat = replace(combat, combatants=combatants, round=max(0, int(data.get("round") or 0)))
-    combat = foundrys_pointer(rs, combat, current)
+    rs = ctx.ruleset
+    combat = foundrys_pointer(rs.sort_key, combat, current)
     for cid in combat.roster:
         combat = rs.adopt(ctx, combat, cid)
     kept = {
@@ -61,16 +62,17 @@ def adopt_combat(
     }
     combat = replace(combat, combatants={**combat.combatants, **kept})
     if combat.started:  # a rule that applies "when the combat starts" (BI-3) applies now
-        combat = emit(ctx, rs, combat, CombatStarted())
-    return foundrys_pointer(rs, combat, combat.current)
+        combat = emit(ctx, combat, CombatStarted())
+    return foundrys_pointer(rs.sort_key, combat, combat.current)
 
 
-def foundrys_pointer(rs: Ruleset, combat: Combat, current: str | None) -> Combat:
-    """The order by the rules, with Foundry's current combatant and those before it passed.
+def foundrys_pointer(sort_key: SortKey, combat: Combat, current: str | None) -> Combat:
+    """The order by the rules (the ruleset's ``sort_key``), with Foundry's current combatant
+    and those before it passed.
 
     No current (``turn: null`` in a started combat, or an id not in the combat): nobody's
     turn is in progress and nobody is known to have acted this round."""
-    order = tuple(rules_sort(combat, rs.sort_key))
+    order = tuple(rules_sort(combat, sort_key))
     if combat.started and current in order:
         at = order.index(current)
         return replace(combat, order=order, current=current, passed=frozenset(order[:at]))

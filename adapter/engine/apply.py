@@ -2,8 +2,11 @@
 
 ``message`` is one of the typed classes of :mod:`.messages` (the pipeline decodes the wire
 into them); ``rulesets`` maps ruleset ids to the :class:`Ruleset` objects a combat or world
-may name (the pipeline passes :data:`adapter.rulesets.RULESETS`). The ruleset is looked up
-once per message (the combat's, else the world's) and travels in the :class:`Ctx`.
+may name (the pipeline passes those it was handed: :data:`adapter.pipeline.Rulesets`). The ruleset is looked up
+once per message (the combat's, else the world's) and travels in the :class:`Ctx` alone
+(``ctx.ruleset``): a function that has the context takes no ruleset beside it, and one that
+reads a single declaration of it without a context takes that declaration (``sort_key``,
+``follows_skip_defeated``...), never the ruleset a second time.
 
 A hook brings its combat with it: the snapshot is read (who joined, who left), its roll is
 given to the rules, and the turn bookkeeping follows Foundry's round and pointer. An intent
@@ -111,7 +114,7 @@ def replan(ctx: Ctx, combat: Combat, memo: PlanMemo | None = None) -> tuple[Comb
     """The combat with its plan brought up to date, and the new plan's body (None when the
     plan is the one last sent: no new revision, nothing to send)."""
     rs = ctx.ruleset
-    cache, upcoming = next_round(ctx, rs, combat) if combat.order else (None, None)
+    cache, upcoming = next_round(ctx, combat) if combat.order else (None, None)
     formula = rs.formula
     body = plan_body(
         rs, combat, upcoming, (lambda c: formula(ctx, combat, c)) if formula is not None else None, memo
@@ -135,18 +138,18 @@ def apply_hook(ctx: Ctx, known: Combat | None, hook: Hook, combatants_as_last: b
     if known is None:
         return first_contact(ctx, hook, current)
     combat = known
-    rs = ctx.ruleset
-    combat = emit(ctx, rs, combat, Clock(ctx.world_time))
+    sort_key = ctx.ruleset.sort_key
+    combat = emit(ctx, combat, Clock(ctx.world_time))
     combat, joined, left = read_snapshot(combat, data, combatants_as_last)
     for cid in left:
-        combat = remove_combatant(ctx, rs, combat, cid)
+        combat = remove_combatant(ctx, combat, cid)
     for cid in joined:
         combat = replace(combat, order=combat.order + (cid,))
-        combat = emit(ctx, rs, combat, Joined(cid))
-        combat = replace(combat, order=place_by_rules(combat, cid, rs.sort_key))
+        combat = emit(ctx, combat, Joined(cid))
+        combat = replace(combat, order=place_by_rules(combat, cid, sort_key))
     if hook.roll is not None:
-        combat = apply_roll(ctx, rs, combat, hook.roll)
-    return follow(ctx, rs, combat, int(data.get("round") or 0), pointer_moved(hook, combat, current))
+        combat = apply_roll(ctx, combat, hook.roll)
+    return follow(ctx, combat, int(data.get("round") or 0), pointer_moved(hook, combat, current))
 
 
 #: the hooks of a turn or round change: only these can take Foundry's pointer back
@@ -173,12 +176,11 @@ def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:
     """A combat the sidecar has never seen: Foundry's document as it stands is the truth
     (:mod:`.adopt`); a roll the message brings is then given to the rules as usual."""
     combat = Combat(id=hook.combat["_id"], ruleset=ctx.world.ruleset)
-    rs = ctx.ruleset
-    combat = emit(ctx, rs, combat, Clock(ctx.world_time))
+    combat = emit(ctx, combat, Clock(ctx.world_time))
     combat, _, _ = read_snapshot(combat, hook.combat)
-    combat = adopt_combat(ctx, rs, combat, hook.combat, current, rolling_now(combat, hook.roll))
+    combat = adopt_combat(ctx, combat, hook.combat, current, rolling_now(combat, hook.roll))
     if hook.roll is not None:
-        combat = apply_roll(ctx, rs, combat, hook.roll)
+        combat = apply_roll(ctx, combat, hook.roll)
     return combat
 
 
@@ -192,7 +194,7 @@ def rolling_now(combat: Combat, report: RollReport | None) -> frozenset[str]:
     return frozenset({str(report.combatant_id)})
 
 
-def remove_combatant(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str) -> Combat:
+def remove_combatant(ctx: Ctx, combat: Combat, cid: str) -> Combat:
     was_current = combat.current == cid
     combat = replace(
         combat,
@@ -201,13 +203,13 @@ def remove_combatant(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str) -> Combat:
         current=None if was_current else combat.current,
     )
     ctx.close_prompts(combat.id, cid)
-    combat = emit(ctx, rs, combat, Left(cid))
+    combat = emit(ctx, combat, Left(cid))
     if was_current:
-        combat = begin_next_acting(ctx, rs, combat)
+        combat = begin_next_acting(ctx, combat)
     return combat
 
 
-def apply_roll(ctx: Ctx, rs: Ruleset, combat: Combat, report: RollReport) -> Combat:
+def apply_roll(ctx: Ctx, combat: Combat, report: RollReport) -> Combat:
     target = report.combatant_id
     group = report.group_id
     if group is not None:
@@ -227,7 +229,7 @@ def apply_roll(ctx: Ctx, rs: Ruleset, combat: Combat, report: RollReport) -> Com
     if report.reroll_of is None and behind_adopted_values(rollers, report.roll):
         return combat
     event = Rolled(combatant_id=target, roll=report.roll, reroll_of=report.reroll_of, group_id=group)
-    return rescore(ctx, rs, combat, event)
+    return rescore(ctx, combat, event)
 
 
 def behind_adopted_values(rollers: list[Combatant], roll: Roll) -> bool:
@@ -241,18 +243,19 @@ def behind_adopted_values(rollers: list[Combatant], roll: Roll) -> bool:
     )
 
 
-def rescore(ctx: Ctx, rs: Ruleset, combat: Combat, event: Rolled | ScoreSet) -> Combat:
+def rescore(ctx: Ctx, combat: Combat, event: Rolled | ScoreSet) -> Combat:
     """Give a score change to the rules, then re-place whoever's score changed."""
     before = {cid: c.score for cid, c in combat.combatants.items()}
-    combat = emit(ctx, rs, combat, event)
+    combat = emit(ctx, combat, event)
     for cid, c in combat.combatants.items():
         if before.get(cid) != c.score:
-            combat = reposition(rs, combat, cid)
+            combat = reposition(ctx, combat, cid)
     return combat
 
 
-def reposition(rs: Ruleset, combat: Combat, cid: str) -> Combat:
+def reposition(ctx: Ctx, combat: Combat, cid: str) -> Combat:
     """Put a combatant whose score changed where the ruleset says late scores go."""
+    rs = ctx.ruleset
     if rs.late_scores == "sorted":
         order, passed = place_sorted(combat, cid, rs.sort_key)
         return replace(combat, order=order, passed=passed)
@@ -275,12 +278,12 @@ def known_combat(world: World, combat_id: str | None) -> Combat | None:
 def apply_intent(ctx: Ctx, combat: Combat | None, intent: Intent) -> Combat | None:
     rs = ctx.ruleset
     if combat is not None:
-        combat = emit(ctx, rs, combat, Clock(ctx.world_time))
+        combat = emit(ctx, combat, Clock(ctx.world_time))
     if isinstance(intent, SetInitiative):
         assert combat is not None  # its combat_id is required (a str)
         ctx.require_gm("set an initiative by hand")
         ctx.combatant(combat, intent.combatant_id)
-        return set_score(ctx, rs, combat, intent.combatant_id, intent.value)
+        return set_score(ctx, combat, intent.combatant_id, intent.value)
     rule = rs.intents.get(type(intent))
     if rule is None:
         raise RuleViolation(
@@ -290,9 +293,9 @@ def apply_intent(ctx: Ctx, combat: Combat | None, intent: Intent) -> Combat | No
     return combat if result is None else result
 
 
-def set_score(ctx: Ctx, rs: Ruleset, combat: Combat, cid: str, value: float) -> Combat:
+def set_score(ctx: Ctx, combat: Combat, cid: str, value: float) -> Combat:
     """``initiative.set``: the GM's number becomes the combatant's score."""
     scored = combat.combatants[cid]
     combatants = {**combat.combatants, cid: replace(scored, score=value)}
     combat = replace(combat, combatants=combatants)
-    return emit(ctx, rs, reposition(rs, combat, cid), ScoreSet(cid, value))
+    return emit(ctx, reposition(ctx, combat, cid), ScoreSet(cid, value))

@@ -6,17 +6,72 @@ who may do what, open and answer prompts, leave notices and keep world-level rul
 state; the engine turns all of it into the new ``World`` only if no rule refused. Ids the
 sidecar makes (prompts, readied actions) are ``<prefix>-<seq>.<n>``: a pure function of
 the messages so far, so a replay gives the same ids.
+
+The context carries the ruleset, and the ruleset's rules take the context: the two name
+each other. So the rules' types live here, beside :class:`Ctx` (``EventRule``,
+``IntentRule``, ``Adopt``, ``Formula``: ``ctx`` is a ``Ctx``, which mypy checks for every rule
+a ruleset lists), and the context types what it carries as :class:`Rules`, a protocol of
+what the engine and the rules read of a ruleset, which :class:`.ruleset.Ruleset` meets.
+:mod:`.ruleset` imports this module and this module imports no ruleset: no import circle,
+``TYPE_CHECKING`` imports included (tests/test_imports.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import Field, NotPermitted, UnknownCombatant, UnknownPrompt
+from .entry import Describe, SortKey
+from .events import Event
+from .messages import Intent
 from .model import Combat, Combatant, Notice, Prompt, World
-from .ruleset import Ruleset
+
+#: ``rule(ctx, combat, event) -> combat``, its ``event`` typed to the class it is listed under
+#: (a Callable's argument cannot follow the key of a mapping: tests/engine/test_dispatch.py
+#: checks that annotation of every rule listed)
+EventRule = Callable[["Ctx", Combat, Any], Combat]
+#: ``rule(ctx, combat, intent) -> combat | None``, typed to its intent class (see EventRule)
+IntentRule = Callable[["Ctx", Any, Any], "Combat | None"]
+On = Mapping[type[Event], tuple[EventRule, ...]]
+#: first contact: ``adopt(ctx, combat, combatant_id) -> combat``, called for each combatant
+#: once the combat shows Foundry's round, pointer and stored values (as scores); it takes a
+#: stored value as a roll the ruleset never saw (docs/rules.md, "Meeting a combat already
+#: under way") and may change the score (dice-pool: the net successes)
+Adopt = Callable[["Ctx", Combat, str], Combat]
+#: the dice formula a combatant's initiative roll must use, or None for the system's own roll
+Formula = Callable[["Ctx", Combat, Combatant], "str | None"]
+
+
+class Rules(Protocol):
+    """A ruleset as the engine and the rules read it through ``ctx.ruleset`` (what each
+    member means: :class:`.ruleset.Ruleset`, the one class that meets it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def on(self) -> On: ...
+    @property
+    def intents(self) -> Mapping[type[Intent], IntentRule]: ...
+    @property
+    def sort_key(self) -> SortKey: ...
+    @property
+    def describe(self) -> Describe: ...
+    @property
+    def view_inputs(self) -> Callable[[Combat], Any] | None: ...
+    @property
+    def late_scores(self) -> str: ...
+    @property
+    def keeps_null_turn(self) -> bool: ...
+    @property
+    def follows_skip_defeated(self) -> bool: ...
+    @property
+    def formula(self) -> Formula | None: ...
+    @property
+    def adopt(self) -> Adopt: ...
+    @property
+    def intent_kinds(self) -> frozenset[str]: ...
 
 
 class Ctx:
@@ -27,7 +82,7 @@ class Ctx:
         seq: int,
         user: str,
         world_time: float,
-        ruleset: Ruleset,
+        ruleset: Rules,
     ) -> None:
         self.world = world
         #: the ruleset this message is applied under (the combat's, else the world's), looked

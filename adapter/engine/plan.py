@@ -21,13 +21,14 @@ import orjson
 
 from .actions import actions_now
 from .adopt import adopted_values
+from .context import Rules
+from .entry import Describe, Entry
 from .model import Combat, Combatant
 from .order import encode_initiatives
-from .ruleset import Entry, Ruleset
 
 
 def plan_body(
-    rs: Ruleset,
+    rs: Rules,
     combat: Combat,
     next_round: dict[str, Any] | None,
     formula: Callable[[Combatant], str | None] | None = None,
@@ -40,7 +41,7 @@ def plan_body(
     body is the same, value for value (tests/test_incremental.py)."""
     if memo is not None:
         return memo.body(rs, combat, next_round, formula)
-    order, views, values = _entries(rs, combat)
+    order, views, values = _entries(rs.describe, combat)
     current = combat.current
     intents, started, combatants = rs.intent_kinds, combat.started, combat.combatants
     # the menu is a function of the view: asked once per distinct view (most combatants
@@ -86,9 +87,10 @@ def plan_from_text(text: str) -> dict[str, Any]:
     return body
 
 
-def next_round_view(rs: Ruleset, upcoming: Combat) -> dict[str, Any]:
-    """The plan's ``next_round``: the round, current and order the preview starts with."""
-    up_order, up_views, up_values = _entries(rs, upcoming)
+def next_round_view(describe: Describe, upcoming: Combat) -> dict[str, Any]:
+    """The plan's ``next_round``: the round, current and order the preview starts with, each
+    combatant as the ruleset's ``describe`` shows it."""
+    up_order, up_views, up_values = _entries(describe, upcoming)
     return {
         "round": upcoming.round,
         "current": upcoming.current,
@@ -100,10 +102,10 @@ def next_round_view(rs: Ruleset, upcoming: Combat) -> dict[str, Any]:
 
 
 def _entries(
-    rs: Ruleset, combat: Combat
+    describe: Describe, combat: Combat
 ) -> tuple[list[str], dict[str, Entry], dict[str, float | None]]:
     order = list(combat.order)
-    views = {cid: rs.describe(combat, combat.combatants[cid]) for cid in order}
+    views = {cid: describe(combat, combat.combatants[cid]) for cid in order}
     hints = {cid: v.hint for cid, v in views.items() if v.hint is not None}
     scores = {cid: combat.combatants[cid].score for cid in order}
     return order, views, encode_initiatives(order, scores, hints, adopted_values(combat))
@@ -211,7 +213,7 @@ class _CombatMemo:
     __slots__ = ("ruleset", "view_key", "order", "started", "objs", "views", "values", "vals",
                  "kept", "entries", "texts", "pending", "next_round", "sent")
 
-    def __init__(self, rs: Ruleset) -> None:
+    def __init__(self, rs: Rules) -> None:
         self.ruleset = rs
         #: ``(Ruleset.view_inputs(combat),)`` the views were asked with (None: not declared)
         self.view_key: tuple[Any] | None = None
@@ -265,7 +267,7 @@ class PlanMemo:
                 del self.combats[gone]
 
     def body(
-        self, rs: Ruleset, combat: Combat, next_round: dict[str, Any] | None,
+        self, rs: Rules, combat: Combat, next_round: dict[str, Any] | None,
         formula: Callable[[Combatant], str | None] | None,
     ) -> dict[str, Any]:
         """:func:`plan_body`, built again where its inputs changed. When the order, the round

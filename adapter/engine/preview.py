@@ -37,9 +37,10 @@ join, a defeat, a hold, a dash, a GM going back, a new round) computes it afresh
 Equal inputs give equal previews because a rule is a function of the combat, the event
 and the inputs above: what a turn or round event does to a combat must not depend on who
 sent the message, its ``seq``, (but for ``CombatStarted``) its world time, other combats or
-the prompts pending (no rule's does: they read them only for intents and rolls). The test suite
-sets :data:`CHECK`: every view reused is compared with one computed afresh, over every
-golden recording, ruleset test and random session.
+the prompts pending (no rule's does: they read them only for intents and rolls). Proved,
+not assumed: tests/engine/test_preview.py compares every view reused with one computed
+afresh (:func:`_compute`, called by the test itself) over random fights under every ruleset
+and every golden recording; the engine itself computes nothing twice.
 
 Values are compared with ``==``: two that are equal but print differently (``0.0`` and
 ``-0.0``) count as the same; the wire never brings ``-0.0`` (``JSON.stringify(-0)`` is
@@ -61,15 +62,11 @@ from dataclasses import fields
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from .context import Ctx
+from .context import Ctx, Rules
 from .events import CombatStarted
 from .model import Combat
 from .plan import next_round_view
-from .ruleset import Ruleset
 from .turns import Trail, emit, end_round, end_turn, start_round
-
-#: set by the test suite: a view reused is checked against a fresh one (AssertionError if not)
-CHECK = False
 
 #: the fields of a combat the preview reads, but the pointer (``current``, ``passed``): the
 #: trail's states differ from each other there in a way known in advance (see ``_passed``);
@@ -91,7 +88,7 @@ def _state(combat: Combat) -> tuple[Any, ...]:
 class Cache(NamedTuple):
     """A preview and what it was computed from (see the module's docstring)."""
 
-    ruleset: Ruleset
+    ruleset: Rules
     settings: Any
     gm_users: frozenset[str]
     ext: dict[str, Any]
@@ -108,40 +105,37 @@ class Cache(NamedTuple):
     view: dict[str, Any]
 
 
-def next_round(ctx: Ctx, rs: Ruleset, combat: Combat) -> tuple[Cache, dict[str, Any]]:
+def next_round(ctx: Ctx, combat: Combat) -> tuple[Cache, dict[str, Any]]:
     """The ``next_round`` view of ``combat``'s plan, and the cache to keep on the combat
     (``Combat.preview_cache``: the next message finds it on the combat this one leaves)."""
     known = ctx.world.combats.get(combat.id)
     cache: Cache | None = known.preview_cache if known is not None else None
-    kept = _reuse(ctx, rs, combat, cache) if cache is not None else None
+    kept = _reuse(ctx, combat, cache) if cache is not None else None
     if kept is None:
-        kept = _compute(ctx, rs, combat)
-    elif CHECK:
-        fresh = _compute(ctx, rs, combat).view
-        assert kept.view == fresh, f"stale next-round preview: {kept.view} instead of {fresh}"
+        kept = _compute(ctx, combat)
     return kept, kept.view
 
 
 # ---------------------------------------------------------------- computing it
 
 
-def _compute(ctx: Ctx, rs: Ruleset, combat: Combat) -> Cache:
+def _compute(ctx: Ctx, combat: Combat) -> Cache:
     ext = dict(ctx.ext)
     trail: Trail = []
     turns_kept_ext = False
     with ctx.previewing():
         if not combat.started:  # round 1 as the combat's start would begin it
-            upcoming = start_round(ctx, rs, emit(ctx, rs, combat, CombatStarted()), 1)
+            upcoming = start_round(ctx, emit(ctx, combat, CombatStarted()), 1)
         else:
-            ended = end_round(ctx, rs, combat, trail)
+            ended = end_round(ctx, combat, trail)
             turns_kept_ext = ctx.ext == ext
-            upcoming = start_round(ctx, rs, ended, ended.round + 1)
+            upcoming = start_round(ctx, ended, ended.round + 1)
     world = ctx.world
     turns, states = _steps(combat, trail) if turns_kept_ext else ((), ())
     return Cache(
-        rs, world.settings, world.gm_users, ext, None if combat.started else ctx.world_time,
+        ctx.ruleset, world.settings, world.gm_users, ext, None if combat.started else ctx.world_time,
         _state(combat), combat.current, combat.passed, turns, states,
-        next_round_view(rs, upcoming),
+        next_round_view(ctx.ruleset.describe, upcoming),
     )
 
 
@@ -175,11 +169,11 @@ def _passed(current: str | None, passed: frozenset[str], played: tuple[str, ...]
 # ---------------------------------------------------------------- reusing it
 
 
-def _reuse(ctx: Ctx, rs: Ruleset, combat: Combat, cache: Cache) -> Cache | None:
+def _reuse(ctx: Ctx, combat: Combat, cache: Cache) -> Cache | None:
     """The cache, brought to ``combat``, if its view is the preview of ``combat``; else None."""
     world = ctx.world
     if (
-        cache.ruleset is not rs
+        cache.ruleset is not ctx.ruleset
         or cache.ext != ctx.ext
         or cache.gm_users != world.gm_users
         or cache.settings != world.settings
@@ -202,7 +196,7 @@ def _reuse(ctx: Ctx, rs: Ruleset, combat: Combat, cache: Cache) -> Cache | None:
         return None
     saved = ctx.begin_preview()
     try:
-        ended = end_turn(ctx, rs, combat, current, skipped=False)
+        ended = end_turn(ctx, combat, current, skipped=False)
         untouched = ctx.ext == cache.ext
     finally:
         ctx.end_preview(saved)
@@ -211,7 +205,7 @@ def _reuse(ctx: Ctx, rs: Ruleset, combat: Combat, cache: Cache) -> Cache | None:
     if ended.passed != combat.passed | {current}:
         return None
     return Cache(
-        rs, cache.settings, cache.gm_users, cache.ext, cache.time, state, current,
+        cache.ruleset, cache.settings, cache.gm_users, cache.ext, cache.time, state, current,
         combat.passed, turns[at + 1:], states if len(states) == 1 else states[2 * at + 2:],
         cache.view,
     )

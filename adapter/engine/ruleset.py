@@ -33,27 +33,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .context import Adopt as Adopt
+from .context import Ctx
+from .context import EventRule as EventRule
+from .context import Formula as Formula
+from .context import IntentRule as IntentRule
+from .context import On as On
+from .entry import Describe as Describe
+from .entry import Entry as Entry
+from .entry import SortKey as SortKey
+from .events import Event
+from .messages import Intent
 from .model import Combat, Combatant
-
-if TYPE_CHECKING:
-    from .events import Event
-    from .messages import Intent
 
 #: ``acts`` values whose turns the module skips (and the engine passes over).
 SKIPPED_ACTS = frozenset({"none", "defend_only", "held"})
-
-
-#: ``rule(ctx, combat, event) -> combat``, its ``event`` typed to the class it is listed under
-#: (a Callable's argument cannot follow the key of a mapping) and its ``ctx`` a
-#: :class:`.context.Ctx`, the one context a message is applied in, which carries this ruleset
-#: (``ctx.ruleset``): Any here, so that this module does not import the context that imports
-#: it. tests/engine/test_dispatch.py checks both annotations of every rule listed.
-EventRule = Callable[[Any, Combat, Any], Combat]
-#: ``rule(ctx, combat, intent) -> combat | None``, typed to its intent class (see EventRule)
-IntentRule = Callable[[Any, Any, Any], "Combat | None"]
-On = Mapping["type[Event]", tuple[EventRule, ...]]
 
 
 def chain(*tables: On) -> dict[type[Event], tuple[EventRule, ...]]:
@@ -63,30 +59,6 @@ def chain(*tables: On) -> dict[type[Event], tuple[EventRule, ...]]:
         for event, rules in table.items():
             joined[event] = joined.get(event, ()) + tuple(rules)
     return joined
-
-
-@dataclass(frozen=True)
-class Entry:
-    """How one combatant appears in the plan (everything but its position and number)."""
-
-    acts: str = "full"
-    reaction: Mapping[str, Any] | None = None
-    tags: tuple[str, ...] = ()
-    detail: Mapping[str, Any] = field(default_factory=dict)
-    rules: tuple[str, ...] = ()
-    #: preferred tie-break fraction in [0, 1) for the initiative number (see order.py)
-    hint: float | None = None
-
-
-Describe = Callable[[Combat, Combatant], Entry]
-#: first contact: ``adopt(ctx, combat, combatant_id) -> combat``, called for each combatant
-#: once the combat shows Foundry's round, pointer and stored values (as scores); it takes a
-#: stored value as a roll the ruleset never saw (docs/rules.md, "Meeting a combat already
-#: under way") and may change the score (dice-pool: the net successes)
-Adopt = Callable[[Any, Combat, str], Combat]
-SortKey = Callable[[Combat, Combatant], Sequence[float]]
-#: the dice formula a combatant's initiative roll must use, or None for the system's own roll
-Formula = Callable[[Any, Combat, Combatant], "str | None"]
 
 
 #: the two entries of Foundry's own view, shared (an Entry is frozen, and nothing writes into
@@ -100,7 +72,7 @@ def describe_plain(combat: Combat, combatant: Combatant) -> Entry:
     return _DEFEATED if combatant.defeated else _ACTS
 
 
-def adopt_as_stored(ctx: Any, combat: Combat, combatant_id: str) -> Combat:
+def adopt_as_stored(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
     """First contact, by default: the stored value is the combatant's score (a roll total,
     or a number the GM typed), and no rule state comes with it."""
     return combat

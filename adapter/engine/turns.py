@@ -90,7 +90,7 @@ from .events import (
 )
 from .model import Combat
 from .order import rules_sort
-from .ruleset import SKIPPED_ACTS, Ruleset
+from .ruleset import SKIPPED_ACTS
 
 
 class Phase(enum.Enum):
@@ -116,42 +116,44 @@ def phase(combat: Combat) -> Phase:
     return Phase.IN_TURN if combat.current is not None else Phase.ROUND_OVER
 
 
-def emit(ctx: Ctx, rs: Ruleset, combat: Combat, event: Event) -> Combat:
-    """Give one event to the rules the ruleset lists for its class, in the listed order."""
-    for rule in rs.on.get(type(event), ()):
+def emit(ctx: Ctx, combat: Combat, event: Event) -> Combat:
+    """Give one event to the rules the message's ruleset (``ctx.ruleset``) lists for its
+    class, in the listed order."""
+    for rule in ctx.ruleset.on.get(type(event), ()):
         combat = rule(ctx, combat, event)
     return combat
 
 
-def acts_now(rs: Ruleset, combat: Combat, combatant_id: str) -> bool:
+def acts_now(ctx: Ctx, combat: Combat, combatant_id: str) -> bool:
     """Whether this combatant takes its turn (the module skips the others)."""
     c = combat.combatants[combatant_id]
-    if c.defeated and defeated_passed_over(rs, combat):
+    rs = ctx.ruleset
+    if c.defeated and defeated_passed_over(rs.follows_skip_defeated, combat):
         return False
     return rs.describe(combat, c).acts not in SKIPPED_ACTS
 
 
-def defeated_passed_over(rs: Ruleset, combat: Combat) -> bool:
+def defeated_passed_over(follows_skip_defeated: bool, combat: Combat) -> bool:
     """Whether a defeated combatant's turn is passed over: under a ruleset that follows core
     (``foundry-core``), only with core's Skip Defeated on (``Combat.skip_defeated``; off,
     its default, core's ``nextTurn``/``nextRound`` give a defeated combatant its turn; not
     stated, passed over as before the module said); under a rule-bearing ruleset, always (its
     defeated combatants do not act; docs/rules.md)."""
-    return combat.skip_defeated is not False or not rs.follows_skip_defeated
+    return combat.skip_defeated is not False or not follows_skip_defeated
 
 
-def none_remaining(rs: Ruleset, combat: Combat) -> bool:
+def none_remaining(follows_skip_defeated: bool, combat: Combat) -> bool:
     """Core's ``nextRound`` with Skip Defeated and nobody left standing ("COMBAT.NoneRemaining"):
     it warns and takes turn 0, the first of the order, defeated as it is. Under a ruleset that
     follows core, such a round starts there instead of with nobody current."""
-    return (rs.follows_skip_defeated and bool(combat.order)
+    return (follows_skip_defeated and bool(combat.order)
             and all(combat.combatants[cid].defeated for cid in combat.order))
 
 
 # ---------------------------------------------------------------- following Foundry
 
 
-def follow(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+def follow(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     """Bring the combat to Foundry's ``round`` and pointer, telling the rules each turn: the
     move is classified, looked up in :data:`TURN_TABLE`, and made by the handler found there."""
     before = phase(combat)
@@ -164,7 +166,7 @@ def follow(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | No
             f"current {combat.current!r}): the message is refused and the combat kept as it was"
         )
     handler, expected = entry
-    after = handler(ctx, rs, combat, round_, current)
+    after = handler(ctx, combat, round_, current)
     landed = phase(after)
     if landed is not expected and STATE_TRIGGERED.get(expected) is not landed:
         raise InternalError(
@@ -190,28 +192,28 @@ def classify(combat: Combat, round_: int, current: str | None) -> Move:
     return Move.BACK if combat.order.index(current) < here else Move.ADVANCE
 
 
-Handler = Callable[[Ctx, Ruleset, Combat, int, str | None], Combat]
+Handler = Callable[[Ctx, Combat, int, str | None], Combat]
 #: the turns :func:`end_round` passed over: (combatant, combat once it began, once it ended)
 Trail = list[tuple[str, Combat, Combat]]
 
 
-def _stay(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+def _stay(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     return combat
 
 
-def _sort_before_start(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+def _sort_before_start(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     """Before the start the order is the rules' sort, refreshed at every report."""
-    return replace(combat, order=tuple(rules_sort(combat, rs.sort_key)))
+    return replace(combat, order=tuple(rules_sort(combat, ctx.ruleset.sort_key)))
 
 
-def _start(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
-    combat = emit(ctx, rs, combat, CombatStarted())
-    return start_round(ctx, rs, combat, round_)
+def _start(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
+    combat = emit(ctx, combat, CombatStarted())
+    return start_round(ctx, combat, round_)
 
 
-def _advance(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+def _advance(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     assert current is not None  # classify gives ADVANCE only for a combatant of the order
-    return advance_to(ctx, rs, combat, current)
+    return advance_to(ctx, combat, current)
 
 
 #: rounds a jump plays one by one: Foundry's round may be set to anything (the schema allows
@@ -221,34 +223,34 @@ def _advance(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | 
 PLAYED_ROUNDS = 10
 
 
-def _new_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+def _new_round(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     played = 0
     while combat.round < round_:
-        combat = end_round(ctx, rs, combat)
+        combat = end_round(ctx, combat)
         played += 1
         upcoming = combat.round + 1 if played < PLAYED_ROUNDS else round_
-        begin = upcoming < round_ or not null_turn_kept(rs, current)
-        combat = start_round(ctx, rs, combat, upcoming, begin=begin)
+        begin = upcoming < round_ or not null_turn_kept(ctx.ruleset.keeps_null_turn, current)
+        combat = start_round(ctx, combat, upcoming, begin=begin)
     return combat
 
 
-def null_turn_kept(rs: Ruleset, current: str | None) -> bool:
+def null_turn_kept(keeps_null_turn: bool, current: str | None) -> bool:
     """Foundry core's ``nextRound`` keeps nobody's turn (``turn: null``) into the new round;
     a ruleset that follows core there (``Ruleset.keeps_null_turn``: ``foundry-core``) starts
     the round Foundry shows with nobody current when Foundry reports nobody current. A
     rule-bearing ruleset begins the first turn that acts, its rules' turn start included
     (docs/rules.md, "A round that begins with nobody's turn")."""
-    return current is None and rs.keeps_null_turn
+    return current is None and keeps_null_turn
 
 
-def _back(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+def _back(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     return go_back(combat, round_, current)
 
 
-def _reset(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, current: str | None) -> Combat:
+def _reset(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     """Foundry set round 0 again: the encounter is back to before its start."""
     combat = replace(combat, round=0, current=None, passed=frozenset())
-    return _sort_before_start(ctx, rs, combat, round_, current)
+    return _sort_before_start(ctx, combat, round_, current)
 
 
 #: (phase, move) -> (the handler that makes the move, the phase it ends in); a pair missing
@@ -283,23 +285,23 @@ def go_back(combat: Combat, round_: int, current: str | None) -> Combat:
     )
 
 
-def advance_to(ctx: Ctx, rs: Ruleset, combat: Combat, target: str) -> Combat:
+def advance_to(ctx: Ctx, combat: Combat, target: str) -> Combat:
     """End the turn in progress and every turn up to ``target``, then begin ``target``'s."""
     if combat.current is not None:
-        combat = end_turn(ctx, rs, combat, combat.current, skipped=False)
+        combat = end_turn(ctx, combat, combat.current, skipped=False)
     while True:
         upcoming = next_waiting(combat)
         if upcoming is None:
             return replace(combat, current=None)
         if upcoming == target:
             break
-        combat = skip_turn(ctx, rs, combat, upcoming)
-    if pointer_kept(rs, combat):
-        return begin_turn(ctx, rs, combat, target)
-    return begin_next_acting(ctx, rs, combat)
+        combat = skip_turn(ctx, combat, upcoming)
+    if pointer_kept(ctx.ruleset.follows_skip_defeated, combat):
+        return begin_turn(ctx, combat, target)
+    return begin_next_acting(ctx, combat)
 
 
-def pointer_kept(rs: Ruleset, combat: Combat) -> bool:
+def pointer_kept(follows_skip_defeated: bool, combat: Combat) -> bool:
     """Whether Foundry's pointer, moved forward in the round, is kept where it landed even on
     a turn that does not act: under a ruleset that follows core (``foundry-core``), when the
     snapshot states Skip Defeated. Core's ``nextTurn`` never lands on a defeated combatant
@@ -308,7 +310,7 @@ def pointer_kept(rs: Ruleset, combat: Combat) -> bool:
     (../shared/research/foundry-api.md §3). Not stated (an older module, an old recording):
     the turn is passed over as before and the module moves the pointer on, so old recordings
     replay unchanged. A rule-bearing ruleset always passes it over (docs/rules.md)."""
-    return rs.follows_skip_defeated and combat.skip_defeated is not None
+    return follows_skip_defeated and combat.skip_defeated is not None
 
 
 def next_waiting(combat: Combat) -> str | None:
@@ -322,7 +324,7 @@ def next_waiting(combat: Combat) -> str | None:
     return None
 
 
-def begin_next_acting(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
+def begin_next_acting(ctx: Ctx, combat: Combat) -> Combat:
     """Pass over the turns that do not act, then begin the first that does (or none)."""
     if combat.current is not None:
         combat = replace(combat, current=None)
@@ -330,32 +332,32 @@ def begin_next_acting(ctx: Ctx, rs: Ruleset, combat: Combat) -> Combat:
         upcoming = next_waiting(combat)
         if upcoming is None:
             return combat
-        if acts_now(rs, combat, upcoming):
-            return begin_turn(ctx, rs, combat, upcoming)
-        combat = skip_turn(ctx, rs, combat, upcoming)
+        if acts_now(ctx, combat, upcoming):
+            return begin_turn(ctx, combat, upcoming)
+        combat = skip_turn(ctx, combat, upcoming)
 
 
-def begin_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str) -> Combat:
+def begin_turn(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
     combat = replace(combat, current=combatant_id)
-    return emit(ctx, rs, combat, TurnStarted(combatant_id))
+    return emit(ctx, combat, TurnStarted(combatant_id))
 
 
-def end_turn(ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str, *, skipped: bool) -> Combat:
+def end_turn(ctx: Ctx, combat: Combat, combatant_id: str, *, skipped: bool) -> Combat:
     combat = replace(
         combat,
         passed=combat.passed | {combatant_id},
         current=None if combat.current == combatant_id else combat.current,
     )
-    return emit(ctx, rs, combat, TurnEnded(combatant_id, skipped=skipped))
+    return emit(ctx, combat, TurnEnded(combatant_id, skipped=skipped))
 
 
 def skip_turn(
-    ctx: Ctx, rs: Ruleset, combat: Combat, combatant_id: str, trail: Trail | None = None
+    ctx: Ctx, combat: Combat, combatant_id: str, trail: Trail | None = None
 ) -> Combat:
     saved = combat.current
-    combat = emit(ctx, rs, replace(combat, current=combatant_id), TurnStarted(combatant_id))
+    combat = emit(ctx, replace(combat, current=combatant_id), TurnStarted(combatant_id))
     began = combat
-    combat = end_turn(ctx, rs, combat, combatant_id, skipped=True)
+    combat = end_turn(ctx, combat, combatant_id, skipped=True)
     back = saved if saved != combatant_id else None
     if combat.current != back:
         combat = replace(combat, current=back)
@@ -364,26 +366,26 @@ def skip_turn(
     return combat
 
 
-def end_round(ctx: Ctx, rs: Ruleset, combat: Combat, trail: Trail | None = None) -> Combat:
+def end_round(ctx: Ctx, combat: Combat, trail: Trail | None = None) -> Combat:
     """End the turn in progress, pass over every turn still to come, end the round
     (``trail``, if given, gets each turn passed over: :mod:`.preview` keeps it)."""
     if combat.current is not None:
-        combat = end_turn(ctx, rs, combat, combat.current, skipped=False)
+        combat = end_turn(ctx, combat, combat.current, skipped=False)
     while (upcoming := next_waiting(combat)) is not None:
-        combat = skip_turn(ctx, rs, combat, upcoming, trail)
-    return emit(ctx, rs, combat, RoundEnded(combat.round))
+        combat = skip_turn(ctx, combat, upcoming, trail)
+    return emit(ctx, combat, RoundEnded(combat.round))
 
 
-def start_round(ctx: Ctx, rs: Ruleset, combat: Combat, round_: int, *, begin: bool = True) -> Combat:
+def start_round(ctx: Ctx, combat: Combat, round_: int, *, begin: bool = True) -> Combat:
     """Start ``round_``: the rules' sort, then the first turn that acts begins (the first of
     the order when nobody is left standing under a ruleset that follows core:
     :func:`none_remaining`), unless ``begin`` is false: the round starts with nobody's turn,
     as Foundry core keeps it."""
     combat = replace(combat, round=round_, passed=frozenset(), current=None)
-    combat = emit(ctx, rs, combat, RoundStarted(round_))
-    combat = replace(combat, order=tuple(rules_sort(combat, rs.sort_key)))
+    combat = emit(ctx, combat, RoundStarted(round_))
+    combat = replace(combat, order=tuple(rules_sort(combat, ctx.ruleset.sort_key)))
     if not begin:
         return combat
-    if none_remaining(rs, combat):
-        return begin_turn(ctx, rs, combat, combat.order[0])
-    return begin_next_acting(ctx, rs, combat)
+    if none_remaining(ctx.ruleset.follows_skip_defeated, combat):
+        return begin_turn(ctx, combat, combat.order[0])
+    return begin_next_acting(ctx, combat)

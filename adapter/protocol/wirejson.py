@@ -157,7 +157,7 @@ def _has_nonfinite(value: Any) -> bool:
 
 
 #: how the socket.io frame being decoded is read, set by the server around each frame of a
-#: connection whose world keeps combatant lists (:func:`adapter.pipeline.loads_frame`);
+#: connection whose world keeps combatant lists (:func:`adapter.seen.loads_frame`);
 #: None: :func:`loads`
 FRAME_READER: ContextVar[Callable[[str | bytes], Any] | None] = ContextVar("frame_reader", default=None)
 

@@ -1,5 +1,9 @@
 """The aiohttp app and socket.io server: one composition root, :func:`create_app`.
 
+It chooses the rulesets the server serves (:data:`adapter.rulesets.RULESETS`) and hands them,
+once, to the store's codec and to :class:`adapter.service.Worlds`, which hands them to the
+pipeline; the connect check and the welcome read them back from ``Worlds.rulesets``.
+
 Each handler is a straight line: check the connection may send, take the world's lock,
 let :class:`adapter.service.Worlds` validate, apply and store, broadcast, return the ack.
 Messages of one world apply strictly one at a time in arrival order (python-socketio runs
@@ -33,9 +37,10 @@ from ..errors import (
     StoreUnavailable,
     Superseded,
 )
-from ..pipeline import Result, frame_reader, read_seq, refusal, welcome
+from ..pipeline import Result, read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..rulesets import RULESETS
+from ..seen import frame_reader
 from ..service import Worlds
 from ..store.opening import open_store
 from ..store.snapshots import Codec
@@ -112,7 +117,8 @@ class Sidecar:
         )
         if previous is not None and previous != sid:
             self.spawn(self.supersede(previous, world_id))
-        self.spawn(self.sio.emit("welcome", welcome(state) | version_warnings(auth), to=sid))
+        hello = welcome(state, rulesets=self.worlds.rulesets) | version_warnings(auth)
+        self.spawn(self.sio.emit("welcome", hello, to=sid))
 
     def claim_and_connect(self, world_id: str, auth: dict[str, Any]) -> Any:
         self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
@@ -165,10 +171,11 @@ class Sidecar:
                 "protocol_mismatch",
                 f"this sidecar speaks protocol {protocol.PROTOCOL_VERSION}, not {auth['protocol']}",
             )
-        if auth["ruleset"] not in RULESETS:
+        known = self.worlds.rulesets
+        if auth["ruleset"] not in known:
             raise ConnectRefused(
                 "unknown_ruleset",
-                f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(sorted(RULESETS))}",
+                f"unknown ruleset {auth['ruleset']!r}; known: {', '.join(sorted(known))}",
             )
         try:
             protocol.validate("settings", {"ruleset": auth["ruleset"], "settings": auth.get("settings", {})})
@@ -224,7 +231,7 @@ class Sidecar:
 
     def frame_reader(self, eio_sid: str) -> Callable[[str | bytes], Any] | None:
         """How to read the next frame of a socket: without the combatant lists its world
-        keeps (:func:`adapter.pipeline.frame_reader`), or None (whole)."""
+        keeps (:func:`adapter.seen.frame_reader`), or None (whole)."""
         sid = self.sio.manager.sid_from_eio_sid(eio_sid, "/")
         conn = self.connections.get(sid) if sid is not None else None
         return frame_reader(self.worlds.seen.get(conn.world)) if conn is not None else None
@@ -346,6 +353,7 @@ def create_app(config: Config) -> web.Application:
         store = open_store(config.store, config.db, Codec(RULESETS.values()))
         worlds = Worlds(
             store,
+            rulesets=RULESETS,  # the one place the server's rulesets are chosen
             max_bytes=config.max_bytes,
             snapshot_every=config.snapshot_every,
             check_outbound=config.check_outbound,

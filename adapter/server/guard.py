@@ -115,7 +115,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         self.quiet = Quiet(log)
         self.collector = Collector()
         #: how to read the frames of a socket (by its Engine.IO sid), if not whole: set by the
-        #: app (the world's kept combatant lists, :func:`adapter.pipeline.frame_reader`)
+        #: app (the world's kept combatant lists, :func:`adapter.seen.frame_reader`)
         self.frame_reader: Callable[[str], Callable[[str | bytes], Any] | None] | None = None
 
     # ------------------------------------------------------------ accepting

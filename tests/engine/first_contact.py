@@ -7,6 +7,7 @@ from typing import Any
 from adapter.engine import World
 from adapter.engine.apply import plan_of
 from adapter.pipeline import Result, open_session, process
+from adapter.rulesets import RULESETS
 
 GM = "gmUser0000000001"
 
@@ -17,21 +18,21 @@ class Contact:
     def __init__(self, ruleset: str, settings: dict[str, Any] | None = None) -> None:
         self.world: World = open_session(None, {
             "world": "contactWorld0001", "ruleset": ruleset, "settings": settings or {},
-            "gm_users": [GM]})
+            "gm_users": [GM]}, rulesets=RULESETS)
         self.seq = 0
         self.last: tuple[str, dict[str, Any]] | None = None
 
     def send(self, event: str, payload: dict[str, Any]) -> Result:
         self.seq += 1
         self.last = (event, {"seq": self.seq, "user": GM, "world_time": 0, **payload})
-        result = process(self.world, *self.last)
+        result = process(self.world, *self.last, rulesets=RULESETS)
         self.world = result.world
         return result
 
     def send_again(self) -> Result:
         """The last message resent with its seq (as the module's outbox does after a lost ack)."""
         assert self.last is not None
-        return process(self.world, *self.last)
+        return process(self.world, *self.last, rulesets=RULESETS)
 
     def meet(self, combat: dict[str, Any], current: str | None, hook: str = "updateCombat",
              **extra: Any) -> Result:

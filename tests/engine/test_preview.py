@@ -1,16 +1,23 @@
 """The next round's preview: reused while the round goes the way the preview played it,
 computed afresh when anything it reads changed, never stale (adapter/engine/preview.py).
 
-The test suite sets ``preview.CHECK`` (tests/conftest.py): every preview the engine reuses is
-compared with one computed afresh, in every test. The tests here show the reuse happens,
-that the check catches a cache that ignores something the preview depends on, and drive
-random fights under every ruleset with the check on.
+The engine computes a reused preview once; these tests prove it right. :func:`fresh_beside`
+records, beside every preview the engine reuses, the one :func:`preview._compute` gives
+afresh from the same context and combat, and the property drives random fights (turns,
+jumps, going back, defeats, scores, joins, leaves, the rulesets' own intents) under every
+ruleset, and every golden recording, asserting the two are equal. The tests here also show
+that the reuse happens and that the comparison catches a cache that ignores something the
+preview depends on.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from operator import itemgetter
+from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +25,8 @@ from hypothesis import strategies as st
 
 from adapter.engine import Hook, Intent, World, preview
 from adapter.errors import SidecarError
+from adapter.replay import Replay, replay_lines
+from adapter.rulesets import RULESETS
 from tests.decoded import apply
 from tests.decoded import hook as hook_message
 from tests.decoded import intent as intent_message
@@ -27,7 +36,38 @@ from tests.support.examples import examples
 IDS = ["cmbA000000000000", "cmbB000000000000", "cmbC000000000000", "cmbD000000000000",
        "cmbE000000000000"]
 STATS = {"dex": 2, "reaction": 2, "wits": 2, "size": 0, "pool_modifier": 0, "initiative_mod": 1}
-RULESETS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
+RULESET_IDS = ("foundry-core", "balanced-d20", "dice-pool", "storyteller")
+
+
+RECORDINGS = sorted(
+    p for p in (Path(__file__).parent.parent / "recordings").rglob("*.jsonl")
+    if not p.name.endswith(".golden.jsonl")
+)
+
+#: a preview the engine reused, and the one computed afresh from the same context and combat
+Pair = tuple[dict[str, Any], dict[str, Any]]
+
+
+@contextmanager
+def fresh_beside() -> Iterator[list[Pair]]:
+    """Every preview the engine reuses while in the ``with``, beside the one computed afresh
+    (:func:`preview._compute` on the context and combat the reuse was asked for: it runs in
+    preview mode, which gives the context back as it was)."""
+    pairs: list[Pair] = []
+    reuse, compute = preview._reuse, preview._compute
+
+    def checked(*args: Any) -> preview.Cache | None:
+        kept = reuse(*args)
+        if kept is not None:
+            pairs.append((kept.view, compute(*args[:-1]).view))
+        return kept
+
+    with mock.patch.object(preview, "_reuse", checked):
+        yield pairs
+
+
+def stale(pairs: list[Pair]) -> list[Pair]:
+    return [(kept, fresh) for kept, fresh in pairs if kept != fresh]
 
 
 class Fight:
@@ -82,7 +122,6 @@ class Fight:
 def test_a_turn_moving_on_reuses_the_preview_without_playing_the_round(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(preview, "CHECK", False)
     fight = Fight("foundry-core")
     fight.next_turn()  # round 1 begins: the preview is computed
     computed: list[int] = []
@@ -120,51 +159,69 @@ def leave_out_of_the_key(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     monkeypatch.setattr(preview, "_STATE_OF", itemgetter(*kept))
 
 
-def test_the_check_catches_a_cache_that_ignores_what_the_preview_reads(
+def test_the_comparison_catches_a_cache_that_ignores_what_the_preview_reads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The same defeat with a cache key that leaves the combatants out: the reused preview
-    is stale, and the check (on in every test) says so."""
+    """The same defeat with a cache key that leaves the combatants out: the preview reused is
+    stale, and the comparison the property makes says so."""
     leave_out_of_the_key(monkeypatch, "combatants")
     fight = Fight("foundry-core")
     fight.next_turn()
     fight.next_turn()
     fight.people[0]["is_defeated"] = True
-    with pytest.raises(AssertionError, match="stale next-round preview"):
-        apply(fight.world, hook_message(fight.world.last_seq + 1, "gm", 0, "updateCombatant",
-                                        fight.data(), current(fight.round, fight.plan["current"])))
+    with fresh_beside() as pairs:
+        fight.hook("updateCombatant", fight.plan["current"])
+    assert len(pairs) == 1 and stale(pairs) == pairs
+    assert pairs[0][0]["current"] == IDS[0] and pairs[0][1]["current"] == IDS[1]
 
 
-def test_the_check_catches_a_stale_preview_along_the_trail_too(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_comparison_catches_a_stale_preview_along_the_trail_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """One hook moves the turn on and defeats the combatant the next round starts with: with
-    the combatants left out of the key, the trail's turn matches, and the check says so."""
+    the combatants left out of the key, the trail's turn matches, and the comparison says so."""
     leave_out_of_the_key(monkeypatch, "combatants")
     fight = Fight("foundry-core")
     fight.next_turn()
     fight.people[0]["is_defeated"] = True
-    with pytest.raises(AssertionError, match="stale next-round preview"):
-        apply(fight.world, hook_message(fight.world.last_seq + 1, "gm", 0, "updateCombat",
-                                        {**fight.data(), "round": 1}, current(1, IDS[1])))
+    with fresh_beside() as pairs:
+        fight.to(1, IDS[1])
+    assert len(pairs) == 1 and stale(pairs) == pairs
 
 
 STEPS = st.sampled_from(
     ["next"] * 8 + ["jump", "back", "previous_round", "reset", "next_round", "defeat",
-                    "score", "join", "leave", "repeat"]
+                    "score", "join", "leave", "repeat", "hold", "act", "dash", "reaction"]
 )
 
 
-@pytest.mark.parametrize("ruleset", RULESETS)
+@pytest.mark.parametrize("ruleset", RULESET_IDS)
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_random_fights_never_show_a_stale_preview(ruleset: str, data: st.DataObject) -> None:
-    """Random fights with the check on: every reused preview equals a fresh one (a stale one
-    raises AssertionError out of ``apply``)."""
+@given(steps=st.lists(STEPS, min_size=5, max_size=40), data=st.data())
+def test_random_fights_reuse_only_the_preview_computed_afresh(
+    ruleset: str, steps: list[str], data: st.DataObject,
+) -> None:
+    """Random fights: every preview reused equals the one computed afresh, and the plan shows
+    the preview the combat carries. Each fight begins with two turns moving on, so every
+    example reuses a preview at least once."""
     fight = Fight(ruleset)
-    for step in data.draw(st.lists(STEPS, min_size=5, max_size=40)):
-        play(fight, step, data)
-        c = fight.world.combats.get("c1")
-        if c is not None and c.order:  # the plan shows the preview the combat carries
-            assert fight.plan["next_round"] == c.preview_cache.view
+    with fresh_beside() as pairs:
+        for step in ["next", "next", "next", *steps]:
+            play(fight, step, data)
+            c = fight.world.combats.get("c1")
+            if c is not None and c.order:
+                assert c.preview_cache is not None
+                assert fight.plan["next_round"] == c.preview_cache.view
+    assert pairs
+    assert stale(pairs) == []
+
+
+@pytest.mark.parametrize("recording", RECORDINGS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_golden_recording_reuses_only_the_preview_computed_afresh(recording: Path) -> None:
+    with fresh_beside() as pairs:
+        outputs = list(replay_lines(recording.read_text(encoding="utf-8").splitlines(), Replay(rulesets=RULESETS)))
+    assert outputs
+    assert stale(pairs) == []
 
 
 def play(fight: Fight, step: str, data: st.DataObject) -> None:
@@ -200,3 +257,15 @@ def play(fight: Fight, step: str, data: st.DataObject) -> None:
         fight.hook("deleteCombatant", fight.plan.get("current"))
     elif step == "repeat":
         fight.hook("updateCombat", fight.plan.get("current"))
+    elif step in ("hold", "act", "dash", "reaction") and ids:
+        who = data.draw(st.sampled_from([fight.plan.get("current") or ids[0], *ids]))
+        if step == "hold":
+            fight.intent("hold", who, {"next_round": data.draw(st.booleans())})
+        elif step == "act":
+            fight.intent("act", who, data.draw(st.sampled_from(
+                [{"now": True}, {"after": data.draw(st.sampled_from(ids))},
+                 {"before": data.draw(st.sampled_from(ids))}])))
+        elif step == "dash":
+            fight.intent("dash", who, {"amount": data.draw(st.integers(1, 10))})
+        else:
+            fight.intent("reaction.use", who, {})

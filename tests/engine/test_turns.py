@@ -491,9 +491,9 @@ def test_every_entry_of_the_table_is_made_by_the_handler_it_names(
     table = dict(TURN_TABLE)
     handler, ends_in = table[entry]
 
-    def spy(ctx: Ctx, rs: Any, c: Combat, round_: int, who: str | None) -> Combat:
+    def spy(ctx: Ctx, c: Combat, round_: int, who: str | None) -> Combat:
         used.append(entry)
-        return handler(ctx, rs, c, round_, who)
+        return handler(ctx, c, round_, who)
 
     table[entry] = (spy, ends_in)
     monkeypatch.setattr(turns, "TURN_TABLE", table)
@@ -538,7 +538,7 @@ def test_a_handler_that_lands_in_another_phase_than_the_table_says_is_refused(
 ) -> None:
     w, data = started_at("a")
     table = dict(TURN_TABLE)
-    table[(Phase.IN_TURN, Move.ADVANCE)] = (lambda ctx, rs, c, r, who: replace(c, round=0), Phase.IN_TURN)
+    table[(Phase.IN_TURN, Move.ADVANCE)] = (lambda ctx, c, r, who: replace(c, round=0), Phase.IN_TURN)
     monkeypatch.setattr(turns, "TURN_TABLE", table)
     with pytest.raises(InternalError, match="in_turn -advance-> not_started"):
         move(w, data, 1, "c")

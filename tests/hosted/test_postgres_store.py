@@ -18,6 +18,7 @@ import psycopg  # noqa: E402
 from adapter.cli import parser
 from adapter.config import ConfigError, from_args
 from adapter.errors import ServedElsewhere, StoreUnavailable
+from adapter.rulesets import RULESETS
 from adapter.service import Worlds
 from adapter.store.guard import StoreUnusable
 from adapter.store.postgres import SCHEMA_VERSION, PostgresStore, redacted
@@ -137,7 +138,7 @@ def test_after_postgresql_ends_the_snapshot_session_the_snapshot_is_written_on_a
 
     store = PostgresStore(pg_url)
     try:
-        world = open_session(None, {"world": "snap", "ruleset": "foundry-core", "gm_users": ["gm"]})
+        world = open_session(None, {"world": "snap", "ruleset": "foundry-core", "gm_users": ["gm"]}, rulesets=RULESETS)
         with psycopg.connect(pg_url, autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s, 5000)", (store._snapshot_db.info.backend_pid,))
         with caplog.at_level(logging.INFO, logger="initiative_sidecar.store"):
@@ -202,7 +203,7 @@ def test_a_writer_back_after_its_session_ended_is_given_the_world_as_stored(pg_u
     """Process A's session ends while its writer is idle (PostgreSQL restarted); process B
     serves the world meanwhile and lets it go. When the writer comes back to A, A must load
     the world again, not welcome it at the seq it last saw."""
-    a, b = Worlds(PostgresStore(pg_url)), Worlds(PostgresStore(pg_url))
+    a, b = Worlds(PostgresStore(pg_url), rulesets=RULESETS), Worlds(PostgresStore(pg_url), rulesets=RULESETS)
     fight = combat("combatBackAfterEnd", [combatant("c000000000000001", "Ann")])
     try:
         a.claim("w")

@@ -114,14 +114,14 @@ def test_a_snapshot_of_another_engine_version_is_not_used(opener: Opener, story:
 
 
 def test_worlds_rebuilt_from_the_store_equal_the_uninterrupted_run(opener: Opener, story: Reference) -> None:
-    worlds = Worlds(opener(), snapshot_every=17)
+    worlds = Worlds(opener(), snapshot_every=17, rulesets=RULESETS)
     worlds.claim(story.world)
     worlds.connect({"token": TOKEN, **session_data(story.world, story.ruleset)})
     acks = [worlds.handle(story.world, event, data).ack for event, data in story.messages]
     assert acks == story.acks
     worlds.checkpoint()
     worlds.store.close()
-    again = Worlds(opener())
+    again = Worlds(opener(), rulesets=RULESETS)
     again.load_world(story.world)
     assert state_of(again.states[story.world]) == story.final
     assert again.states[story.world].last_seq == len(story.messages)

@@ -21,6 +21,7 @@ from adapter.benchkit.payloads import hooks
 from adapter.errors import InvalidMessage
 from adapter.pipeline import open_session, process
 from adapter.protocol.typed import _merged, _split, inline
+from adapter.rulesets import RULESETS
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 ODD_VALUES: list[Any] = [None, True, 0, 1.5, -1, "", "x", [], {}, [None], {"_id": 1}]
@@ -262,9 +263,9 @@ def test_mutated_hooks_are_judged_alike(index: int) -> None:
 
 
 def test_mutated_acks_are_judged_alike() -> None:
-    world = open_session(None, {"world": "w", "ruleset": "foundry-core", "gm_users": []})
+    world = open_session(None, {"world": "w", "ruleset": "foundry-core", "gm_users": []}, rulesets=RULESETS)
     for payload in hooks(12):
-        result = process(world, "hook", payload)
+        result = process(world, "hook", payload, rulesets=RULESETS)
         world = result.world
     ack = copy.deepcopy(dict(result.ack))
     assert typed_accepts("ack", ack)

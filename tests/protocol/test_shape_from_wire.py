@@ -19,6 +19,7 @@ from adapter.limits import DEFAULT_MAX_BYTES
 from adapter.pipeline import open_session, process
 from adapter.protocol import MAX_DEPTH, _shallow, check_shape, wirejson
 from adapter.replay import Replay
+from adapter.rulesets import RULESETS
 from tests.support.examples import examples
 
 #: text whose characters are the ones the depth reading must not be fooled by
@@ -97,15 +98,15 @@ SESSION = {"world": "w", "ruleset": "foundry-core", "settings": {}, "gm_users": 
 
 
 def _session() -> Any:
-    return open_session(None, SESSION)
+    return open_session(None, SESSION, rulesets=RULESETS)
 
 
 @pytest.mark.parametrize("literal", ["NaN", "-Infinity", "1e999"])
 def test_a_hook_with_a_nan_read_from_the_wire_gets_the_same_refusal_as_one_built_in_python(literal: str) -> None:
     hook = list(hooks(1))[0]
     text = orjson.dumps(hook).decode().replace('"world_time":', f'"world_time":{literal},"was":', 1)
-    from_wire = process(_session(), "hook", wirejson.loads(text), from_wire=True)
-    built = process(_session(), "hook", json.loads(text))
+    from_wire = process(_session(), "hook", wirejson.loads(text), from_wire=True, rulesets=RULESETS)
+    built = process(_session(), "hook", json.loads(text), rulesets=RULESETS)
     assert from_wire.ack == built.ack
     assert from_wire.ack["ok"] is False and from_wire.ack["error"]["path"] == "/world_time"
 
@@ -113,7 +114,7 @@ def test_a_hook_with_a_nan_read_from_the_wire_gets_the_same_refusal_as_one_built
 def test_replay_reads_a_nan_line_as_the_server_does() -> None:
     hook = list(hooks(1))[0]
     line = orjson.dumps({"event": "hook", "data": hook}).decode().replace('"world_time":', '"world_time":NaN,"was":', 1)
-    replay = Replay()
+    replay = Replay(rulesets=RULESETS)
     list(replay.feed(1, json.dumps({"event": "session", "data": SESSION})))
     (ack,) = list(replay.feed(2, line))
     assert ack["data"] == {"ok": False, "seq": 1, "error": {
@@ -126,8 +127,8 @@ def test_a_nan_message_past_the_size_limit_is_refused_too_large_as_before() -> N
     NonFinite (which orjson refuses) is counted the same way, whichever reader read it."""
     pad = "\u00e9" * (DEFAULT_MAX_BYTES // 2)  # two bytes each: past the limit in bytes only
     text = '{"seq":1,"user":"g","world_time":0,"hook":"updateCombat","pad":"' + pad + '","x":NaN}'
-    from_wire = process(_session(), "hook", wirejson.loads(text), from_wire=True)
-    built = process(_session(), "hook", json.loads(text))
+    from_wire = process(_session(), "hook", wirejson.loads(text), from_wire=True, rulesets=RULESETS)
+    built = process(_session(), "hook", json.loads(text), rulesets=RULESETS)
     assert from_wire.ack == built.ack
     assert from_wire.ack["error"]["code"] == "too_large"
     assert f"the message has {len(text.encode()) + 1} bytes" in from_wire.ack["error"]["message"]  # NaN -> null: one byte more
@@ -139,7 +140,7 @@ def test_replay_reads_a_line_as_the_server_reads_a_frame() -> None:
     nested too deep for any reader is a problem reported, not a crash."""
     hook = list(hooks(1))[0]
     line = orjson.dumps({"event": "hook", "data": hook}).decode().replace('"world_time":', '"world_time":' + "9" * 5000 + ',"was":', 1)
-    replay = Replay()
+    replay = Replay(rulesets=RULESETS)
     list(replay.feed(1, json.dumps({"event": "session", "data": SESSION})))
     (ack,) = list(replay.feed(2, line))
     assert ack["data"] == {"ok": False, "seq": 1, "error": {

@@ -21,6 +21,7 @@ from typing import Any
 
 from adapter.engine import World
 from adapter.pipeline import duplicate_ack, process
+from adapter.rulesets import RULESETS as BUILT_IN
 from tests.foundry import combatant, d10_roll, d20_roll, pool_roll
 from tests.support.table import GM, Message
 from tests.support.table import Table as OneTable
@@ -95,7 +96,7 @@ class Table:
     def __init__(self, world: str, ruleset: str, rng: random.Random) -> None:
         self.rng = rng
         self.ruleset = ruleset
-        self.table = OneTable(ruleset, world=world, through=partial(process, check_outbound=False))
+        self.table = OneTable(ruleset, world=world, through=partial(process, check_outbound=False, rulesets=BUILT_IN))
         self.table.refusals = "ack"
         self.ref = Reference(world, ruleset, worlds=[self.table.world])
         self.made = 0

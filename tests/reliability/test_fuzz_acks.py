@@ -76,7 +76,7 @@ class Sink:
 def check(case: WireCase, world: World, sink: Sink) -> float:
     """One case at the pipeline: the ack, its schema, the state, the stored copy. Its time."""
     began = time.perf_counter()
-    result = process(world, case.event, case.payload())
+    result = process(world, case.event, case.payload(), rulesets=RULESETS)
     took = time.perf_counter() - began
     ack = result.ack
     protocol.check_outbound("ack", ack)
@@ -167,7 +167,7 @@ async def test_wire_damaged_messages_through_the_real_socket_all_get_their_ack(s
                     kind = KINDS[i % len(KINDS)]
                     extra = {"x": "\ud800", "n": [1, {"\udfff": None}]} if kind == "any_json" else None
                     case = wire_case(draw, kind, base, local.last_seq + 1, copy.deepcopy(extra))
-                    expected = process(local, case.event, case.payload())
+                    expected = process(local, case.event, case.payload(), rulesets=RULESETS)
                     ack_id = raw.next_id
                     raw.next_id += 1
                     began = time.monotonic()

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 
 from adapter import protocol
 from adapter.pipeline import process
+from adapter.rulesets import RULESETS
 from tests.reliability import fuzzcount
 from tests.reliability.harness import auth_for, open_link
 from tests.reliability.mutations import CATEGORIES, Case, RandomDraw, bases, make_case
@@ -48,7 +49,7 @@ def check_refused(case: Case) -> None:
     """Apply the case to its base world; the refusal and the unchanged state, or fail."""
     world = case.world
     assert world is not None
-    result = process(world, case.event, case.payload)
+    result = process(world, case.event, case.payload, rulesets=RULESETS)
     ack = result.ack
     assert ack["ok"] is False, (case.category, ack)
     assert ack["error"]["code"] == case.code, (case.category, case.path, ack)
@@ -152,7 +153,7 @@ async def test_hostile_messages_through_the_real_server_are_refused_and_others_k
             for i in range(per_world):
                 case = make_case(draw, CATEGORIES[i % len(CATEGORIES)], [base])
                 payload = renumbered(case, local.last_seq + 1)
-                expected = process(local, case.event, payload)
+                expected = process(local, case.event, payload, rulesets=RULESETS)
                 ack = await asyncio.wait_for(await link.emit(case.event, payload), 10)
                 assert _verdict(ack) == _verdict(expected.ack), (case.category, ack, expected.ack)
                 assert ack["ok"] is False and ack["error"]["code"] == case.code

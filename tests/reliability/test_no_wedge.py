@@ -15,6 +15,7 @@ import pytest
 from adapter import protocol
 from adapter.engine import World
 from adapter.pipeline import open_session, process
+from adapter.rulesets import RULESETS
 from tests.foundry import combat, combatant, current
 from tests.support.sidecar import GM, Running, auth, connect
 
@@ -38,12 +39,12 @@ def failing_ack_check(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_failing_outbound_check_is_an_internal_error_ack_with_the_seq_used_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    world: World = open_session(None, {"world": "w", "ruleset": "foundry-core", "gm_users": [GM]})
-    first = process(world, "hook", hook(1))
+    world: World = open_session(None, {"world": "w", "ruleset": "foundry-core", "gm_users": [GM]}, rulesets=RULESETS)
+    first = process(world, "hook", hook(1), rulesets=RULESETS)
     assert first.ack["ok"] is True
     before = first.world
     failing_ack_check(monkeypatch)
-    result = process(before, "hook", hook(2, "updateCombat"))
+    result = process(before, "hook", hook(2, "updateCombat"), rulesets=RULESETS)
     assert result.ack["ok"] is False and result.ack["seq"] == 2
     assert result.ack["error"]["code"] == "internal_error"
     assert result.record is True and result.emits == ()

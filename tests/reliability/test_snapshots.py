@@ -177,7 +177,7 @@ def test_every_world_of_every_recording_comes_back_equal(root: Path) -> None:
     for recording in sorted((root / "tests" / "recordings").rglob("*.jsonl")):
         if recording.name.endswith(".golden.jsonl"):
             continue
-        replay = Replay()
+        replay = Replay(rulesets=RULESETS)
         for number, line in enumerate(recording.read_text(encoding="utf-8").splitlines(), start=1):
             list(replay.feed(number, line))
             if replay.world is None:

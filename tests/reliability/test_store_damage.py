@@ -43,7 +43,7 @@ def story() -> Reference:
 
 def fill(db: Path, ref: Reference, *, snapshot_every: int = 50) -> Worlds:
     """Store a whole session as the server would (same Worlds, same Store)."""
-    worlds = Worlds(Store(db, codec=CODEC), snapshot_every=snapshot_every)
+    worlds = Worlds(Store(db, codec=CODEC), snapshot_every=snapshot_every, rulesets=RULESETS)
     worlds.load()
     worlds.connect({"token": TOKEN, **session_data(ref.world, ref.ruleset)})
     for event, data in ref.messages:
@@ -52,7 +52,7 @@ def fill(db: Path, ref: Reference, *, snapshot_every: int = 50) -> Worlds:
 
 
 def reopen(db: Path, snapshot_every: int = 50) -> Worlds:
-    worlds = Worlds(Store(db, codec=CODEC), snapshot_every=snapshot_every)
+    worlds = Worlds(Store(db, codec=CODEC), snapshot_every=snapshot_every, rulesets=RULESETS)
     worlds.load()
     return worlds
 

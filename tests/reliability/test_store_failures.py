@@ -49,7 +49,7 @@ def test_an_error_the_store_did_not_foresee_is_a_store_unavailable_ack_and_chang
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     store = Store(tmp_path / "w.db", codec=CODEC)
-    worlds = Worlds(store)
+    worlds = Worlds(store, rulesets=RULESETS)
     try:
         worlds.connect(auth(world="w"))
         assert worlds.handle("w", "hook", hook(1, "createCombat")).ack["ok"]
@@ -72,7 +72,7 @@ def test_database_files_that_cannot_be_looked_at_refuse_the_message_but_do_not_e
     commit cannot be proved to be in the live file), and serving resumes once the files can be
     looked at again; a real deletion is still told apart."""
     store = Store(tmp_path / "w.db", serving=True, watch_every=3600, codec=CODEC)
-    worlds = Worlds(store)
+    worlds = Worlds(store, rulesets=RULESETS)
     real_stat = os.stat
     try:
         worlds.connect(auth(world="w"))
@@ -128,7 +128,7 @@ def test_a_message_accepted_under_a_larger_size_limit_is_replayed_under_a_smalle
     """The log holds what was accepted: restarting with a lower --max-bytes must rebuild the
     world that was served, not refuse, at replay, a message that was acked."""
     store = Store(tmp_path / "w.db", codec=CODEC)
-    worlds = Worlds(store, max_bytes=1_000_000, snapshot_every=10_000)
+    worlds = Worlds(store, max_bytes=1_000_000, snapshot_every=10_000, rulesets=RULESETS)
     joined = combat("combatStoreFails", [combatant("c000000000000001", "Ann"), combatant("c000000000000002", "Bo")])
     big = {**hook(2), "combat": joined, "options": {"pad": "x" * 50_000}}  # Bo joins
     try:
@@ -140,7 +140,7 @@ def test_a_message_accepted_under_a_larger_size_limit_is_replayed_under_a_smalle
         store.close()
     store = Store(tmp_path / "w.db", codec=CODEC)
     try:
-        again = Worlds(store, max_bytes=10_000)
+        again = Worlds(store, max_bytes=10_000, rulesets=RULESETS)
         again.load()
         state = again.state("w")
         assert state is not None and state == served

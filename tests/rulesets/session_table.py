@@ -16,7 +16,7 @@ from typing import Any
 
 from adapter.engine import World
 from adapter.pipeline import Result
-from adapter.replay import replay_lines
+from adapter.replay import Replay, replay_lines
 from adapter.rulesets import RULESETS
 from adapter.service import Worlds
 from adapter.store import Store
@@ -50,7 +50,7 @@ class Table:
                  snapshot_every: int = 1000) -> None:
         self.ruleset = ruleset
         self.store = Store(":memory:", codec=CODEC)
-        self.worlds = Worlds(self.store, snapshot_every=snapshot_every)
+        self.worlds = Worlds(self.store, snapshot_every=snapshot_every, rulesets=RULESETS)
         self.table = OneTable(ruleset, settings, world=WORLD, combat_id=COMBAT, through=self._handle)
         self.table.refusals = "ack"
         self.worlds.connect(self.table.session)
@@ -255,11 +255,11 @@ class Table:
         return [dumps({"event": e.kind, "data": e.data}) + "\n" for e in self.store.history(WORLD)]
 
     def replayed_plans(self) -> list[dict[str, Any]]:
-        return [out["data"] for out in replay_lines(self.stored_lines())
+        return [out["data"] for out in replay_lines(self.stored_lines(), Replay(rulesets=RULESETS))
                 if out["type"] == "emit" and out["event"] == "plan"]
 
     def restored(self) -> World | None:
         """The world as a restart rebuilds it from the store (snapshot, then the log)."""
-        again = Worlds(self.store)
+        again = Worlds(self.store, rulesets=RULESETS)
         again.load()
         return again.state(WORLD)

@@ -1,6 +1,6 @@
 """A served turn change does not read again a large combatant list its world keeps: the
-guard reads the frame through ``pipeline.frame_reader`` (adapter/pipeline.py, "what a
-message costs"), and the acks are those of the whole read."""
+guard reads the frame through ``seen.frame_reader`` (adapter/seen.py; adapter/pipeline.py,
+"what a message costs"), and the acks are those of the whole read."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from typing import Any
 
 import orjson
 
-from adapter import pipeline
+from adapter import seen
 from adapter.pipeline import open_session, process
+from adapter.rulesets import RULESETS
 from adapter.service import KEEP_READ_FROM
 from tests.foundry import combat, combatant, current
 from tests.support.sidecar import GM, Running, auth, connect
@@ -36,22 +37,22 @@ def hooks(count: int) -> list[dict[str, Any]]:
 
 async def test_a_turn_change_reads_a_kept_list_once_and_acks_as_the_whole_read(sidecar: Running, monkeypatch: Any) -> None:
     taken: list[bool] = []
-    real = pipeline._read_around
+    real = seen._read_around
 
     def counting(*args: Any) -> Any:
         item = real(*args)
         taken.append(item is not None)
         return item
 
-    monkeypatch.setattr(pipeline, "_read_around", counting)
+    monkeypatch.setattr(seen, "_read_around", counting)
     messages = hooks(5)
     assert len(orjson.dumps(messages[0]["combat"]["combatants"])) >= KEEP_READ_FROM
     client = await connect(sidecar.url, auth())
     await asyncio.wait_for(client.welcome, 5)
-    world = open_session(None, {k: v for k, v in auth().items() if k != "token"})
+    world = open_session(None, {k: v for k, v in auth().items() if k != "token"}, rulesets=RULESETS)
     for message in messages:
         ack = await client.send("hook", message)
-        whole = process(world, "hook", orjson.loads(orjson.dumps(message)), from_wire=True)
+        whole = process(world, "hook", orjson.loads(orjson.dumps(message)), from_wire=True, rulesets=RULESETS)
         world = whole.world
         assert ack == orjson.loads(orjson.dumps(whole.ack))
     await client.close()

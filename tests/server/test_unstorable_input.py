@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from adapter.pipeline import open_session, process
+from adapter.rulesets import RULESETS
 from tests.foundry import combat, combatant, current
 from tests.server.rawclient import RawClient
 from tests.support.sidecar import GM, Running, auth, connect, refused
@@ -92,10 +93,10 @@ def test_an_integer_beyond_64_bits_is_refused_with_its_path_not_an_internal_erro
     """Over the socket such a number arrives as a float; a replayed recording (read with the
     standard library) or an in-process caller hands the pipeline a Python int, which the log
     cannot store: it used to end as ``internal_error`` with a traceback."""
-    world = open_session(None, {"world": "w", "ruleset": "foundry-core", "gm_users": [GM]})
+    world = open_session(None, {"world": "w", "ruleset": "foundry-core", "gm_users": [GM]}, rulesets=RULESETS)
     fight = combat("combatBigInt0001", [{**combatant("c000000000000001", "Ann"), "initiative": value}])
     message = {"seq": 1, "user": GM, "world_time": 0, "hook": "createCombat", "combat": fight, "current": current()}
-    result = process(world, "hook", message)
+    result = process(world, "hook", message, rulesets=RULESETS)
     assert result.ack["ok"] is False and result.ack["seq"] == 1
     assert result.ack["error"]["code"] == "invalid_message", result.ack
     assert result.ack["error"]["path"] == "/combat/combatants/0/initiative"

@@ -34,10 +34,9 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import cmp_to_key
+from functools import cmp_to_key, partial
 from types import FrameType
 from typing import Any, Literal
-from unittest import mock
 from weakref import WeakKeyDictionary
 
 import orjson
@@ -232,12 +231,12 @@ class Table:
                  rulesets: Mapping[str, Any] | None = None,
                  through: Callable[[World, str, Any], Result] | None = None) -> None:
         self.gm = gm
-        #: rulesets beside the built-in ones: a test's own ruleset (``hold-test``)
-        self.rulesets = rulesets
+        #: the built-in rulesets, and beside them a test's own (``hold-test``), handed to the
+        #: pipeline as the server hands it its own
+        self.rulesets = {**RULESETS, **(rulesets or {})}
         self.session = session_data(world, ruleset, settings, gm=gm, system=system)
-        with self._rulesets():
-            self.world: World = open_session(None, self.session)
-            self.skipped = frozenset(welcome(self.world)["skipped_acts"])
+        self.world: World = open_session(None, self.session, rulesets=self.rulesets)
+        self.skipped = frozenset(welcome(self.world, rulesets=self.rulesets)["skipped_acts"])
         self.seq = 0
         self.time = 0.0
         self.fights: dict[str, Fight] = {combat_id: Fight(combat_id)}
@@ -250,7 +249,7 @@ class Table:
         #: what a refusal does by default: raise it, or return its ack
         self.refusals: Literal["raise", "ack"] = "raise"
         #: the pipeline, or a path through it (``Worlds.handle``, to store what is sent)
-        self.through = through or process
+        self.through = through or partial(process, rulesets=self.rulesets)
 
     # ------------------------------------------------------------ sending
 
@@ -261,7 +260,7 @@ class Table:
         self.sent.append({"event": message.event, "data": payload})
         before = self.world
         site: list[tuple[str, int]] = []
-        with self._rulesets(), self._raises(site):
+        with self._raises(site):
             result = self.through(self.world, message.event, payload)
         self.world, self.ack, self.emits = result.world, result.ack, result.emits
         assert result.record, result.ack  # the table numbers its messages: never a duplicate or a gap
@@ -394,15 +393,6 @@ class Table:
         return "".join(orjson.dumps(line).decode() + "\n" for line in self.sent)
 
     # ------------------------------------------------------------ plumbing
-
-    @contextmanager
-    def _rulesets(self) -> Iterator[None]:
-        """A test's own rulesets beside the built-in ones, for the pipeline's lookups."""
-        if not self.rulesets:
-            yield
-            return
-        with mock.patch("adapter.pipeline.RULESETS", {**RULESETS, **self.rulesets}):
-            yield
 
     @contextmanager
     def _raises(self, sites: list[tuple[str, int]]) -> Iterator[None]:

@@ -12,7 +12,7 @@ from .. import messages
 from ..context import Ctx
 from ..model import Combat, Combatant
 from ..order import place_after, place_before, rules_sort
-from ..ruleset import HoldRuleIds, Ruleset
+from ..ruleset import HoldRuleIds, SortKey
 from ..turns import begin_next_acting, begin_turn, end_turn
 from .state import (
     ANY_POINT,
@@ -88,9 +88,8 @@ def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold, ids: HoldRuleId
     )
     combat = _set(combat, who.id, hold=new)
     if combat.current == who.id and new.state == HOLDING:
-        rs = ctx.ruleset
-        combat = end_turn(ctx, rs, combat, who.id, skipped=True)
-        combat = begin_next_acting(ctx, rs, combat)
+        combat = end_turn(ctx, combat, who.id, skipped=True)
+        combat = begin_next_acting(ctx, combat)
     return combat
 
 
@@ -112,13 +111,12 @@ def _carry_into_next_round(
     combat = _set(combat, who.id, hold=giving_up)
     if who.id not in combat.passed or combat.current == who.id:
         return combat
-    rs = ctx.ruleset
     if combat.current is not None:
         order = place_after(combat.order, who.id, combat.current)
         return replace(combat, order=order, passed=combat.passed - {who.id})
     order = tuple(c for c in combat.order if c != who.id) + (who.id,)
     combat = replace(combat, order=order, passed=combat.passed - {who.id})
-    return begin_turn(ctx, rs, combat, who.id)
+    return begin_turn(ctx, combat, who.id)
 
 
 # ---------------------------------------------------------------- act
@@ -142,10 +140,9 @@ def act_action(ctx: Ctx, combat: Combat, intent: messages.Act, ids: HoldRuleIds)
             f"{_name(who)} is not holding: declare hold first, then act",
             rule=ids.hold, field="combatant_id",
         )
-    rs = ctx.ruleset
     point = intent.point
     if point is None:
-        return _act_now(ctx, rs, combat, who, held)
+        return _act_now(ctx, combat, who, held)
     kind, anchor_id = point
     anchor = ctx.combatant(combat, anchor_id, kind)
     _check_anchor(combat, who, anchor, kind, ids)
@@ -153,7 +150,7 @@ def act_action(ctx: Ctx, combat: Combat, intent: messages.Act, ids: HoldRuleIds)
     score = anchor.score - 1 if kind == "after" else anchor.score + 1
     sharing = combat.current if kind == "before" and _moment_open(combat, anchor.id) else None
     interrupt = kind == "before" and combat.current == anchor.id
-    combat = _step_in(rs, combat, who, held, score, (kind, anchor.id))
+    combat = _step_in(ctx.ruleset.sort_key, combat, who, held, score, (kind, anchor.id))
     if sharing is not None and combat.order.index(who.id) < combat.order.index(sharing):
         # ST-3: it shares the open moment and goes first by the tie rule: the first
         # interrupter's turn, not yet over, waits right after it
@@ -163,7 +160,7 @@ def act_action(ctx: Ctx, combat: Combat, intent: messages.Act, ids: HoldRuleIds)
     if interrupt:  # ST-2 ruling: the anchor is interrupted as it begins; its turn follows
         combat = _set(combat, who.id, hold=replace(holding(combat.combatants[who.id]) or held,
                                                    interrupting=True))
-        combat = begin_turn(ctx, rs, combat, who.id)
+        combat = begin_turn(ctx, combat, who.id)
     return combat
 
 
@@ -210,7 +207,7 @@ def _check_anchor(
         )
 
 
-def _act_now(ctx: Ctx, rs: Ruleset, combat: Combat, who: Combatant, held: Hold) -> Combat:
+def _act_now(ctx: Ctx, combat: Combat, who: Combatant, held: Hold) -> Combat:
     """Right after the turn in progress; with none in progress, at once (end of the order)."""
     current = combat.current
     if current == who.id:  # the GM moved back to the holder: it simply acts in its turn
@@ -218,16 +215,16 @@ def _act_now(ctx: Ctx, rs: Ruleset, combat: Combat, who: Combatant, held: Hold) 
     if current is not None:
         anchor = combat.combatants[current]
         score = anchor.score - 1 if anchor.score is not None else who.score
-        return _step_in(rs, combat, who, held, score, ("after", current))
+        return _step_in(ctx.ruleset.sort_key, combat, who, held, score, ("after", current))
     others = [c for c in combat.order if c != who.id]
     last = combat.combatants[others[-1]].score if others else None
     score = last - 1 if last is not None else who.score
-    combat = _step_in(rs, combat, who, held, score, ("after", others[-1]) if others else None)
-    return begin_turn(ctx, rs, combat, who.id)
+    combat = _step_in(ctx.ruleset.sort_key, combat, who, held, score, ("after", others[-1]) if others else None)
+    return begin_turn(ctx, combat, who.id)
 
 
 def _step_in(
-    rs: Ruleset,
+    sort_key: SortKey,
     combat: Combat,
     who: Combatant,
     held: Hold,
@@ -240,13 +237,13 @@ def _step_in(
     if point is None:
         order = tuple(c for c in combat.order if c != who.id) + (who.id,)
     else:
-        kind, neighbour = _neighbour(rs, combat, who.id, point)
+        kind, neighbour = _neighbour(sort_key, combat, who.id, point)
         place = place_after if kind == "after" else place_before
         order = place(combat.order, who.id, neighbour)
     return replace(combat, order=order, passed=combat.passed - {who.id})
 
 
-def _neighbour(rs: Ruleset, combat: Combat, who: str, point: tuple[str, str]) -> tuple[str, str]:
+def _neighbour(sort_key: SortKey, combat: Combat, who: str, point: tuple[str, str]) -> tuple[str, str]:
     """Whom to go right after (or right before) for the point: the anchor, or, ST-3, the
     holders already stepped in at that point who go first (or after) by the tie rule."""
     kind, anchor = point
@@ -260,7 +257,7 @@ def _neighbour(rs: Ruleset, combat: Combat, who: str, point: tuple[str, str]) ->
         return cid in combat.passed or (cid == combat.current and not _interrupting(combat, cid))
 
     def first(a: str, b: str) -> bool:  # the tie rule (ST-3): the ruleset's own sort
-        return rules_sort(combat, rs.sort_key, (a, b))[0] == a
+        return rules_sort(combat, sort_key, (a, b))[0] == a
 
     if kind == "after":
         at = order.index(anchor) + 1

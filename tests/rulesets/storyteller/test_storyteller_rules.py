@@ -7,7 +7,8 @@ from pathlib import Path
 
 from adapter.engine.holding import ANY_POINT, Hold, holding
 from adapter.errors import NotPermitted, RuleViolation, UnknownCombatant
-from adapter.replay import replay_lines
+from adapter.replay import Replay, replay_lines
+from adapter.rulesets import RULESETS
 from tests.rulesets.storyteller.st_table import GM, Table, owner
 
 MITCH, LARRY, ZED = "cmbMitch00000001", "cmbLarry00000002", "cmbZed0000000003"
@@ -265,7 +266,7 @@ def test_a_refusal_reaches_the_module_as_a_rule_violation_with_rule_and_path() -
     late = {"event": "intent", "data": {"seq": seq, "user": "plrMitch00000001", "world_time": 6,
                                         "kind": "act", "combat_id": "stCombat00000001",
                                         "combatant_id": MITCH, "args": {"after": LARRY}}}
-    out = list(replay_lines([*lines, json.dumps(late)]))
+    out = list(replay_lines([*lines, json.dumps(late)], Replay(rulesets=RULESETS)))
     ack = out[-1]["data"]
     assert ack["ok"] is False and ack["seq"] == seq
     assert ack["error"]["code"] == "rule_violation" and ack["error"]["rule"] == "ST-1"

@@ -1,0 +1,122 @@
+"""What a world's hooks last brought, kept beside the world, and the frame reading that uses it.
+
+A hook carries its whole combat, and a turn change repeats every combatant as the last hook
+of that combat brought it (:mod:`adapter.pipeline`, "What a message costs"). :data:`Seen` is,
+per combat of a world, orjson's text of the ``combat.combatants`` the last accepted hook of
+that combat brought (and, for a caller that reads its own frames, the list as read):
+:func:`seen_after` moves it on with each accepted hook, :func:`loads_frame` reads a frame
+holding that very text without parsing the list again, :func:`frame_reader` is how the server
+reads a connection's frames with it. The caller keeps it beside the world (``Worlds.seen``,
+``Replay.seen``), never in a module global; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+import orjson
+
+from .engine.messages import DeleteCombat, Hook, Intent
+from .protocol import wirejson
+
+
+class Known(NamedTuple):
+    """``combat.combatants`` of the last hook of a combat accepted."""
+
+    #: orjson's text of the list
+    text: bytes
+    #: the list as read, kept only for a caller that reads its frames with :func:`loads_frame`
+    #: (``process(keep_read=True)``), which gives it again to a frame holding this text;
+    #: never changed after (None: not kept, some 1.5 KB of Python objects per combatant)
+    people: list[Any] | None
+
+
+#: per combat of a world, what the last hook of that combat accepted brought (see the
+#: module's docstring); kept by the caller beside the world
+Seen = Mapping[str, Known]
+
+
+def seen_after(
+    seen: Seen | None, message: Hook | Intent, combat_id: str | None, people: bytes | None, payload: Any,
+    keep_read: bool | int = False,
+) -> Seen | None:
+    """The world's :data:`Seen` once ``message`` (``payload``) is accepted (None: as it was)."""
+    if combat_id is None or not isinstance(message, Hook):
+        return None
+    before = seen or {}
+    if isinstance(message, DeleteCombat) or people is None:
+        return {k: v for k, v in before.items() if k != combat_id} if combat_id in before else None
+    last = before.get(combat_id)
+    keep = keep_read is not False and len(people) >= int(keep_read)
+    read = payload["combat"]["combatants"] if keep else None
+    if last is not None and last.text == people and (last.people is read or not keep):
+        return None
+    # a copy holding only the text: orjson's own bytes keep the buffer they were written in
+    return {**before, combat_id: Known(bytes(memoryview(people)), read)}
+
+
+#: where a hook's combatant list starts in its text
+_LIST_KEY = b'"combatants":'
+
+
+def loads_frame(
+    text: str | bytes, seen: Seen | None, payload_of: Callable[[Any], Any], *, worth: int = 2048,
+) -> Any:
+    """:func:`.protocol.wirejson.loads` of a frame (``payload_of`` finds the message in what
+    it reads), without reading again a combatant list :data:`Seen` holds: where the text of
+    the frame holds, at a ``"combatants":`` key, the very text of a kept list (of at least
+    ``worth`` bytes), the frame is read with ``[]`` there, then with ``[0]``; if the
+    message's ``combat.combatants`` is ``[]`` in the one and ``[0]`` in the other, that place
+    is the list's (not a string, another key, a duplicate key the reader drops), so the
+    frame is the one read with the kept list (:attr:`Known.people`) there: the same value
+    the whole read gives, the list's text being orjson's of that list. Anything else (no
+    such text, NaN or a huge integer elsewhere, ...) is read whole."""
+    if seen:
+        try:
+            raw = text.encode() if isinstance(text, str) else text
+        except UnicodeEncodeError:  # a lone surrogate: the whole read says what it is
+            return wirejson.loads(text)
+        at = raw.find(_LIST_KEY)
+        for _ in range(3):  # the combat's list comes before any combatant's own keys
+            if at < 0:
+                break
+            start = at + len(_LIST_KEY)
+            for known in seen.values():
+                if known.people is not None and len(known.text) >= worth and raw.startswith(known.text, start):
+                    item = _read_around(raw, start, start + len(known.text), known.people, payload_of)
+                    if item is not None:
+                        return item
+            at = raw.find(_LIST_KEY, start)
+    return wirejson.loads(text)
+
+
+def event_payload(item: Any) -> Any:
+    """The message in a socket.io event's arguments (``["hook", payload]``)."""
+    return item[1] if type(item) is list and len(item) == 2 and item[0] == "hook" else None
+
+
+def frame_reader(seen: Seen | None) -> Callable[[str | bytes], Any] | None:
+    """How the server reads a socket.io frame of a connection whose world keeps ``seen``
+    (:data:`.protocol.wirejson.FRAME_READER`), or None when nothing is kept to reuse."""
+    if not seen or all(known.people is None for known in seen.values()):
+        return None
+    return lambda text: loads_frame(text, seen, event_payload)
+
+
+def _read_around(raw: bytes, start: int, end: int, people: list[Any], payload_of: Callable[[Any], Any]) -> Any:
+    head, tail = raw[:start], raw[end:]
+    try:
+        item = orjson.loads(head + b"[]" + tail)
+        probe = orjson.loads(head + b"[0]" + tail)
+    except orjson.JSONDecodeError:
+        return None
+    payload, other = payload_of(item), payload_of(probe)
+    combat = payload.get("combat") if type(payload) is dict else None
+    other_combat = other.get("combat") if type(other) is dict else None
+    if type(combat) is not dict or type(other_combat) is not dict:
+        return None
+    if combat.get("combatants") != [] or other_combat.get("combatants") != [0]:
+        return None
+    combat["combatants"] = people
+    return item
