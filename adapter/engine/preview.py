@@ -57,8 +57,7 @@ computes it (about 16% of the samples, one message in eight) and the others reus
 
 from __future__ import annotations
 
-from dataclasses import fields
-from operator import itemgetter
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from .context import Ctx
@@ -75,16 +74,16 @@ CHECK = False
 #: trail's states differ from each other there in a way known in advance (see ``_passed``);
 #: not its own cache
 _STATE = tuple(
-    f.name for f in fields(Combat)
-    if f.name not in ("revision", "last_plan", "current", "passed", "preview_cache")
+    name for name in Combat.__struct_fields__
+    if name not in ("revision", "last_plan", "current", "passed", "preview_cache")
 )
 
 
-_STATE_OF = itemgetter(*_STATE)
+_STATE_OF = attrgetter(*_STATE)
 
 
 def _state(combat: Combat) -> tuple[Any, ...]:
-    state: tuple[Any, ...] = _STATE_OF(combat.__dict__)
+    state: tuple[Any, ...] = _STATE_OF(combat)
     return state
 
 

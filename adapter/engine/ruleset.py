@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct
+
 from .model import Combat, Combatant
 
 if TYPE_CHECKING:
@@ -65,14 +67,13 @@ def chain(*tables: On) -> dict[type[Event], tuple[EventRule, ...]]:
     return joined
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Struct, frozen=True):
     """How one combatant appears in the plan (everything but its position and number)."""
 
     acts: str = "full"
     reaction: Mapping[str, Any] | None = None
     tags: tuple[str, ...] = ()
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: Mapping[str, Any] = {}
     rules: tuple[str, ...] = ()
     #: preferred tie-break fraction in [0, 1) for the initiative number (see order.py)
     hint: float | None = None
@@ -126,18 +127,6 @@ class HoldRuleIds:
 
 
 @dataclass(frozen=True)
-class StateTypes:
-    """The classes of the state a ruleset keeps, by where it keeps it: ``Combatant.ext`` and
-    ``Combat.ext`` in a combat under this ruleset, ``World.ext[<ruleset id>]``. Each a frozen
-    dataclass (or None: the ruleset keeps nothing there). A snapshot decodes those places as
-    these classes and nothing else (:mod:`adapter.store.snapshots`)."""
-
-    combatant: type | None = None
-    combat: type | None = None
-    world: type | None = None
-
-
-@dataclass(frozen=True)
 class Ruleset:
     """A ruleset: its rules by the event and intent classes they take, and its hooks into the plan."""
 
@@ -172,8 +161,10 @@ class Ruleset:
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)
     adopt: Adopt = adopt_as_stored
-    #: the classes of its own state (what a snapshot reads back; see ``StateTypes``)
-    state: StateTypes = StateTypes()
+    #: the classes of its own state: each a frozen, tagged msgspec Struct marked with the place
+    #: it lives in (:class:`.model.CombatantExt`, ``CombatExt``, ``WorldExt``); a snapshot
+    #: reads those places back as these classes and nothing else (:mod:`adapter.store.snapshots`)
+    state_types: tuple[type, ...] = ()
 
     @cached_property
     def intent_kinds(self) -> frozenset[str]:

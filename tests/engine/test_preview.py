@@ -9,7 +9,7 @@ random fights under every ruleset with the check on.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from operator import attrgetter
 from typing import Any
 
 import pytest
@@ -116,7 +116,7 @@ def leave_out_of_the_key(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """A broken cache key: the preview's state without one field of the combat."""
     kept = tuple(n for n in preview._STATE if n != name)
     monkeypatch.setattr(preview, "_STATE", kept)
-    monkeypatch.setattr(preview, "_STATE_OF", itemgetter(*kept))
+    monkeypatch.setattr(preview, "_STATE_OF", attrgetter(*kept))
 
 
 def test_the_check_catches_a_cache_that_ignores_what_the_preview_reads(
