@@ -82,7 +82,8 @@ class Hold(Struct, frozen=True):
 
 def _equal_but(cls: type[Struct], cache: str) -> None:
     """Give a Struct an ``__eq__`` that compares every field but ``cache`` (the identical
-    object first: the usual case). Defining it drops ``__hash__``: nothing hashes state."""
+    object first: the usual case), and no ``__hash__`` (it would hash the cache too; nothing
+    hashes state, which holds dicts)."""
     state = attrgetter(*(name for name in cls.__struct_fields__ if name != cache))
 
     def __eq__(self: Any, other: object) -> bool:
@@ -93,6 +94,7 @@ def _equal_but(cls: type[Struct], cache: str) -> None:
         return bool(state(self) == state(other))
 
     cls.__eq__ = __eq__  # type: ignore[method-assign]
+    cls.__hash__ = None  # type: ignore[assignment]
 
 
 class Combatant(Struct, frozen=True):

@@ -66,6 +66,8 @@ def test_a_combatant_s_source_takes_no_part_in_equality() -> None:
     assert a == Combatant(id="a", name="Abel") == replace(a, source=("Abel", None))
     assert a != replace(a, name="Cain") and a != replace(a, score=1.0)
     assert (a != replace(a, source=())) is False
+    hashes: list[object] = [Combatant.__hash__, Combat.__hash__]
+    assert hashes == [None, None]  # msgspec's hash would see the cache
 
 
 def test_a_combat_s_preview_cache_takes_no_part_in_equality() -> None:
