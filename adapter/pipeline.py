@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 import orjson
+from msgspec.structs import replace
 
 from . import protocol
 from .engine import Session, World, apply, plan_of

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import orjson
+from msgspec.structs import replace
 
 from . import protocol
 from .engine import World

@@ -15,9 +15,10 @@ import threading
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from .engine import World
 from .engine.plan import PlanMemo

@@ -308,7 +308,7 @@ def test_plan_entries_built_again_only_where_changed_equal_the_whole_plan(
     """The engine's half alone: a combat whose order stays put while scores (ties among
     them), adopted values, defeats and the round change under it; the memo's body and text
     are the whole build's after every change."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from adapter.engine.model import Combat, Combatant
     from adapter.rulesets import RULESETS

@@ -16,8 +16,9 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from .context import Ctx
 from .events import CombatStarted

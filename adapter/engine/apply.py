@@ -21,8 +21,9 @@ unchanged (everything here builds new objects).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from ..errors import NotPermitted, RuleViolation, UnknownCombat, UnknownCombatant
 from .adopt import adopt_combat

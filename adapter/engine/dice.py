@@ -56,7 +56,7 @@ def scored_by_total(combat: Combat, roll: Roll, combatant_id: str | None,
                     group_id: str | None) -> Combat:
     """The combat with the roll's total as the score of the combatant that rolled, or of
     every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     score = roll_total(roll)
     if group_id is not None:

@@ -8,20 +8,20 @@ that context, both name it without importing each other.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct
 
 from .model import Combat, Combatant
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Struct, frozen=True):
     """How one combatant appears in the plan (everything but its position and number)."""
 
     acts: str = "full"
     reaction: Mapping[str, Any] | None = None
     tags: tuple[str, ...] = ()
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: Mapping[str, Any] = {}
     rules: tuple[str, ...] = ()
     #: preferred tie-break fraction in [0, 1) for the initiative number (see order.py)
     hint: float | None = None

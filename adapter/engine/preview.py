@@ -58,8 +58,7 @@ computes it (about 16% of the samples, one message in eight) and the others reus
 
 from __future__ import annotations
 
-from dataclasses import fields
-from operator import itemgetter
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from .context import Ctx, Rules
@@ -72,16 +71,16 @@ from .turns import Trail, emit, end_round, end_turn, start_round
 #: trail's states differ from each other there in a way known in advance (see ``_passed``);
 #: not its own cache
 _STATE = tuple(
-    f.name for f in fields(Combat)
-    if f.name not in ("revision", "last_plan", "current", "passed", "preview_cache")
+    name for name in Combat.__struct_fields__
+    if name not in ("revision", "last_plan", "current", "passed", "preview_cache")
 )
 
 
-_STATE_OF = itemgetter(*_STATE)
+_STATE_OF = attrgetter(*_STATE)
 
 
 def _state(combat: Combat) -> tuple[Any, ...]:
-    state: tuple[Any, ...] = _STATE_OF(combat.__dict__)
+    state: tuple[Any, ...] = _STATE_OF(combat)
     return state
 
 

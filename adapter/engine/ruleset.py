@@ -98,18 +98,6 @@ class HoldRuleIds:
 
 
 @dataclass(frozen=True)
-class StateTypes:
-    """The classes of the state a ruleset keeps, by where it keeps it: ``Combatant.ext`` and
-    ``Combat.ext`` in a combat under this ruleset, ``World.ext[<ruleset id>]``. Each a frozen
-    dataclass (or None: the ruleset keeps nothing there). A snapshot decodes those places as
-    these classes and nothing else (:mod:`adapter.store.snapshots`)."""
-
-    combatant: type | None = None
-    combat: type | None = None
-    world: type | None = None
-
-
-@dataclass(frozen=True)
 class Ruleset:
     """A ruleset: its rules by the event and intent classes they take, and its hooks into the plan."""
 
@@ -144,8 +132,10 @@ class Ruleset:
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)
     adopt: Adopt = adopt_as_stored
-    #: the classes of its own state (what a snapshot reads back; see ``StateTypes``)
-    state: StateTypes = StateTypes()
+    #: the classes of its own state: each a frozen, tagged msgspec Struct marked with the place
+    #: it lives in (:class:`.model.CombatantExt`, ``CombatExt``, ``WorldExt``); a snapshot
+    #: reads those places back as these classes and nothing else (:mod:`adapter.store.snapshots`)
+    state_types: tuple[type, ...] = ()
 
     @cached_property
     def intent_kinds(self) -> frozenset[str]:

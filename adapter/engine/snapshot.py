@@ -10,9 +10,10 @@ values are read once, at first contact (:mod:`.adopt`); after that scores come o
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from operator import itemgetter
 from typing import Any
+
+from msgspec.structs import replace
 
 from .model import Combat, Combatant
 

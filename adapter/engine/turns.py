@@ -75,8 +75,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import replace
 from itertools import filterfalse
+
+from msgspec.structs import replace
 
 from ..errors import InternalError
 from .context import Ctx

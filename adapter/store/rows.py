@@ -22,8 +22,9 @@ log = logging.getLogger("initiative_sidecar.store")
 #: bump when the engine's state classes change shape: older snapshots are then ignored.
 #: "1" was the pickle format, which is no longer read (a pickle can run code); "2" kept a
 #: combat's last plan as a tree of dicts, "3" as its JSON text (a hand-written tagged JSON);
-#: "4" is msgspec's MessagePack (:mod:`.snapshots`).
-ENGINE_VERSION = "4"
+#: "4" msgspec's MessagePack of dataclasses; "5" of frozen Structs, the rulesets' state tagged
+#: (:mod:`.snapshots`).
+ENGINE_VERSION = "5"
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,25 @@
 """Snapshots as data: a world's state in msgspec's MessagePack, read back as the engine's own
-state classes and the classes each ruleset declares (``Ruleset.state``), nothing else.
+state Structs and the tagged Structs each ruleset declares (``Ruleset.state_types``), nothing else.
 
 Why not pickle: a snapshot lives in a file the GM may have been handed (a "backup", a shared
 world folder), and unpickling one can call any callable it can name (issue 15 planted one
 that reached ``eval``). msgspec decodes typed: a ``World``, its ``Combat``s, ``Combatant``s,
-``Prompt``s and ``Hold``s are built from their type annotations, and the places that hold a
-ruleset's own state are tagged by the ruleset's id (``Combat.ruleset``, the key of
-``World.ext``), so they are decoded as the classes that ruleset declares
-(:class:`adapter.engine.ruleset.StateTypes`). No name in the bytes is ever looked up, and no
-code of any class but a dataclass's own runs. The store imports no ruleset: the
-:class:`Codec` is given the rulesets by whoever opens the store (the server's composition
-root); without them, a world that holds a ruleset's state is refused and rebuilt from its log.
+``Prompt``s and ``Hold``s are built from their annotations. The places that hold a ruleset's
+own state are typed by a marker (:class:`~adapter.engine.model.CombatantExt`, ``CombatExt``,
+``WorldExt``); a :class:`Codec` reads each as the tagged union of the classes its rulesets
+declare for that place (a Struct's tag is its class name, the ``type`` key). No name in the
+bytes is ever looked up but a tag among those classes, and no code runs but msgspec's. The
+store imports no ruleset: the :class:`Codec` is given the rulesets by whoever opens the store
+(the server's composition root); without them, a world that holds a ruleset's state is
+refused and rebuilt from its log.
 
-Anything else (bytes of another format, a value of the wrong type, a ruleset this codec does
-not know holding state) raises :class:`SnapshotUnreadable`; the store then names the
+Anything else (bytes of another format, a value of the wrong type, a tag no ruleset given
+declares for that place) raises :class:`SnapshotUnreadable`; the store then names the
 snapshot and rebuilds the world from its log (the log is the truth, a snapshot a cache). A
 state the format cannot hold (a string with a lone surrogate, an integer beyond 64 bits, a
-class that is not state) raises :class:`SnapshotUnwritable`: that snapshot is not written,
-logged, and the next start replays the log. Fields a class does not have are ignored (msgspec
-on dataclasses): harmless, they set nothing.
+value that is not state) raises :class:`SnapshotUnwritable`: that snapshot is not written,
+logged, and the next start replays the log. Fields a class does not have are ignored:
+harmless, they set nothing. ``Combat.preview_cache`` is never written, and dropped if found.
 
 The bytes: ``MAGIC``, then frames, each a 4-byte length and zlib-compressed MessagePack:
 first the world without its combats, then one frame per combat (``[combat key, combat]``).
@@ -37,25 +38,28 @@ import weakref
 import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Union
 
 import msgspec
+from msgspec.structs import replace
 
-from ..engine.holding import Hold
-from ..engine.model import Combat, Combatant, World
-from ..engine.ruleset import Ruleset, StateTypes
+from ..engine.model import Combat, CombatantExt, CombatExt, World, WorldExt
+from ..engine.ruleset import Ruleset
 
 #: the first bytes of a snapshot in this format (a pickle starts with b"\x80"; b"ISJ1" was
-#: the tagged-JSON format of engine version 3, no longer read: its worlds are rebuilt)
-MAGIC = b"ISM1"
+#: the tagged-JSON format of engine version 3, b"ISM1" the untagged MessagePack of version 4
+#: (dataclasses): neither is read any longer, their worlds are rebuilt)
+MAGIC = b"ISM2"
+OLDER = {b"ISJ1": "the JSON format of engine version 3", b"ISM1": "the MessagePack of engine version 4"}
+
+#: where a ruleset keeps state, each marked by its class
+PLACES = (CombatantExt, CombatExt, WorldExt)
 
 #: the most one frame may inflate to (a tampered snapshot must not exhaust memory)
 MAX_FRAME = 512 * 1024 * 1024
 
 T = TypeVar("T")
-_NOTHING = StateTypes()
 _MSGPACK = msgspec.msgpack.Encoder()
 
 
@@ -91,7 +95,8 @@ class Encoder:
                 cached = kept.get(key)
                 if cached is None or cached[0]() is not combat:
                     ref = weakref.ref(combat, partial(self._drop, world.world, key))
-                    cached = (ref, _frame((key, replace(combat, preview_cache=None))))
+                    kept_combat = combat if combat.preview_cache is None else replace(combat, preview_cache=None)
+                    cached = (ref, _frame((key, kept_combat)))
                 frames[key] = cached
                 parts.append(cached[1])
             if frames:
@@ -131,20 +136,27 @@ def _frame(value: Any) -> bytes:
 
 
 class Codec:
-    """Reads snapshots of worlds played under ``rulesets`` (their ``state`` declarations)."""
+    """Reads snapshots of worlds played under ``rulesets`` (their ``state_types``)."""
 
     def __init__(self, rulesets: Iterable[Ruleset] = ()) -> None:
-        self._states = {rs.id: rs.state for rs in rulesets}
-        self._head = msgspec.msgpack.Decoder(World)
-        self._combat = msgspec.msgpack.Decoder(tuple[str, Combat])
+        declared = [cls for rs in rulesets for cls in rs.state_types]
+        for cls in declared:
+            if not (issubclass(cls, msgspec.Struct) and cls.__struct_config__.tag
+                    and sum(issubclass(cls, place) for place in PLACES) == 1):
+                raise TypeError(f"{cls.__qualname__} is not a tagged Struct marked with one place of {PLACES}")
+        #: each place: the union of the classes declared for it (None: no ruleset keeps state there)
+        self._unions: dict[type, Any] = {
+            place: Union[kinds] if (kinds := tuple(c for c in declared if issubclass(c, place))) else None  # noqa: UP007
+            for place in PLACES}
+        self._head = msgspec.msgpack.Decoder(World, dec_hook=self._ruleset_state)
+        self._combat = msgspec.msgpack.Decoder(tuple[str, Combat], dec_hook=self._ruleset_state)
 
     def decode(self, blob: bytes) -> World:
         """The world in snapshot bytes; :class:`SnapshotUnreadable` for anything else."""
         if not isinstance(blob, bytes) or not blob.startswith(MAGIC):
             start = blob[:4] if isinstance(blob, bytes) else b""
-            hint = (" (a pickle, the format of older versions, no longer read)" if start[:1] == b"\x80"
-                    else " (the JSON format of engine version 3, no longer read)" if start == b"ISJ1" else "")
-            raise SnapshotUnreadable(f"not in the snapshot format{hint}")
+            older = "a pickle, the format of older versions" if start[:1] == b"\x80" else OLDER.get(start)
+            raise SnapshotUnreadable("not in the snapshot format" + (f" ({older}, no longer read)" if older else ""))
         with _collection_paused():
             return self._decode(blob)
 
@@ -156,37 +168,24 @@ class Codec:
         world = _read(self._head, head)
         if world.combats:
             raise SnapshotUnreadable("starts with a World holding its combats, not one without")
-        ext = {rid: self._state(self._states.get(rid, _NOTHING).world, value, f"World.ext[{rid!r}]")
-               for rid, value in world.ext.items()}
         combats: dict[str, Combat] = {}
         for frame in frames:
             key, combat = _read(self._combat, frame)
-            combats[key] = self._combat_state(combat)
-        return replace(world, ext=ext, combats=combats)
+            # the preview's cache is never written; whatever a tampered file puts there is dropped
+            combats[key] = combat if combat.preview_cache is None else replace(combat, preview_cache=None)
+        return replace(world, combats=combats)
 
-    def _combat_state(self, combat: Combat) -> Combat:
-        """The combat with its ruleset's state (and the holds) read as their classes."""
-        types = self._states.get(combat.ruleset, _NOTHING)
-        combatants: dict[str, Combatant] = {}
-        for cid, c in combat.combatants.items():
-            if c.ext is not None or c.hold is not None:
-                c = replace(c, ext=self._state(types.combatant, c.ext, f"{combat.ruleset} Combatant.ext"),
-                            hold=self._state(Hold, c.hold, "Combatant.hold"))
-            combatants[cid] = c
-        ext = self._state(types.combat, combat.ext, f"{combat.ruleset} Combat.ext")
-        # the preview's cache is never written; whatever a tampered file puts there is dropped
-        return replace(combat, combatants=combatants, ext=ext, preview_cache=None)
-
-    @staticmethod
-    def _state(cls: type | None, raw: Any, where: str) -> Any:
-        if raw is None:
-            return None
-        if cls is None:
-            raise SnapshotUnreadable(f"{where} holds state, and no ruleset known here keeps state there")
+    def _ruleset_state(self, place: type, raw: Any) -> Any:
+        """msgspec's hook for the marked places: ``raw`` read as the rulesets' classes."""
+        if place not in self._unions:
+            raise NotImplementedError  # not a place: msgspec says the type is unsupported
+        kinds = self._unions[place]
+        if kinds is None:
+            raise ValueError(f"{place.__name__} holds state, and no ruleset known here keeps state there")
         try:
-            return msgspec.convert(raw, cls)
+            return msgspec.convert(raw, kinds)
         except (msgspec.ValidationError, RecursionError) as error:
-            raise SnapshotUnreadable(f"{where}: {error}") from error
+            raise ValueError(f"{place.__name__}: {error}") from error
 
 
 def _read(decoder: msgspec.msgpack.Decoder[T], frame: bytes) -> T:

@@ -1,20 +1,23 @@
-"""The engine's state is copied only through ``dataclasses.replace``: a copy runs the class's
-``__init__``, so a field the class does not have is an error, never a silent new attribute."""
+"""The engine's state is frozen msgspec Structs, copied only through ``msgspec.structs.replace``:
+a field the class does not have is an error, never a silent new attribute; equality is the
+state's, and the caches some objects carry take no part in it."""
 
 from __future__ import annotations
 
 import ast
-import dataclasses
 import typing
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
+from msgspec.structs import replace
 
-from adapter.engine.model import Combat, Combatant, World
+from adapter.engine.model import Combat, Combatant, Hold, Prompt, World
+from adapter.rulesets import RULESETS
 
 ADAPTER = Path(__file__).resolve().parents[2] / "adapter"
+STATE = [World, Combat, Combatant, Prompt, Hold]
 
 
 @pytest.mark.parametrize("state", [
@@ -33,7 +36,7 @@ def test_a_copy_keeps_every_field_but_the_ones_changed() -> None:
 
 def test_no_module_copies_state_by_hand() -> None:
     # ``evolve`` (object.__new__ and a __dict__ update, skipping __init__) and the snapshot
-    # decoder that built state the same way are gone
+    # decoder that built state the same way are gone; dataclasses.replace no longer copies state
     found = [
         f"{path.relative_to(ADAPTER)}:{node.lineno}"
         for path in sorted(ADAPTER.rglob("*.py"))
@@ -41,14 +44,35 @@ def test_no_module_copies_state_by_hand() -> None:
         if (isinstance(node, ast.Name) and node.id == "evolve")
         or (isinstance(node, ast.Attribute) and node.attr == "__new__"
             and isinstance(node.value, ast.Name) and node.value.id == "object")
+        or (isinstance(node, ast.ImportFrom) and node.module == "dataclasses"
+            and any(alias.name == "replace" for alias in node.names))
     ]
     assert found == []
 
 
-@pytest.mark.parametrize("cls", [World, Combat, Combatant])
-def test_the_state_classes_hold_nothing_but_their_fields(cls: type) -> None:
+@pytest.mark.parametrize("cls", STATE + [cls for rs in RULESETS.values() for cls in rs.state_types],
+                         ids=lambda cls: cls.__name__)
+def test_every_state_class_is_a_frozen_struct_holding_nothing_but_its_fields(cls: type) -> None:
     # a ClassVar set on an instance (the preview's cache once was) is state no copy, no
     # comparison and no snapshot sees; the engine's state is its declared fields
+    assert issubclass(cls, msgspec.Struct) and cls.__struct_config__.frozen
     hints = typing.get_type_hints(cls, include_extras=True)
     assert [name for name, hint in hints.items() if typing.get_origin(hint) is typing.ClassVar] == []
-    assert set(hints) == {f.name for f in dataclasses.fields(cls)}
+    assert set(hints) == set(cls.__struct_fields__)
+
+
+def test_a_combatant_s_source_takes_no_part_in_equality() -> None:
+    a = Combatant(id="a", name="Abel", source=("Abel",))
+    assert a == Combatant(id="a", name="Abel") == replace(a, source=("Abel", None))
+    assert a != replace(a, name="Cain") and a != replace(a, score=1.0)
+    assert (a != replace(a, source=())) is False
+    hashes: list[object] = [Combatant.__hash__, Combat.__hash__]
+    assert hashes == [None, None]  # msgspec's hash would see the cache
+
+
+def test_a_combat_s_preview_cache_takes_no_part_in_equality() -> None:
+    combat = Combat(id="c1", ruleset="foundry-core", round=1)
+    assert combat == replace(combat, preview_cache=object())
+    assert combat != replace(combat, round=2) and combat != replace(combat, ruleset="storyteller")
+    others: list[object] = [Combatant(id="c1"), "c1"]
+    assert all(combat != other for other in others)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from operator import itemgetter
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -22,6 +22,7 @@ from unittest import mock
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from adapter.engine import Hook, Intent, World, preview
 from adapter.errors import SidecarError
@@ -89,7 +90,7 @@ class Fight:
         try:
             out = apply(self.world, message)
         except SidecarError:
-            self.world = World(**{**self.world.__dict__, "last_seq": message.seq})
+            self.world = replace(self.world, last_seq=message.seq)
             return False
         self.world = out.world
         if out.plans:
@@ -156,7 +157,7 @@ def leave_out_of_the_key(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """A broken cache key: the preview's state without one field of the combat."""
     kept = tuple(n for n in preview._STATE if n != name)
     monkeypatch.setattr(preview, "_STATE", kept)
-    monkeypatch.setattr(preview, "_STATE_OF", itemgetter(*kept))
+    monkeypatch.setattr(preview, "_STATE_OF", attrgetter(*kept))
 
 
 def test_the_comparison_catches_a_cache_that_ignores_what_the_preview_reads(

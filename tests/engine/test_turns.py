@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import dataclasses
 from functools import partial
 from typing import Any
 
 import pytest
+from msgspec import Struct
+from msgspec.structs import replace
 
 from adapter.engine import World, turns
 from adapter.engine.context import Ctx
 from adapter.engine.events import RoundEnded, RoundStarted, TurnEnded, TurnStarted
-from adapter.engine.model import Combat
+from adapter.engine.model import Combat, CombatExt
 from adapter.engine.ruleset import Entry, Ruleset, chain
 from adapter.engine.turns import TURN_TABLE, Move, Phase, classify, phase
 from adapter.errors import InternalError, NotPermitted, RuleViolation
@@ -23,6 +25,12 @@ from tests.engine.first_contact import Contact
 from tests.foundry import combat, combatant, current, d20_roll
 
 
+class Seen(Struct, CombatExt, frozen=True, tag=True):
+    """What the rules saw, in order (the test rulesets' own combat state)."""
+
+    items: tuple[str, ...] = ()
+
+
 def record(ctx: Ctx, combat: Combat, event: TurnStarted | TurnEnded | RoundStarted | RoundEnded) -> Combat:
     """Writes every turn event into Combat.ext, so tests can read what the rules saw."""
     if isinstance(event, TurnStarted):
@@ -31,7 +39,7 @@ def record(ctx: Ctx, combat: Combat, event: TurnStarted | TurnEnded | RoundStart
         item = f"end {event.combatant_id}" + (" skipped" if event.skipped else "")
     else:
         item = f"{type(event).__name__} {event.round}"
-    return replace(combat, ext=(combat.ext or ()) + (item,))
+    return replace(combat, ext=Seen(seen_of(combat) + (item,)))
 
 
 def describe(c: Combat, who: Any) -> Entry:
@@ -46,7 +54,7 @@ TEST_TURNS = Ruleset(
     describe=describe,
 )
 #: the same, keeping nobody's turn into a new round as Foundry core does (``foundry-core``)
-TEST_TURNS_CORE = replace(TEST_TURNS, id="test-turns-core", keeps_null_turn=True)
+TEST_TURNS_CORE = dataclasses.replace(TEST_TURNS, id="test-turns-core", keeps_null_turn=True)
 apply = partial(decoded.apply, rulesets={**RULESETS, "test-turns": TEST_TURNS, "test-turns-core": TEST_TURNS_CORE})
 
 IDS = ["a", "b", "c", "d"]
@@ -71,7 +79,7 @@ def move(w: World, data: dict[str, Any], round_: int, who: str | None) -> tuple[
 
 
 def seen(w: World) -> tuple[str, ...]:
-    return w.combats["c1"].ext or ()
+    return seen_of(w.combats["c1"])
 
 
 def test_start_begins_the_first_turn_whoever_foundry_points_at() -> None:
@@ -359,7 +367,7 @@ def test_in_turn_none_the_same_pointer_or_an_unknown_one_changes_nothing() -> No
 
 
 def seen_of(c: Combat) -> tuple[str, ...]:
-    return c.ext or ()
+    return c.ext.items if isinstance(c.ext, Seen) else ()
 
 
 def test_in_turn_back_to_the_previous_round_moves_the_pointer_only() -> None:

@@ -24,8 +24,9 @@ import pickle
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from adapter.engine.model import Combat, Combatant, World
 from adapter.engine.plan import plan_text

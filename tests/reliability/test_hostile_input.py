@@ -17,12 +17,12 @@ import copy
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import hypothesis.strategies as st
 import pytest
 from hypothesis import HealthCheck, given, settings
+from msgspec.structs import replace
 
 from adapter import protocol
 from adapter.pipeline import process

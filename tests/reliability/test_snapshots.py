@@ -30,11 +30,12 @@ from typing import Any
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from adapter import rulesets
 from adapter.engine import World
 from adapter.engine.holding import HoldMechanics, HoldRuleIds
-from adapter.engine.model import Notice, Outcome, Session
+from adapter.engine.model import CombatantExt, Notice, Outcome, Session
 from adapter.replay import Replay
 from adapter.rulesets import RULESETS
 from adapter.store import Store, snapshots
@@ -143,8 +144,7 @@ CANONICAL = msgspec.msgpack.Encoder(order="deterministic")
 
 
 def canonical(world: World) -> bytes:
-    return CANONICAL.encode(dataclasses.replace(
-        world, combats={k: dataclasses.replace(c, preview_cache=None) for k, c in world.combats.items()}))
+    return CANONICAL.encode(replace(world, combats={k: replace(c, preview_cache=None) for k, c in world.combats.items()}))
 
 
 @pytest.fixture(scope="module")
@@ -194,11 +194,11 @@ def test_every_world_of_every_recording_comes_back_equal(root: Path) -> None:
 
 
 def _reachable(cls: type) -> set[type]:
-    """The dataclasses a declared state class holds, itself included (from its annotations)."""
+    """The Structs a declared state class holds, itself included (from its annotations)."""
     found, todo = set(), [cls]
     while todo:
         tp = todo.pop()
-        if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
             if tp not in found:
                 found.add(tp)
                 todo += typing.get_type_hints(tp).values()
@@ -209,17 +209,16 @@ def _reachable(cls: type) -> set[type]:
 
 def test_every_state_class_of_a_ruleset_is_reachable_from_what_it_declares() -> None:
     """A ruleset that adds a class to its ``state`` module must hold it in a class it declares
-    (``Ruleset.state``), typed, so a snapshot reads it back as that class."""
+    (``Ruleset.state_types``), typed, so a snapshot reads it back as that class."""
     modules = {m.name.rsplit(".", 2)[-2]: importlib.import_module(m.name)
                for m in pkgutil.walk_packages(rulesets.__path__, "adapter.rulesets.")
                if m.name.rsplit(".", 1)[-1] == "state"}
     assert set(modules) == {"balanced_d20", "dice_pool"}
     for package, module in modules.items():
-        declared = RULESETS[package.replace("_", "-")].state
-        reachable = set().union(*(_reachable(c) for c in (declared.combatant, declared.combat, declared.world)
-                                  if c is not None))
+        declared = RULESETS[package.replace("_", "-")].state_types
+        reachable = set().union(*(_reachable(c) for c in declared))
         found = {obj for obj in vars(module).values()
-                 if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == module.__name__}
+                 if isinstance(obj, type) and issubclass(obj, msgspec.Struct) and obj.__module__ == module.__name__}
         assert found and found <= reachable, f"{package}: {sorted(c.__name__ for c in found - reachable)}"
 
 
@@ -227,25 +226,47 @@ def test_a_codec_without_the_world_s_ruleset_refuses_its_state_and_names_it(
     every_ruleset: dict[str, Reference],
 ) -> None:
     world = every_ruleset["balanced-d20"].worlds[-1]
-    with pytest.raises(snapshots.SnapshotUnreadable, match="balanced-d20 Combatant.ext"):
+    with pytest.raises(snapshots.SnapshotUnreadable, match="CombatantExt holds state, and no ruleset known here"):
         Codec().decode(snapshots.encode(world))
 
 
-def test_a_snapshot_of_engine_version_3_is_not_read_and_the_world_is_rebuilt_from_its_log(
-    tmp_path: Path, story: Reference, caplog: pytest.LogCaptureFixture,
+def test_a_codec_refuses_a_state_class_it_could_not_read_back() -> None:
+    """Each declared class must be a Struct, tagged (a union of them is read by its tag), and
+    marked with the one place it lives in."""
+
+    class Untagged(msgspec.Struct, CombatantExt, frozen=True):
+        n: int = 0
+
+    class Unmarked(msgspec.Struct, frozen=True, tag=True):
+        n: int = 0
+
+    for cls in (Untagged, Unmarked):
+        with pytest.raises(TypeError, match=cls.__qualname__):
+            Codec([dataclasses.replace(RULESETS["storyteller"], state_types=(cls,))])
+
+
+@pytest.mark.parametrize("version, magic, head", [
+    ("3", b"ISJ1", b'{"$":"World","world":"w"}'),
+    ("4", b"ISM1", msgspec.msgpack.encode({"world": "w", "ext": {"balanced-d20": {"watches": {}}}})),
+], ids=["tagged-json", "messagepack-of-dataclasses"])
+def test_a_snapshot_of_an_older_engine_version_is_not_read_and_the_world_is_rebuilt_from_its_log(
+    tmp_path: Path, story: Reference, caplog: pytest.LogCaptureFixture, version: str, magic: bytes, head: bytes,
 ) -> None:
-    """A database written by the tagged-JSON codec (engine version 3): its snapshots are
-    not trusted as this version's; the world comes back whole from its log."""
-    db = tmp_path / "v3.db"
+    """A database written by the tagged-JSON codec (engine version 3) or by version 4
+    (MessagePack of dataclasses, the rulesets' state untagged): its snapshots are not trusted
+    as this version's (by the row's version, and, were that lost, by their first bytes); the
+    world comes back whole from its log."""
+    db = tmp_path / f"v{version}.db"
     fill(db, story, snapshot_every=10).store.close()
-    seq = plant(db, b"ISJ1" + _frame(b'{"$":"World","world":"w"}'), "3")
+    blob = magic + _frame(head)
+    seq = plant(db, blob, version)
     with caplog.at_level(logging.WARNING):
         worlds = reopen(db)
     assert state_of(worlds.states[story.world]) == story.final
     said = [r.getMessage() for r in caplog.records if "snapshot" in r.getMessage()]
-    assert any(f"seq {seq}" in m and "'3'" in m and "rebuil" in m for m in said), said
-    with pytest.raises(snapshots.SnapshotUnreadable, match="engine version 3"):
-        CODEC.decode(b"ISJ1" + _frame(b"{}"))
+    assert any(f"seq {seq}" in m and f"'{version}'" in m and "rebuil" in m for m in said), said
+    with pytest.raises(snapshots.SnapshotUnreadable, match=f"engine version {version}"):
+        CODEC.decode(blob)
 
 
 @pytest.mark.parametrize("value, says", [
@@ -288,17 +309,21 @@ WORLD = {"world": "w"}
     (_blob(WORLD, ["c", {"id": "c"}]), "missing required field `ruleset`"),
     (_blob(WORLD, {"c": 1}), "Expected `array`"),
     (_blob(WORLD, ["c", {"id": "c", "ruleset": "x", "last_plan": {"round": 1}}]), "`str | null`"),
-    (_blob({**WORLD, "ext": {"balanced-d20": {"watches": {"a": {"actor_id": 1}}}}}), "World.ext['balanced-d20']"),
-    (_blob({**WORLD, "ext": {"no-such-ruleset": {"x": 1}}}), "no ruleset known here"),
-    (_blob(WORLD, ["c", {"id": "c", "ruleset": "storyteller", "combatants": {"a": {"id": "a", "ext": {}}}}]),
-     "storyteller Combatant.ext"),
+    (_blob({**WORLD, "ext": {"balanced-d20": {"type": "WorldState", "watches": {"a": {"actor_id": 1}}}}}),
+     "WorldExt: Expected `str`, got `int` - at `$.watches[...].actor_id` - at `$.ext[...]`"),
+    (_blob(WORLD, ["c", {"id": "c", "ruleset": "x", "combatants": {"a": {"id": "a", "ext": {"base": 1}}}}]),
+     "CombatantExt: Object missing required field `type`"),
+    (_blob({**WORLD, "ext": {"no-such-ruleset": {"type": "Thing", "x": 1}}}), "WorldExt: Invalid value 'Thing'"),
+    (_blob(WORLD, ["c", {"id": "c", "ruleset": "storyteller", "ext": {"type": "Fighter"}}]),
+     "CombatExt: Invalid value 'Fighter' - at `$.type` - at `$[1].ext`"),
     (_blob(WORLD, ["c", {"id": "c", "ruleset": "x", "combatants": {"a": {"id": "a", "hold": {"state": 1}}}}]),
-     "Combatant.hold"),
+     "at `$[1].combatants[...].hold.state`"),
     (snapshots.MAGIC + _frame(msgspec.msgpack.encode({**WORLD, "settings": {"x": None}})[:-1]
                               + b"\x91" * 100_000 + b"\xc0"), "recursion"),
 ], ids=["old-pickle", "empty", "no-frame", "cut-short", "not-zlib", "not-msgpack", "not-a-world", "a-wrong-type",
         "combats-in-the-head", "a-field-missing", "a-frame-not-a-pair", "a-plan-not-kept-as-text",
-        "a-ruleset-state-of-the-wrong-shape", "state-of-an-unknown-ruleset", "state-where-a-ruleset-keeps-none",
+        "a-ruleset-state-of-the-wrong-shape", "a-ruleset-state-without-its-tag", "a-tag-no-ruleset-declares",
+        "state-where-a-ruleset-keeps-none",
         "a-hold-of-the-wrong-shape", "nested-100000-deep"])
 def test_the_decoder_refuses_what_it_cannot_read_and_says_what(blob: bytes, says: str) -> None:
     with watching() as seen, pytest.raises(snapshots.SnapshotUnreadable, match=re.escape(says)):
@@ -326,7 +351,7 @@ def test_a_value_without_a_tag_is_not_written_and_the_message_stays_acked(
     """A value that is not state (a new ruleset's class that is no dataclass) fails the
     snapshot, loudly, never the message; the world then comes back from its log."""
     store = Store(tmp_path / "x.db")
-    world = World(world="w", last_seq=0, ext={"new-ruleset": Path("/")})
+    world = World(world="w", last_seq=0, ext={"new-ruleset": Path("/")})  # type: ignore[dict-item]
     with caplog.at_level(logging.ERROR):
         store.save_snapshot_soon(world).result()
     assert any("not written" in r.getMessage() and "PosixPath" in r.getMessage() for r in caplog.records)

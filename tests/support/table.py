@@ -33,13 +33,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cmp_to_key, partial
 from types import FrameType
 from typing import Any, Literal
 from weakref import WeakKeyDictionary
 
 import orjson
+from msgspec.structs import replace
 
 from adapter import errors
 from adapter.engine import World

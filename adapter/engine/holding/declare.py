@@ -5,7 +5,7 @@ them into the rules a ruleset lists."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from ...errors import RuleViolation
 from .. import messages

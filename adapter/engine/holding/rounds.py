@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from ..context import Ctx
 from ..events import Rolled, RoundStarted, ScoreSet, TurnEnded

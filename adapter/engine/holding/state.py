@@ -3,35 +3,13 @@ round bookkeeping share (see the package for the state table)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
-from ..model import Combat, Combatant
+from msgspec.structs import replace
 
-HOLDING = "holding"
-GIVING_UP = "giving_up"
-ANY_POINT = "any_point"
-STEPPED_IN = "stepped_in"
+from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant, Hold
 
-
-@dataclass(frozen=True)
-class Hold:
-    """A combatant's hold (see the state table in the module docstring)."""
-
-    state: str
-    #: the round the hold was declared in
-    since: int
-    #: the score to return to at the next round start (ST-4, ST-5), or None to keep the score
-    original: float | None = None
-    target_aware: bool = False
-    #: declared with ``next_round`` (ST-4) rather than carried over (ST-5)
-    gave_up: bool = False
-    #: where a STEPPED_IN combatant went: ("after" | "before", anchor id); kept by a
-    #: HOLDING one that holds again at the place it stepped into this round
-    point: tuple[str, str] | None = None
-    #: it interrupted the turn in progress and its own turn has not ended: the moment before
-    #: the anchor is open, and others interrupting the anchor share it (ST-3)
-    interrupting: bool = False
+__all__ = ["ANY_POINT", "GIVING_UP", "HOLDING", "STEPPED_IN", "Hold", "holding", "is_waiting"]
 
 
 def holding(combatant: Combatant) -> Hold | None:

@@ -35,7 +35,7 @@ from ...engine.messages import (
     UseReaction,
 )
 from ...engine.model import Combat
-from ...engine.ruleset import Ruleset, StateTypes
+from ...engine.ruleset import Ruleset
 from .adopt import adopt_initiative
 from .common import sort_key
 from .dash import initiative_dash, initiative_dash_on_round, initiative_dash_on_turn
@@ -103,7 +103,7 @@ RULESET = Ruleset(
     view_inputs=view_inputs,
     settings={"auto_approve_rerolls": False},
     adopt=adopt_initiative,
-    state=StateTypes(combatant=Fighter, world=WorldState),
+    state_types=(Fighter, WorldState),
 )
 
 __all__ = ["RULESET"]

@@ -17,9 +17,10 @@ until the start of its owner's next turn (PHB p. 193).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import compress, repeat
 from operator import attrgetter, is_not
+
+from msgspec.structs import replace
 
 from ...engine.context import Ctx
 from ...engine.events import TurnEnded, TurnStarted

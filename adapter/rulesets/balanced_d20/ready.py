@@ -19,7 +19,7 @@ a start).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from ...engine.context import Ctx
 from ...engine.events import Clock, CombatStarted, Joined

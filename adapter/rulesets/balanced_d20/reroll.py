@@ -20,7 +20,7 @@ A pending prompt never blocks the order: the plan shows the current value, tagge
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from ...engine.context import Ctx
 from ...engine.dice import roll_total

@@ -1,24 +1,25 @@
 """The state `balanced-d20` keeps: per combatant (``Combatant.ext``) and per world (BI-3).
 
-Every class is a frozen dataclass held by one declared in ``Ruleset.state`` (snapshots). Nothing is
-ever mutated: ``dataclasses.replace`` builds the next
-value, and tuples stand in for lists.
+Every class is a frozen msgspec Struct held by one declared in ``Ruleset.state_types`` (snapshots read
+them back; the declared ones are tagged). Nothing is ever mutated: ``msgspec.structs.replace``
+builds the next value, and tuples stand in for lists.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+from msgspec import Struct
+from msgspec.structs import replace
+
 from ...engine.context import Ctx
-from ...engine.model import Combat, Combatant
+from ...engine.model import Combat, Combatant, CombatantExt, WorldExt
 
 RULESET_ID = "balanced-d20"
 
 
-@dataclass(frozen=True)
-class Reroll:
+class Reroll(Struct, frozen=True):
     """One clever reroll (BI-2) of a combatant's initiative (or a group's: every member holds
     the same one, ``group`` set); one made or declined per combat.
 
@@ -42,8 +43,7 @@ class Reroll:
         return self.status in ("offered", "approval", "approved")
 
 
-@dataclass(frozen=True)
-class Readied:
+class Readied(Struct, frozen=True):
     """A readied action (BI-5).
 
     ``status``: ``waiting`` for its trigger; ``triggered`` (standard: may react now);
@@ -64,8 +64,7 @@ class Readied:
     during_ended: bool = False
 
 
-@dataclass(frozen=True)
-class Fighter:
+class Fighter(Struct, CombatantExt, frozen=True, tag=True):
     """What `balanced-d20` knows of one combatant."""
 
     #: the combatant's own initiative (roll total or the GM's number), before any dash
@@ -93,8 +92,7 @@ class Fighter:
         return None
 
 
-@dataclass(frozen=True)
-class Watch:
+class Watch(Struct, frozen=True):
     """A declared Ready to strike state of one actor, outside combat (BI-3)."""
 
     actor_id: str
@@ -111,11 +109,10 @@ class Watch:
         return self.confirmed or self.elapsed
 
 
-@dataclass(frozen=True)
-class WorldState:
+class WorldState(Struct, WorldExt, frozen=True, tag=True):
     """World-level state of the ruleset: Ready to strike declarations by actor id."""
 
-    watches: Mapping[str, Watch] = field(default_factory=dict)
+    watches: Mapping[str, Watch] = {}
 
 
 # ---------------------------------------------------------------- access helpers

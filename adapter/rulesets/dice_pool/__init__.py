@@ -8,7 +8,7 @@ DP-6 groups roll once with their slowest member's pool.
 """
 
 from ...engine.events import CombatStarted, Joined, Rolled, RoundStarted, ScoreSet, TurnEnded
-from ...engine.ruleset import Ruleset, StateTypes, chain
+from ...engine.ruleset import Ruleset, chain
 from .adopt import adopt_pool_roll
 from .delay import HOLD, INTENTS
 from .describe import describe
@@ -49,5 +49,5 @@ RULESET = Ruleset(
     settings=SETTINGS,
     formula=initiative_formula,
     adopt=adopt_pool_roll,
-    state=StateTypes(combatant=DicePoolState, combat=DicePoolCombat),
+    state_types=(DicePoolState, DicePoolCombat),
 )

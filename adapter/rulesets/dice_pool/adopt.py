@@ -12,7 +12,8 @@ start). A group's stored value becomes the group's roll, which later joiners sha
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from ...engine.adopt import turns_had
 from ...engine.context import Ctx

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from ...engine.context import Ctx
 from ...engine.events import Joined, Rolled, TurnEnded
@@ -22,7 +23,7 @@ from ...errors import RuleViolation, UnknownPrompt
 from .count import DiceSettings, pool_dice, success_count
 from .pool import Dice, dice_for, group_pool, members, pool
 from .sequence import sequence_key, unit, unit_rank
-from .state import DicePoolState, PoolRoll, combat_state, roll_of, turns_lost_of
+from .state import DicePoolState, PoolRoll, combat_state, roll_of
 
 SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
 
@@ -105,9 +106,10 @@ def hesitation(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     if not combat.started:
         return combat
     c = combat.combatants.get(event.combatant_id)
-    if c is None or turns_lost_of(c.ext) <= 0:
+    ext = c.ext if c is not None else None
+    if c is None or not isinstance(ext, DicePoolState) or ext.turns_lost <= 0:
         return combat
-    state = replace(c.ext, turns_lost=c.ext.turns_lost - 1, lost_in_round=combat.round)
+    state = replace(ext, turns_lost=ext.turns_lost - 1, lost_in_round=combat.round)
     return replace(combat, combatants={**combat.combatants, c.id: replace(c, ext=state)})
 
 

@@ -29,7 +29,8 @@ one point are ordered by DP-2 (successes, base, ``_id``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from ...engine.context import Ctx
 from ...engine.events import CombatStarted, Rolled, RoundStarted, ScoreSet

@@ -1,6 +1,7 @@
 """The dice-pool ruleset's own state, kept in ``Combatant.ext`` and ``Combat.ext``.
 
-Frozen, module-level dataclasses (compared by value; declared in ``Ruleset.state``, read back by snapshots). Invariants:
+Frozen, module-level msgspec Structs (compared by value; the ones declared in ``Ruleset.state_types``
+are tagged, and snapshots read them back). Invariants:
 - ``PoolRoll`` is what one initiative roll gave: the pool rolled, the base (the tie-break,
   DP-2), the recounted successes and ones, the net result and whether it was a critical
   failure (DP-3). A group's members all hold the group's ``PoolRoll`` (DP-6).
@@ -20,11 +21,13 @@ Frozen, module-level dataclasses (compared by value; declared in ``Ruleset.state
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from msgspec import Struct
+
+from ...engine.model import CombatantExt, CombatExt
 
 
-@dataclass(frozen=True)
-class PoolRoll:
+class PoolRoll(Struct, frozen=True):
     """One initiative roll, recounted (DP-1, DP-3)."""
 
     pool: int
@@ -37,8 +40,7 @@ class PoolRoll:
     group: str | None = None
 
 
-@dataclass(frozen=True)
-class DicePoolState:
+class DicePoolState(Struct, CombatantExt, frozen=True, tag=True):
     """A combatant's roll, the turns it still loses to hesitation (DP-4), and whether it
     stands apart from its group (DP-5, DP-6)."""
 
@@ -48,11 +50,10 @@ class DicePoolState:
     apart: bool = False
 
 
-@dataclass(frozen=True)
-class DicePoolCombat:
+class DicePoolCombat(Struct, CombatExt, frozen=True, tag=True):
     """Per-combat state: the rolls of the CombatantGroups (DP-6) and the kept sequence (DP-5)."""
 
-    groups: Mapping[str, PoolRoll] = field(default_factory=dict)
+    groups: Mapping[str, PoolRoll] = {}
     sequence: tuple[str, ...] = ()
 
 

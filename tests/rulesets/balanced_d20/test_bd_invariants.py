@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from adapter.engine import World
 from adapter.engine.order import foundry_sort
+from adapter.rulesets.balanced_d20.state import fighter
 from tests.foundry import combatant
 from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, d20
 from tests.support.examples import examples
@@ -202,8 +203,8 @@ def step(run: Run, data: st.DataObject) -> None:
                 "action": "a", "target_id": data.draw(st.sampled_from(ids))}
         run.intent("readied.declare", user, run.pointer or cid, args)
     elif action == "trigger":
-        held = [(c.ext.readied.readied_id, c.id) for c in run.world.combats[COMBAT].combatants.values()
-                if getattr(c.ext, "readied", None) is not None]
+        held = [(r.readied_id, c.id) for c in run.world.combats[COMBAT].combatants.values()
+                if (r := fighter(c).readied) is not None]
         if held and rightful:
             readied, cid = data.draw(st.sampled_from(held))
         else:

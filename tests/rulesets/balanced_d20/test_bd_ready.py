@@ -3,11 +3,12 @@ reactions before the first turn."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-from adapter.rulesets.balanced_d20.state import WorldState
+from adapter.rulesets.balanced_d20.state import Watch, WorldState
 from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, Table, fighter
 
 ROGUE, BARBARIAN, ORC1, ORC2, WOLF = ("cmbRogue00000001", "cmbBarbarian0001", "cmbOrc0000000001",
@@ -107,15 +108,21 @@ def test_a_gm_confirms_when_the_world_clock_stands_still() -> None:
     assert t.reaction(ROGUE) == (True, "ready_to_strike")
 
 
+def watches(t: Any) -> Mapping[str, Watch]:
+    state = t.world.ext["balanced-d20"]
+    assert isinstance(state, WorldState)
+    return state.watches
+
+
 def test_the_clock_counts_only_in_later_messages() -> None:
     t = patrol()
     watch(t)
     t.time = 5.5
     t.create()
-    assert not t.world.ext["balanced-d20"].watches[ROGUE_ACTOR].ready
+    assert not watches(t)[ROGUE_ACTOR].ready
     t.time = 6
     t.roll(ROGUE, 10, 4)
-    assert t.world.ext["balanced-d20"].watches[ROGUE_ACTOR].ready
+    assert watches(t)[ROGUE_ACTOR].ready
 
 
 def test_with_initiative_below_10_only_surprise_immunity_remains() -> None:

@@ -4,12 +4,13 @@ rule id and path agreeing (issue 11)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from adapter.errors import SidecarError
+from adapter.rulesets.balanced_d20.state import fighter as state_of
 from adapter.rulesets.balanced_d20.state import update_fighter
 from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, Table, d20, fighter
 from tests.rulesets.refusals import ADAPTER, assert_reaches, expect, raise_site
@@ -99,8 +100,9 @@ def wizard_offered(*, rerolled: bool) -> Callable[[], Table]:
 
 def offer_id(t: Table) -> str:
     combat = t.world.combats[COMBAT]
-    ext = combat.combatants[WIZ].ext
-    return str(ext.reroll.offer_id)
+    reroll = state_of(combat.combatants[WIZ]).reroll
+    assert reroll is not None
+    return str(reroll.offer_id)
 
 
 def start_watching(**changes: Any) -> Message:
@@ -200,7 +202,8 @@ def _dashed(t: Table) -> Table:
 
 
 def _readied(t: Table) -> str:
-    r = t.world.combats[COMBAT].combatants[ROGUE].ext.readied
+    r = state_of(t.world.combats[COMBAT].combatants[ROGUE]).readied
+    assert r is not None
     return str(r.readied_id)
 
 

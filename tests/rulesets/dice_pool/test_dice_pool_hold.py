@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 
 from adapter.engine.order import foundry_sort
 from adapter.errors import NotPermitted, RuleViolation, SidecarError

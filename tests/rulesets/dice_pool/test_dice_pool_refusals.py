@@ -4,10 +4,10 @@ id and path agreeing (issue 11)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from adapter.errors import SidecarError
 from tests.rulesets.dice_pool.dp_table import PLAYER, SETTINGS, Table, pool_roll

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 
 import pytest
+from msgspec.structs import replace
 
 from adapter.engine.order import foundry_sort
 from adapter.errors import RuleViolation, SidecarError, UnknownCombatant, UnknownPrompt

@@ -83,7 +83,7 @@ def check_plan(t: Table) -> None:
 
 
 def check_turns(t: Table) -> None:
-    log = t.world.ext.get("spy", ())
+    log: Any = t.world.ext.get("spy", ())  # the spy's tuple, where a ruleset keeps its state
     acted = Counter((r, cid) for kind, r, cid in log if kind == "acted")
     assert max(acted.values(), default=0) <= 1, "nobody acts twice in a round"
     for kind, r, holders in log:
