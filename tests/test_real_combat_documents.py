@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,10 +87,13 @@ class Pointer:
     current: str | None
 
 
-def core_loaded(doc: dict[str, Any]) -> Pointer:
+Sort = Callable[[dict[str, Any]], list[str]]
+
+
+def core_loaded(doc: dict[str, Any], sort: Sort = core_turns) -> Pointer:
     """``Combat#setupTurns`` on a client that loads the document: a stored ``turn`` past the
     end becomes 0 of the next round (on that client; the document keeps its numbers)."""
-    turns, round_, turn = core_turns(doc), doc["round"], doc.get("turn")
+    turns, round_, turn = sort(doc), doc["round"], doc.get("turn")
     if turn is not None:
         assert turn >= 0, "no document of the corpus has a negative turn"
         if turn >= len(turns):
@@ -97,23 +101,25 @@ def core_loaded(doc: dict[str, Any]) -> Pointer:
     return Pointer(round_, turn, turns[turn] if turn is not None else None)
 
 
-def core_next_round(doc: dict[str, Any], at: Pointer, dead: set[str], skip: bool) -> Pointer:
+def core_next_round(doc: dict[str, Any], at: Pointer, dead: set[str], skip: bool,
+                    sort: Sort = core_turns) -> Pointer:
     """``Combat#nextRound``: turn 0, or null if nobody's turn is current ("Preserve the fact
     that it's no-one's turn currently"); with Skip Defeated the first not defeated (0 if none)."""
-    turns = core_turns(doc)
+    turns = sort(doc)
     turn: int | None = None if at.turn is None else 0
     if skip and turn is not None:
         turn = next((i for i, cid in enumerate(turns) if cid not in dead), 0)
     return Pointer(at.round + 1, turn, turns[turn] if turn is not None else None)
 
 
-def core_next_turn(doc: dict[str, Any], at: Pointer, dead: set[str], skip: bool) -> Pointer:
+def core_next_turn(doc: dict[str, Any], at: Pointer, dead: set[str], skip: bool,
+                   sort: Sort = core_turns) -> Pointer:
     """``Combat#nextTurn``: round 0 goes to ``nextRound``; else the next index (``turn ?? -1``
     plus one, or with Skip Defeated the first later one not defeated), past the end (or none)
     ``nextRound``."""
-    turns = core_turns(doc)
+    turns = sort(doc)
     if at.round == 0:
-        return core_next_round(doc, at, dead, skip)
+        return core_next_round(doc, at, dead, skip, sort)
     after = -1 if at.turn is None else at.turn
     following: int | None
     if skip:
@@ -121,7 +127,7 @@ def core_next_turn(doc: dict[str, Any], at: Pointer, dead: set[str], skip: bool)
     else:
         following = after + 1
     if following is None or following >= len(turns):
-        return core_next_round(doc, at, dead, skip)
+        return core_next_round(doc, at, dead, skip, sort)
     return Pointer(at.round, following, turns[following])
 
 
@@ -298,3 +304,83 @@ def test_a_pointer_written_on_a_later_row_stays_where_foundry_core_keeps_it(name
     plan = report(t, doc, landing, skip, dead_by_status)
     assert (plan["round"], plan["current"]) == (landing.round, landing.current)
     assert plan["order"][plan["turn"]]["combatant_id"] == landing.current
+
+
+# ---------------------------------------------------------------- a system's own tie rule
+
+
+SYSTEMS = {e["file"]: e["system_id"]
+           for e in json.loads((FOLDER / "index.json").read_text(encoding="utf-8"))["entries"]}
+
+
+def pf2e_turns(doc: dict[str, Any]) -> list[str]:
+    """pf2e's ``EncounterPF2e._sortCombatants`` (../shared/research/foundry-api.md section 3;
+    the module's double, ``pf2eSort``): an exact tie of two numbers goes by the lower
+    ``flags.pf2e.overridePriority[<initiative>]`` (else the actor's tiebreak priority, which
+    the Combat document does not carry: 3), then the id; anything else as core."""
+    def priority(c: dict[str, Any]) -> float:
+        value = (((c.get("flags") or {}).get("pf2e") or {}).get("overridePriority") or {}).get(
+            str(int(c["initiative"])) if float(c["initiative"]).is_integer() else str(c["initiative"]))
+        return 3 if value is None else value
+
+    def key(c: dict[str, Any]) -> tuple[float, float, str]:
+        value = c.get("initiative")
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return (float("inf"), 0, c["_id"])
+        return (-value, priority(c), c["_id"])
+    return [c["_id"] for c in sorted(doc["combatants"], key=key)]
+
+
+def ties_reversed(doc: dict[str, Any]) -> list[str]:
+    """A system whose tie rule runs against the id (as dnd5e's names may): core's order with
+    each run of equal stored initiatives reversed."""
+    turns, values = core_turns(doc), stored(doc)
+    out: list[str] = []
+    for cid in turns:
+        run_start = len(out)
+        while run_start > 0 and values[out[run_start - 1]] == values[cid] and values[cid] is not None:
+            run_start -= 1
+        out.insert(run_start, cid)
+    return out
+
+
+#: documents where the system's order is not core's (pf2e's own, from the document's flags),
+#: and every document with a stored tie under a tie rule against the id
+SYSTEM_ORDERS = {
+    **{f"{n} (pf2e)": (n, pf2e_turns) for n in STARTED
+       if SYSTEMS[n] == "pf2e" and pf2e_turns(DOCS[n]) != core_turns(DOCS[n])},
+    **{f"{n} (ties reversed)": (n, ties_reversed) for n in STARTED
+       if ties_reversed(DOCS[n]) != core_turns(DOCS[n])},
+}
+
+
+def test_the_corpus_holds_a_tie_that_pf2e_breaks_against_the_id() -> None:
+    assert any(k.endswith("(pf2e)") for k in SYSTEM_ORDERS), "no pf2e tie: the check below would say little"
+    assert sum(k.endswith("(ties reversed)") for k in SYSTEM_ORDERS) >= 5
+
+
+@pytest.mark.parametrize("move", sorted(MOVES))
+@pytest.mark.parametrize("case", sorted(SYSTEM_ORDERS))
+def test_a_tie_goes_as_the_stated_turn_order_has_it_under_foundry_core(case: str, move: str) -> None:
+    """The module states Foundry's own order (``turn_order``: ``combat.turns``, the system's
+    sort): first contact writes nothing, and Next Turn and Next Round land where that
+    Foundry lands, the new round at the first of its order (issue 25; the pf2e document was
+    the module test's one known departure while the sidecar broke ties by id)."""
+    name, sort = SYSTEM_ORDERS[case]
+    doc = {**DOCS[name], "turn_order": sort(DOCS[name])}
+    at = core_loaded(doc, sort)
+    t = Contact("foundry-core")
+    sent = as_sent(doc, False)
+    ack = t.send("hook", {"hook": "updateCombat", "combat": sent, "current": {
+        "round": at.round, "turn": at.turn, "combatantId": at.current, "tokenId": None}}).ack
+    assert ack["ok"], ack
+    first = t.plan(doc["_id"])
+    assert [e["combatant_id"] for e in first["order"]] == sort(doc)
+    assert {cid: e["initiative"] for cid, e in entries(first).items()} == stored(doc)  # nothing written
+    assert first["round"] in (doc["round"], at.round) and first["current"] == at.current
+    landing = MOVES[move](doc, at, defeated(doc), False, sort)
+    plan = report(t, doc, landing, False, frozenset())
+    assert (plan["round"], plan["current"]) == (landing.round, landing.current)
+    if landing.turn is not None:
+        assert plan["order"][plan["turn"]]["combatant_id"] == landing.current
+    assert {cid: e["initiative"] for cid, e in entries(plan).items()} == stored(doc)

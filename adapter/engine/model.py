@@ -144,6 +144,10 @@ class Combat(Struct, frozen=True, weakref=True):
     #: Foundry core's Skip Defeated as the module sends it (``skip_defeated``), or None when
     #: the snapshot does not say (an older module, an old recording: passed over, as on)
     skip_defeated: bool | None = None
+    #: Foundry's own turn order as the module states it (``turn_order``: ``combat.turns`` as
+    #: ids, sorted by the system's ``_sortCombatants``), or () when the snapshot does not say:
+    #: the last tie-break of every sort (:func:`adapter.engine.order.rules_sort`)
+    turn_order: tuple[str, ...] = ()
     #: The ruleset's own per-combat state, or None.
     ext: CombatExt | None = None
     revision: int = 0

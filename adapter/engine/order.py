@@ -1,8 +1,9 @@
 """Turn order: sorting by the rules, placing a combatant, and the numbers Foundry shows.
 
 Foundry sorts combatants on every client by initiative descending, ties by ``_id``
-ascending, and null initiatives last. The engine keeps the order explicitly
-(``Combat.order``) because rules place combatants where a sort would not (a hold, a dash
+ascending, and null initiatives last; a system may break ties its own way (pf2e, dnd5e),
+which the module states as ``turn_order`` (:func:`rules_sort` follows it). The engine keeps
+the order explicitly (``Combat.order``) because rules place combatants where a sort would not (a hold, a dash
 waiting for the turn in progress). :func:`encode_initiatives` then chooses the numbers that
 make Foundry's own sort reproduce that order exactly, and with any system's comparator:
 
@@ -14,7 +15,9 @@ make Foundry's own sort reproduce that order exactly, and with any system's comp
 - an entry placed below a lower score gets a value just below its predecessor, and the
   plan reports its rule score in ``detail.score``;
 - the one exception: a tie Foundry itself stores, adopted at first contact and untouched
-  since, stays as stored (the module writes nothing a rule did not change).
+  since, stays as stored when the order has it as Foundry shows it (the system's tie rule
+  as the module states it, ``Combat.turn_order``, else ``_id``): the module writes nothing
+  a rule did not change.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import decimal
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from .model import Combat, Combatant
 
@@ -39,19 +43,30 @@ def foundry_sort(values: dict[str, float | None]) -> list[str]:
 
 
 def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = None) -> list[str]:
-    """The order the ruleset's tie rules give: score and tie-breaks descending, then ``_id``.
+    """The order the ruleset's tie rules give: score and tie-breaks descending, then Foundry's.
 
-    Combatants that have not rolled come last, by ``_id``, as in Foundry.
+    A tie the rules leave goes as Foundry's own order has it (``Combat.turn_order``, the
+    system's sort as the module states it: pf2e's priorities, dnd5e's names), then by ``_id``
+    (core's tie rule, and the whole of it when the module does not state the order).
+    Combatants that have not rolled come last, the same way, as in Foundry.
     """
     chosen = list(combat.combatants) if ids is None else list(ids)
+    shown = shown_ranks(combat.turn_order)
 
-    def key(cid: str) -> tuple[bool, tuple[float, ...], str]:
+    def key(cid: str) -> tuple[bool, tuple[float, ...], int, str]:
         c = combat.combatants[cid]
         if c.score is None:
-            return (True, (), cid)
-        return (False, tuple(-k for k in sort_key(combat, c)), cid)
+            return (True, (), shown.get(cid, len(shown)), cid)
+        return (False, tuple(-k for k in sort_key(combat, c)), shown.get(cid, len(shown)), cid)
 
     return sorted(chosen, key=key)
+
+
+@lru_cache(maxsize=16)
+def shown_ranks(turn_order: tuple[str, ...]) -> Mapping[str, int]:
+    """Each id's place in Foundry's stated order (those not in it go after, by ``_id``); one
+    dict per order, shared (never written): a placement sorts pairs, each asking for it."""
+    return {cid: i for i, cid in enumerate(turn_order)}
 
 
 def place_after(order: Sequence[str], who: str, anchor: str) -> tuple[str, ...]:
@@ -110,6 +125,7 @@ def encode_initiatives(
     scores: Mapping[str, float | None],
     hints: Mapping[str, float] | None = None,
     stored: Mapping[str, float] | None = None,
+    shown: Sequence[str] = (),
 ) -> dict[str, float | None]:
     """Initiative values that make Foundry's sort reproduce ``order``, every rolled one distinct.
 
@@ -121,13 +137,17 @@ def encode_initiatives(
     below a lower value is wanted just below its predecessor. Entries wanted at one value
     are spread by a step finer than that value's own decimals: those before the last entry
     whose own value it is go above it, those placed after it just below (see
-    :func:`_spread`). Only a tie Foundry itself stores (all stored, in ``_id`` order) stays.
+    :func:`_spread`). Only a tie Foundry itself stores stays: all stored, in the order
+    Foundry shows them (``shown``, its stated turn order, then ``_id``; see :func:`rules_sort`)
+    or, as before the module stated the order, in ``_id`` order (core's tie rule; a
+    ruleset's own full-tie ruling by ``_id``, dice-pool's DP-2, stays unwritten at first
+    contact where the system shows the tie otherwise).
     """
     if not hints and not stored:
         plain = _descending(order, scores)
         if plain is not None:
             return plain
-    return by_runs(order, scores, hints, stored)
+    return by_runs(order, scores, hints, stored, shown)
 
 
 def by_runs(
@@ -135,9 +155,11 @@ def by_runs(
     scores: Mapping[str, float | None],
     hints: Mapping[str, float] | None = None,
     stored: Mapping[str, float] | None = None,
+    shown: Sequence[str] = (),
 ) -> dict[str, float | None]:
     """:func:`encode_initiatives` in full, run after run (the general case)."""
     runs = _runs(order, scores, hints or {}, stored or {})
+    ranks = shown_ranks(tuple(shown))
     values: dict[str, float | None] = {}
     above = math.inf  # the lowest value given so far
     for k, (value, run, owners) in enumerate(runs):
@@ -146,7 +168,8 @@ def by_runs(
         elif len(run) == 1:
             values[run[0]] = above = value
         else:
-            if len(owners) == len(run) and stored and all(c in stored for c in run) and run == sorted(run):
+            if len(owners) == len(run) and stored and all(c in stored for c in run) and (
+                    run == sorted(run, key=lambda c: (ranks.get(c, len(ranks)), c)) or run == sorted(run)):
                 spread = dict.fromkeys(run, value)  # a tie Foundry stores, in its own order
             else:
                 below = runs[k + 1][0] if k + 1 < len(runs) else None

@@ -108,7 +108,7 @@ def _entries(
     views = {cid: describe(combat, combat.combatants[cid]) for cid in order}
     hints = {cid: v.hint for cid, v in views.items() if v.hint is not None}
     scores = {cid: combat.combatants[cid].score for cid in order}
-    return order, views, encode_initiatives(order, scores, hints, adopted_values(combat))
+    return order, views, encode_initiatives(order, scores, hints, adopted_values(combat), combat.turn_order)
 
 
 def _entry(cid: str, view: Entry, value: float | None, score: float | None) -> dict[str, Any]:
@@ -299,7 +299,7 @@ class PlanMemo:
         if dirty:
             hints = {cid: v.hint for cid, v in zip(order, views) if v.hint is not None}
             scores = {cid: c.score for cid, c in zip(order, objs)}
-            values = encode_initiatives(order, scores, hints, adopted_values(combat))
+            values = encode_initiatives(order, scores, hints, adopted_values(combat), combat.turn_order)
             vals = list(map(values.__getitem__, order))
             if fast:  # numbers are floats or None: ``!=`` tells them apart as JSON does
                 changed = sorted(set(changed).union(compress(range(len(vals)), map(ne, vals, cm.vals))))

@@ -21,7 +21,8 @@ A rule raises an :mod:`adapter.errors` error to refuse, naming the message's fie
 about (``field="amount"``); the engine then drops every change the message made.
 
 A ruleset also says how it sorts (``sort_key``: numbers, higher acts first; the engine adds
-Foundry's ``_id`` as the last tie-break) and how a combatant looks in the plan (``describe``).
+Foundry's own order as the last tie-break: the snapshot's ``turn_order``, then ``_id``) and
+how a combatant looks in the plan (``describe``).
 
 The engine knows no ruleset by name and keeps no registry: the registry of the built-in ones
 is :data:`adapter.rulesets.RULESETS`, and the caller hands the engine the rulesets it may use

@@ -1,8 +1,9 @@
 """Reading a forwarded ``Combat#toObject()`` snapshot into the engine's ``Combat``.
 
 What the engine takes from a snapshot: who is in the combat, names (empty or absent: ""),
-owners, hidden, defeated, groups, stats, ``roundJoined`` (v14), the round and core's Skip
-Defeated (``skip_defeated``, which the module adds to the combat; absent: True). Initiative
+owners, hidden, defeated, groups, stats, ``roundJoined`` (v14), the round, core's Skip
+Defeated (``skip_defeated``, which the module adds to the combat; absent: True) and Foundry's
+own turn order (``turn_order``, which the module adds; absent: ties by ``_id``). Initiative
 values are read once, at first contact (:mod:`.adopt`); after that scores come only from
 ``initiativeRoll`` hooks and the GM's ``initiative.set`` intent.
 """
@@ -61,7 +62,7 @@ def read_snapshot(
     byte, those of the last hook of this combat it accepted (:mod:`adapter.pipeline`, "what
     a message costs"), which this combat was read from: they are not read again, only the
     groups are compared."""
-    combat = read_skip_defeated(combat, data)
+    combat = read_turn_order(read_skip_defeated(combat, data), data)
     if (_same_groups(combat, data) if combatants_as_last else _unchanged(combat, data)):
         return combat, [], []
     return _read(combat, data)
@@ -75,6 +76,14 @@ def read_skip_defeated(combat: Combat, data: Mapping[str, Any]) -> Combat:
     stated = data.get("skip_defeated")
     skip = stated if isinstance(stated, bool) else None
     return combat if combat.skip_defeated is skip else replace(combat, skip_defeated=skip)
+
+
+def read_turn_order(combat: Combat, data: Mapping[str, Any]) -> Combat:
+    """Foundry's own turn order as the snapshot states it (``turn_order``, the ids of
+    ``combat.turns``: the system's sort, its tie rule included); absent (an older module, a
+    recording made before the field): (), ties by ``_id`` as core's sort breaks them."""
+    order = tuple(data.get("turn_order") or ())
+    return combat if combat.turn_order == order else replace(combat, turn_order=order)
 
 
 def _read(combat: Combat, data: Mapping[str, Any]) -> tuple[Combat, list[str], list[str]]:

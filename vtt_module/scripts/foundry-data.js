@@ -27,9 +27,9 @@ export function ownersOf(env, actor) {
 }
 
 /**
- * `combat.toObject()` extended with each combatant's name, owners, NPC status, `isDefeated` (the
- * field or the actor's defeated status, research §2) and stats, and with the tracker's Skip
- * Defeated (`combat.settings.skipDefeated`, research §2). @param {object} env @param {object} combat
+ * `combat.toObject()` with each combatant's name, owners, NPC status, `isDefeated` (field or actor status, §2) and
+ * stats; the tracker's Skip Defeated (`combat.settings.skipDefeated`, §2); Foundry's own order (`turn_order`: ids of
+ * `combat.turns`, the system's sort, §3; sent after the refresh, §9). @param {object} env @param {object} combat
  */
 export function snapshotOf(env, combat) {
   const paths = rulesetStatPaths(env);
@@ -37,7 +37,7 @@ export function snapshotOf(env, combat) {
   for (const c of combat.combatants) {
     extras[c.id] = { name: c.name ?? c.token?.name ?? c.actor?.name ?? null, owners: ownersOf(env, c.actor), is_npc: Boolean(c.isNPC), is_defeated: Boolean(c.isDefeated), stats: readStats(c.actor, paths) };
   }
-  return { ...combatSnapshot(combat.toObject(), extras), skip_defeated: Boolean(combat.settings?.skipDefeated) };
+  return { ...combatSnapshot(combat.toObject(), extras), skip_defeated: Boolean(combat.settings?.skipDefeated), turn_order: (combat.turns ?? []).map((c) => c.id) };
 }
 
 /** Foundry's `combat.current` (`CombatHistoryData`, research §1.1), each field null when unset. @param {object} combat */

@@ -12,7 +12,8 @@ from .state import stat
 
 
 def sort_key(combat: Combat, combatant: Combatant) -> tuple[float, float]:
-    """Ties in initiative: the higher Dex modifier first (ruling), then ``_id`` (engine)."""
+    """Ties in initiative: the higher Dex modifier first (ruling), then Foundry's own order
+    (engine: the snapshot's ``turn_order``, then ``_id``)."""
     score = combatant.score if combatant.score is not None else 0.0
     return (score, float(stat(combatant, "dex")))
 

@@ -23,5 +23,6 @@ def initiative_mod(combatant: Combatant) -> float:
 
 def tie_rule(combat: Combat, combatant: Combatant) -> Sequence[float]:
     """Section 3 ruling: "ties go to the higher initiative modifier, then to Foundry's own
-    order (`_id`)" (the engine adds `_id`). ST-3 orders holders stepping in together by it."""
+    order (`_id`)" (the engine adds it: the snapshot's ``turn_order``, then ``_id``). ST-3 orders
+    holders stepping in together by it."""
     return (combatant.score if combatant.score is not None else 0.0, initiative_mod(combatant))
