@@ -25,7 +25,6 @@ from __future__ import annotations
 import decimal
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
 
 from .model import Combat, Combatant
 
@@ -62,10 +61,10 @@ def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = No
     return sorted(chosen, key=key)
 
 
-@lru_cache(maxsize=16)
-def shown_ranks(turn_order: tuple[str, ...]) -> Mapping[str, int]:
-    """Each id's place in Foundry's stated order (those not in it go after, by ``_id``); one
-    dict per order, shared (never written): a placement sorts pairs, each asking for it."""
+def shown_ranks(turn_order: Sequence[str]) -> Mapping[str, int]:
+    """Each id's place in Foundry's stated order (those not in it go after, by ``_id``).
+    Built per call, never kept: the engine holds no module-global cache (hashing the order
+    for a cache would cost as much as building this)."""
     return {cid: i for i, cid in enumerate(turn_order)}
 
 
@@ -159,7 +158,7 @@ def by_runs(
 ) -> dict[str, float | None]:
     """:func:`encode_initiatives` in full, run after run (the general case)."""
     runs = _runs(order, scores, hints or {}, stored or {})
-    ranks = shown_ranks(tuple(shown))
+    ranks = shown_ranks(shown)
     values: dict[str, float | None] = {}
     above = math.inf  # the lowest value given so far
     for k, (value, run, owners) in enumerate(runs):

@@ -76,3 +76,22 @@ def test_a_combat_s_preview_cache_takes_no_part_in_equality() -> None:
     assert combat != replace(combat, round=2) and combat != replace(combat, ruleset="storyteller")
     others: list[object] = [Combatant(id="c1"), "c1"]
     assert all(combat != other for other in others)
+
+
+def _decorator_name(deco: ast.expr) -> str | None:
+    node = deco.func if isinstance(deco, ast.Call) else deco
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+
+
+def test_the_engine_and_the_rulesets_keep_no_module_global_cache() -> None:
+    # issue 27: the engine holds no hidden state; what a cache gave, state passed in gives
+    # (PlanMemo, Seen), never a functools cache that outlives the message
+    found = [
+        f"{path.relative_to(ADAPTER)}:{node.lineno}"
+        for folder in ("engine", "rulesets")
+        for path in sorted((ADAPTER / folder).rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(_decorator_name(deco) in {"lru_cache", "cache"} for deco in node.decorator_list)
+    ]
+    assert found == []
