@@ -1,40 +1,16 @@
-"""What a ruleset is: data built from rule functions, dispatched by the type of what happens.
+"""What a ruleset is: its rules, listed by the class of event or intent each takes, and its
+hooks into the order and the plan (docs/engine.md, "Rules and rulesets").
 
-A rule is one function named after the rule (its docstring quotes the rule id), typed to the
-one thing it handles:
-
-- an **event rule** ``rule(ctx, combat, event) -> combat`` takes one class of
-  :mod:`.events` (a roll, a turn starting...) and returns the combat as the rule leaves it
-  (the same object when it changes nothing);
-- an **intent rule** ``rule(ctx, combat, intent) -> combat | None`` takes one class of
-  :mod:`.messages` (``Dash``, ``Hold``...); ``combat`` is the intent's combat (None only for
-  intents without ``combat_id``: BI-3 outside combat; None back means "no combat changed").
-
-A ruleset lists them by class: ``on = {Rolled: (initiative_roll, clever_reroll_on_roll),
-TurnStarted: (...)}`` (the rules an event goes to, in that order: the order is the tuple) and
-``intents = {Dash: initiative_dash}`` (an intent class not listed is refused). A rule that
-handles several classes has one function per class, named after the rule and what it
-handles (``clever_reroll_on_roll``, ``clever_reroll_decide``); one with one class is named
-after the rule alone. :func:`chain` joins ``on`` tables (a ruleset's own and the shared
-hold/act mechanics', :func:`adapter.engine.holding.hold_mechanics`) keeping each one's order.
-A rule raises an :mod:`adapter.errors` error to refuse, naming the message's field it is
-about (``field="amount"``); the engine then drops every change the message made.
-
-A ruleset also says how it sorts (``sort_key``: numbers, higher acts first; the engine adds
-Foundry's own order as the last tie-break: the snapshot's ``turn_order``, then ``_id``) and
-how a combatant looks in the plan (``describe``).
-
-The engine knows no ruleset by name and keeps no registry: the registry of the built-in ones
-is :data:`adapter.rulesets.RULESETS`, and the caller hands the engine the rulesets it may use
-(``apply(world, message, rulesets)``).
+The engine knows no ruleset by name: the caller hands ``apply`` the rulesets it may use (the
+built-in ones: :data:`adapter.rulesets.RULESETS`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
+
+from msgspec import Struct
 
 from .context import Adopt as Adopt
 from .context import Ctx
@@ -83,8 +59,7 @@ def sort_by_score(combat: Combat, combatant: Combatant) -> Sequence[float]:
     return (combatant.score if combatant.score is not None else 0.0,)
 
 
-@dataclass(frozen=True)
-class HoldRuleIds:
+class HoldRuleIds(Struct, frozen=True):
     """A ruleset's ids for each rule of the shared hold/act mechanics (:mod:`.holding`)."""
 
     hold: str  # ST-1: hold, act after
@@ -98,15 +73,16 @@ class HoldRuleIds:
         return cls(rule, rule, rule, rule, rule)
 
 
-@dataclass(frozen=True)
-class Ruleset:
-    """A ruleset: its rules by the event and intent classes they take, and its hooks into the plan."""
+class Ruleset(Struct, frozen=True):
+    """A ruleset: its rules by the event and intent classes they take, and its hooks into the
+    plan. A Struct like the state, though it holds functions and is never encoded: copies are
+    ``msgspec.structs.replace``, which refuses a field it does not have."""
 
     id: str
     #: event class -> the rules it goes to, in this order
-    on: On = field(default_factory=dict)
+    on: On = {}
     #: intent class -> the rule that handles it (an unlisted intent is refused)
-    intents: Mapping[type[Intent], IntentRule] = field(default_factory=dict)
+    intents: Mapping[type[Intent], IntentRule] = {}
     sort_key: SortKey = sort_by_score
     describe: Describe = describe_plain
     #: what ``describe`` reads of the combat besides the combatant, as a value compared with
@@ -114,7 +90,7 @@ class Ruleset:
     #: combatant on every plan (:class:`adapter.engine.plan.PlanMemo`)
     view_inputs: Callable[[Combat], Any] | None = None
     #: settings this ruleset reads, with their defaults
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = {}
     #: where a combatant whose score changes mid-round goes: "next" = among the turns still
     #: to come (it acts after the turn in progress at the latest); "sorted" = where Foundry's
     #: sort puts it (above the turn in progress means its turn this round is over)
@@ -138,7 +114,7 @@ class Ruleset:
     #: reads those places back as these classes and nothing else (:mod:`adapter.store.snapshots`)
     state_types: tuple[type, ...] = ()
 
-    @cached_property
+    @property
     def intent_kinds(self) -> frozenset[str]:
         """The wire kinds of the intents this ruleset takes (the module's menu, welcome)."""
         return frozenset(cls.kind for cls in self.intents)
