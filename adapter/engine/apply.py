@@ -1,21 +1,10 @@
 """The engine's one entry point: ``apply(world, message, rulesets) -> Outcome``.
 
-``message`` is one of the typed classes of :mod:`.messages` (the pipeline decodes the wire
-into them); ``rulesets`` maps ruleset ids to the :class:`Ruleset` objects a combat or world
-may name (the pipeline passes those it was handed: :data:`adapter.pipeline.Rulesets`). The ruleset is looked up
-once per message (the combat's, else the world's) and travels in the :class:`Ctx` alone
-(``ctx.ruleset``): a function that has the context takes no ruleset beside it, and one that
-reads a single declaration of it without a context takes that declaration (``sort_key``,
-``follows_skip_defeated``...), never the ruleset a second time.
-
-A hook brings its combat with it: the snapshot is read (who joined, who left), its roll is
-given to the rules, and the turn bookkeeping follows Foundry's round and pointer. An intent
-goes to the rule its class is listed under (``Ruleset.intents``). Then the plan of the
-combat is rebuilt; if it differs from the last one its revision grows by one and it goes out.
-
-A refused message raises a :class:`adapter.errors.SidecarError` (naming the message's field
-it is about; the pipeline makes that a JSON pointer) and the world it was applied to is
-unchanged (everything here builds new objects).
+The ruleset is looked up once per message (the combat's, else the world's) and travels in
+the :class:`Ctx` alone. A hook's snapshot is read, its roll given to the rules, and the turn
+bookkeeping follows Foundry; an intent goes to the rule its class is listed under. Then the
+plan is rebuilt, and sent with a new revision if it changed. A refusal raises a
+:class:`adapter.errors.SidecarError` and leaves the world as it was.
 """
 
 from __future__ import annotations
@@ -57,9 +46,8 @@ def apply(
     *, combatants_as_last: bool = False, memo: PlanMemo | None = None,
 ) -> Outcome:
     """``combatants_as_last``: a hook's ``combat.combatants`` are those of the last hook of
-    that combat applied, unchanged (the pipeline knows it from their text): not read again
-    (:func:`.snapshot.read_snapshot`). ``memo``: the world's :class:`.plan.PlanMemo` (the
-    plans are built again only where they changed; the same plans without it)."""
+    that combat applied, unchanged: not read again. ``memo``: the world's
+    :class:`.plan.PlanMemo` (the same plans without it, built again where they changed)."""
     if isinstance(message, Session):
         return Outcome(world=open_session(world, message))
     if isinstance(message, Hook):
@@ -73,22 +61,19 @@ def apply(
     else:
         combat = apply_intent(ctx, known, message)
     combats = dict(world.combats)
-    plans: tuple[Any, ...] = ()
     if isinstance(message, DeleteCombat):
         combats.pop(message.combat["_id"], None)
         ctx.close_prompts(message.combat["_id"])
-    elif combat is not None:
-        combat, body = replan(ctx, combat, memo)
-        combats[combat.id] = combat
+    ours = combat.id if combat is not None else None
+    replanned = [combat] if combat is not None else []
+    # then the other combats a rule changed (the message's own wins; a deleted one stays deleted)
+    replanned += [c for c in ctx.changed.values() if c.id != ours and c.id in combats]
+    plans: tuple[Any, ...] = ()
+    for one in replanned:
+        one, body = replan(ctx, one, memo)
+        combats[one.id] = one
         if body is not None:
-            plans = ({"combat_id": combat.id, "revision": combat.revision, **body},)
-    for other in ctx.changed.values():
-        if (combat is not None and other.id == combat.id) or other.id not in combats:
-            continue  # the message's own combat wins; a deleted one stays deleted
-        other, body = replan(ctx, other, memo)
-        combats[other.id] = other
-        if body is not None:
-            plans += ({"combat_id": other.id, "revision": other.revision, **body},)
+            plans += ({"combat_id": one.id, "revision": one.revision, **body},)
     new_world = replace(
         world, last_seq=message.seq, combats=combats, prompts=ctx.prompts_after(), ext=ctx.ext
     )
@@ -158,14 +143,9 @@ TURN_HOOKS = (CombatStart, CombatRound, CombatTurn, CombatTurnChange, UpdateComb
 
 
 def pointer_moved(hook: Hook, combat: Combat, current: str | None) -> str | None:
-    """Foundry's pointer as a move to follow. Only a turn change goes back to a combatant
-    whose turn has passed this round (the GM's "previous turn"); any other hook that reports
-    such a pointer carries one nobody moved back: the one the module left where it was when
-    the plan named no current (the round is over), or Foundry's step back onto the one before
-    a last combatant deleted during its turn (``nextSurvivor || prevSurvivor``). Following it
-    would give that combatant its turn again. In a higher round nobody has passed yet: the
-    pointer is kept (whether Foundry names someone or nobody decides how the round starts,
-    :func:`.turns.null_turn_kept`)."""
+    """Foundry's pointer as a move to follow: only a turn change goes back to a combatant
+    whose turn has passed this round (docs/engine.md, "Turns"); in a higher round nobody has
+    passed yet, so the pointer is kept."""
     if isinstance(hook, TURN_HOOKS) or current not in combat.passed:
         return current
     if int(hook.combat.get("round") or 0) > combat.round:
@@ -174,8 +154,8 @@ def pointer_moved(hook: Hook, combat: Combat, current: str | None) -> str | None
 
 
 def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:
-    """A combat the sidecar has never seen: Foundry's document as it stands is the truth
-    (:mod:`.adopt`); a roll the message brings is then given to the rules as usual."""
+    """A combat never seen: taken as Foundry holds it (:mod:`.adopt`), then its roll is given
+    to the rules as usual."""
     combat = Combat(id=hook.combat["_id"], ruleset=ctx.world.ruleset)
     combat = emit(ctx, combat, Clock(ctx.world_time))
     combat, _, _ = read_snapshot(combat, hook.combat)
@@ -234,10 +214,9 @@ def apply_roll(ctx: Ctx, combat: Combat, report: RollReport) -> Combat:
 
 
 def behind_adopted_values(rollers: list[Combatant], roll: Roll) -> bool:
-    """The roll whose total is the value every roller was adopted with at first contact,
-    unmoved since: the roll behind that value (a module resending its last rolls after the
-    sidecar lost its history), not a new one. It changes nothing, as the sidecar never saw
-    it made (docs/protocol.md, first contact)."""
+    """The roll behind the value every roller was adopted with, unmoved since (a module
+    resending its last rolls after the sidecar lost its history): it changes nothing
+    (docs/protocol.md, first contact)."""
     total = roll_total(roll)
     return bool(rollers) and all(
         c.adopted is not None and c.adopted[0] == c.score and total in c.adopted for c in rollers
