@@ -6,9 +6,9 @@ from msgspec.structs import replace
 
 from ..context import Ctx
 from ..events import Rolled, RoundStarted, ScoreSet, TurnEnded
-from ..model import Combat, Combatant
+from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant
 from ..ruleset import Entry, HoldRuleIds
-from .state import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, _name, _set, holding
+from .state import _name, _set, at_point, holding
 
 # ---------------------------------------------------------------- bookkeeping
 
@@ -98,7 +98,7 @@ def hold_entry(
         if held.point is not None:
             detail["stepped_in"] = {held.point[0]: held.point[1]}
             rules.append(ids.hold if held.point[0] == "after" else ids.interrupt)
-            if any(_at_point(other, held.point) for other in combat.combatants.values() if other.id != combatant.id):
+            if any(at_point(other, held.point) for other in combat.combatants.values() if other.id != combatant.id):
                 rules.append(ids.same_moment)  # ordered among the others there by the tie rule
     if held.target_aware:
         tags.append("target_aware")
@@ -106,8 +106,3 @@ def hold_entry(
         detail["returns_to"] = held.original
     rules = list(dict.fromkeys(rules))
     return replace(entry, acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules))
-
-
-def _at_point(combatant: Combatant, point: tuple[str, str]) -> bool:
-    held = holding(combatant)
-    return held is not None and held.state == STEPPED_IN and held.point == point
