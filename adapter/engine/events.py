@@ -8,6 +8,8 @@ is, to the one rule its class is routed to (``Ruleset.intents``) and may cause e
 
 from __future__ import annotations
 
+from typing import get_args
+
 from msgspec import Struct
 
 from .messages import Roll
@@ -75,7 +77,4 @@ Event = (
 )
 
 #: every event class (a ruleset's ``on`` is keyed by these)
-EVENTS: tuple[type[Event], ...] = (
-    Clock, Joined, Left, Rolled, ScoreSet, CombatStarted, RoundStarted, RoundEnded, TurnStarted,
-    TurnEnded,
-)
+EVENTS: tuple[type[Event], ...] = get_args(Event)

@@ -38,8 +38,7 @@ def chain(*tables: On) -> dict[type[Event], tuple[EventRule, ...]]:
     return joined
 
 
-#: the two entries of Foundry's own view, shared (an Entry is frozen, and nothing writes into
-#: its ``detail``): a plan of every combatant builds no new object for them
+#: Foundry's own view's two entries, shared (frozen): a plan builds no new object for them
 _ACTS = Entry()
 _DEFEATED = Entry(acts="none", tags=("defeated",))
 
@@ -50,8 +49,7 @@ def describe_plain(combat: Combat, combatant: Combatant) -> Entry:
 
 
 def adopt_as_stored(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
-    """First contact, by default: the stored value is the combatant's score (a roll total,
-    or a number the GM typed), and no rule state comes with it."""
+    """First contact, by default: the stored value is the score, with no rule state."""
     return combat
 
 
@@ -85,33 +83,25 @@ class Ruleset(Struct, frozen=True):
     intents: Mapping[type[Intent], IntentRule] = {}
     sort_key: SortKey = sort_by_score
     describe: Describe = describe_plain
-    #: what ``describe`` reads of the combat besides the combatant, as a value compared with
-    #: ``==`` (balanced-d20: the round), or None: it may read anything, and is asked for every
-    #: combatant on every plan (:class:`adapter.engine.plan.PlanMemo`)
+    #: what ``describe`` reads of the combat besides the combatant, compared with ``==``
+    #: (balanced-d20: the round), or None: it may read anything (:class:`.plan.PlanMemo`)
     view_inputs: Callable[[Combat], Any] | None = None
     #: settings this ruleset reads, with their defaults
     settings: Mapping[str, Any] = {}
-    #: where a combatant whose score changes mid-round goes: "next" = among the turns still
-    #: to come (it acts after the turn in progress at the latest); "sorted" = where Foundry's
-    #: sort puts it (above the turn in progress means its turn this round is over)
+    #: where a combatant whose score changes mid-round goes: "next", among the turns still to
+    #: come; "sorted", where Foundry's sort puts it (above the turn in progress: its turn is over)
     late_scores: str = "next"
-    #: whether a new round Foundry reports with nobody current (core's ``nextRound`` keeps a
-    #: null turn: lancer, daggerheart) starts with nobody's turn, as core does (True), or at
-    #: the first combatant who acts, its turn begun for the rules (False; docs/rules.md)
+    #: whether a new round Foundry reports with nobody current starts with nobody's turn, as
+    #: core's ``nextRound`` keeps it (docs/rules.md, "A round that begins with nobody's turn")
     keeps_null_turn: bool = False
-    #: whether core's Skip Defeated (``Combat.skip_defeated``) decides if a defeated
-    #: combatant's turn is passed over, as in core's ``nextTurn``/``nextRound`` (True:
-    #: ``foundry-core``, whose ``describe`` then says the combatant acts), or a defeated
-    #: combatant never takes a turn whatever the setting (False: the rule-bearing rulesets;
-    #: docs/rules.md, "Defeated combatants and Skip Defeated")
+    #: whether core's Skip Defeated decides if a defeated combatant's turn is passed over (or it
+    #: never takes a turn; docs/rules.md, "Defeated combatants and Skip Defeated")
     follows_skip_defeated: bool = False
     #: the initiative dice this ruleset needs rolled (sent in plan entries as ``formula``)
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)
     adopt: Adopt = adopt_as_stored
-    #: the classes of its own state: each a frozen, tagged msgspec Struct marked with the place
-    #: it lives in (:class:`.model.CombatantExt`, ``CombatExt``, ``WorldExt``); a snapshot
-    #: reads those places back as these classes and nothing else (:mod:`adapter.store.snapshots`)
+    #: the classes of its own state, which snapshots read back (docs/engine.md, "State")
     state_types: tuple[type, ...] = ()
 
     @property
