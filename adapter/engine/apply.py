@@ -123,16 +123,14 @@ def apply_hook(ctx: Ctx, known: Combat | None, hook: Hook, combatants_as_last: b
     current = hook.current.combatant_id
     if known is None:
         return first_contact(ctx, hook, current)
-    combat = known
-    sort_key = ctx.ruleset.sort_key
-    combat = emit(ctx, combat, Clock(ctx.world_time))
+    combat = emit(ctx, known, Clock(ctx.world_time))
     combat, joined, left = read_snapshot(combat, data, combatants_as_last)
     for cid in left:
         combat = remove_combatant(ctx, combat, cid)
     for cid in joined:
         combat = replace(combat, order=combat.order + (cid,))
         combat = emit(ctx, combat, Joined(cid))
-        combat = replace(combat, order=place_by_rules(combat, cid, sort_key))
+        combat = replace(combat, order=place_by_rules(combat, cid, ctx.ruleset.sort_key))
     if hook.roll is not None:
         combat = apply_roll(ctx, combat, hook.roll)
     return follow(ctx, combat, int(data.get("round") or 0), pointer_moved(hook, combat, current))
@@ -148,9 +146,7 @@ def pointer_moved(hook: Hook, combat: Combat, current: str | None) -> str | None
     passed yet, so the pointer is kept."""
     if isinstance(hook, TURN_HOOKS) or current not in combat.passed:
         return current
-    if int(hook.combat.get("round") or 0) > combat.round:
-        return current
-    return None
+    return current if int(hook.combat.get("round") or 0) > combat.round else None
 
 
 def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:
@@ -275,7 +271,6 @@ def apply_intent(ctx: Ctx, combat: Combat | None, intent: Intent) -> Combat | No
 
 def set_score(ctx: Ctx, combat: Combat, cid: str, value: float) -> Combat:
     """``initiative.set``: the GM's number becomes the combatant's score."""
-    scored = combat.combatants[cid]
-    combatants = {**combat.combatants, cid: replace(scored, score=value)}
+    combatants = {**combat.combatants, cid: replace(combat.combatants[cid], score=value)}
     combat = replace(combat, combatants=combatants)
     return emit(ctx, reposition(ctx, combat, cid), ScoreSet(cid, value))

@@ -26,8 +26,6 @@ class Joined(Struct, frozen=True):
 
 
 class Left(Struct, frozen=True):
-    """A combatant left the combat (deleted)."""
-
     combatant_id: str
 
 

@@ -10,8 +10,7 @@ from operator import attrgetter
 from typing import Any
 
 from msgspec import Struct
-
-JSON = Any
+from msgspec.structs import asdict
 
 
 class CombatantExt:
@@ -147,15 +146,8 @@ class Prompt(Struct, frozen=True):
     data: Mapping[str, Any] = {}
 
     def to_wire(self) -> dict[str, Any]:
-        return {
-            "prompt_id": self.prompt_id,
-            "kind": self.kind,
-            "combat_id": self.combat_id,
-            "combatant_id": self.combatant_id,
-            "to": self.to if isinstance(self.to, str) else list(self.to),
-            "rule": self.rule,
-            "data": dict(self.data),
-        }
+        to = self.to if isinstance(self.to, str) else list(self.to)
+        return {**asdict(self), "to": to, "data": dict(self.data)}
 
 
 class World(Struct, frozen=True):
@@ -196,6 +188,6 @@ class Outcome(Struct, frozen=True):
     """What one message did: the new world, and what to tell the module."""
 
     world: World
-    plans: tuple[JSON, ...] = ()
+    plans: tuple[Any, ...] = ()
     prompts: tuple[Prompt, ...] = ()
     notices: tuple[Notice, ...] = ()

@@ -250,9 +250,8 @@ def skip_turn(
     ctx: Ctx, combat: Combat, combatant_id: str, trail: Trail | None = None
 ) -> Combat:
     saved = combat.current
-    combat = emit(ctx, replace(combat, current=combatant_id), TurnStarted(combatant_id))
-    began = combat
-    combat = end_turn(ctx, combat, combatant_id, skipped=True)
+    began = emit(ctx, replace(combat, current=combatant_id), TurnStarted(combatant_id))
+    combat = end_turn(ctx, began, combatant_id, skipped=True)
     back = saved if saved != combatant_id else None
     if combat.current != back:
         combat = replace(combat, current=back)

@@ -1,7 +1,5 @@
-"""Hold and act: the ``hold`` and ``act`` intents (ST-1 … ST-5, DP-5); see the package.
-
-Both take the ruleset's rule ids (``ids``) as a last argument: :func:`.hold_mechanics` binds
-them into the rules a ruleset lists."""
+"""Hold and act: the ``hold`` and ``act`` intents (ST-1 … ST-5, DP-5), given the ruleset's rule
+ids last (:func:`.hold_mechanics` binds them)."""
 
 from __future__ import annotations
 
