@@ -189,15 +189,12 @@ def remove_combatant(ctx: Ctx, combat: Combat, cid: str) -> Combat:
 def apply_roll(ctx: Ctx, combat: Combat, report: RollReport) -> Combat:
     target = report.combatant_id
     group = report.group_id
-    if group is not None:
-        if group not in combat.groups:
-            raise UnknownCombatant(f"group {group!r} is not in combat {combat.id!r}",
-                                   field=("roll", "group_id"))
-    elif target not in combat.combatants:
-        raise UnknownCombatant(
-            f"combatant {target!r} is not in combat {combat.id!r}", field=("roll", "combatant_id")
-        )
-    rollers = [c for c in combat.combatants.values() if c.group == group] if group else [combat.combatants[str(target)]]
+    if group is None:  # the schema then requires a combatant_id
+        rollers = [ctx.combatant(combat, str(target), ("roll", "combatant_id"))]
+    elif group in combat.groups:
+        rollers = [c for c in combat.combatants.values() if c.group == group]
+    else:
+        raise UnknownCombatant(f"group {group!r} is not in combat {combat.id!r}", field=("roll", "group_id"))
     if not ctx.is_gm() and not all(ctx.user in c.owners for c in rollers):
         raise NotPermitted(
             f"user {ctx.user!r} may not roll initiative for {group or target}: only its owners or a GM may",

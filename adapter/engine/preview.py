@@ -64,9 +64,6 @@ def next_round(ctx: Ctx, combat: Combat) -> tuple[Cache, dict[str, Any]]:
     return kept, kept.view
 
 
-# ---------------------------------------------------------------- computing it
-
-
 def _compute(ctx: Ctx, combat: Combat) -> Cache:
     ext = dict(ctx.ext)
     trail: Trail = []
@@ -115,9 +112,6 @@ def _passed(current: str | None, passed: frozenset[str], played: tuple[str, ...]
     """Who has passed once the preview from a combat at ``current`` with ``passed`` has
     ended that turn and the ``played`` ones, and begun the next."""
     return passed.union(played, (current,)) if current is not None else passed.union(played)
-
-
-# ---------------------------------------------------------------- reusing it
 
 
 def _reuse(ctx: Ctx, combat: Combat, cache: Cache) -> Cache | None:

@@ -76,9 +76,6 @@ def none_remaining(follows_skip_defeated: bool, combat: Combat) -> bool:
             and all(combat.combatants[cid].defeated for cid in combat.order))
 
 
-# ---------------------------------------------------------------- following Foundry
-
-
 def follow(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     """Bring the combat to Foundry's ``round`` and pointer, telling the rules each turn."""
     before = phase(combat)

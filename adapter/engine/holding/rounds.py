@@ -10,8 +10,6 @@ from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant
 from ..ruleset import Entry, HoldRuleIds
 from .state import _name, _set, at_point, holding
 
-# ---------------------------------------------------------------- bookkeeping
-
 
 def hold_carry_over(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
     """ST-4 / ST-5 (DP-5) at a round start: an unused hold carries over and works as ST-4
@@ -22,13 +20,11 @@ def hold_carry_over(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
         held = holding(c)
         if held is None:
             continue
-        if held.state == STEPPED_IN:
-            score = held.original if held.original is not None else c.score
-            changed[c.id] = replace(c, hold=None, score=score)
-            continue
         original = held.original if held.original is not None else c.score
-        carried = replace(held, state=ANY_POINT, original=original, point=None)
-        changed[c.id] = replace(c, hold=carried)
+        if held.state == STEPPED_IN:
+            changed[c.id] = replace(c, hold=None, score=original)
+            continue
+        changed[c.id] = replace(c, hold=replace(held, state=ANY_POINT, original=original, point=None))
         if held.state == HOLDING:
             ctx.notice(
                 "hold.carried_over",
@@ -63,9 +59,6 @@ def hold_moment_closed(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     if c is None or held is None or not held.interrupting:
         return combat
     return _set(combat, c.id, hold=replace(held, interrupting=False))
-
-
-# ---------------------------------------------------------------- the plan
 
 
 def hold_entry(
