@@ -12,13 +12,10 @@ from typing import Any
 
 from msgspec import Struct
 
-from .context import Adopt as Adopt
-from .context import Ctx
-from .context import EventRule as EventRule
-from .context import Formula as Formula
+from .context import Adopt, Ctx, EventRule, Formula
 from .context import IntentRule as IntentRule
 from .context import On as On
-from .entry import Describe as Describe
+from .entry import Describe
 from .entry import Entry as Entry
 from .entry import SortKey as SortKey
 from .events import Event
