@@ -210,10 +210,7 @@ def next_waiting(combat: Combat) -> str | None:
     """The first combatant in the order whose turn has not come this round (``filterfalse``
     skips the passed ones at C speed)."""
     waiting = filterfalse(combat.passed.__contains__, combat.order)
-    for cid in waiting:
-        if cid != combat.current:
-            return cid
-    return None
+    return next((cid for cid in waiting if cid != combat.current), None)
 
 
 def begin_next_acting(ctx: Ctx, combat: Combat) -> Combat:
@@ -230,8 +227,7 @@ def begin_next_acting(ctx: Ctx, combat: Combat) -> Combat:
 
 
 def begin_turn(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
-    combat = replace(combat, current=combatant_id)
-    return emit(ctx, combat, TurnStarted(combatant_id))
+    return emit(ctx, replace(combat, current=combatant_id), TurnStarted(combatant_id))
 
 
 def end_turn(ctx: Ctx, combat: Combat, combatant_id: str, *, skipped: bool) -> Combat:
@@ -247,7 +243,7 @@ def skip_turn(
     ctx: Ctx, combat: Combat, combatant_id: str, trail: Trail | None = None
 ) -> Combat:
     saved = combat.current
-    began = emit(ctx, replace(combat, current=combatant_id), TurnStarted(combatant_id))
+    began = begin_turn(ctx, combat, combatant_id)
     combat = end_turn(ctx, began, combatant_id, skipped=True)
     back = saved if saved != combatant_id else None
     if combat.current != back:
