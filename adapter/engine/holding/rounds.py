@@ -61,16 +61,12 @@ def hold_moment_closed(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     return _set(combat, c.id, hold=replace(held, interrupting=False))
 
 
-def hold_entry(
-    combat: Combat, combatant: Combatant, entry: Entry, ids: HoldRuleIds | None = None
-) -> Entry:
-    """``entry`` (the ruleset's own view) with the hold merged in: acts, tags, detail, rules
-    (``ids``: those its ``hold_mechanics`` was built with; None, the ruleset id for every rule)."""
+def hold_entry(combat: Combat, combatant: Combatant, entry: Entry, ids: HoldRuleIds) -> Entry:
+    """``entry`` (the ruleset's own view) with the hold merged in: acts, tags, detail, and the
+    rules under ``ids``, those its ``hold_mechanics`` was built with."""
     held = holding(combatant)
     if held is None:
         return entry
-    if ids is None:
-        ids = HoldRuleIds.single(combat.ruleset)
     acts, tags, rules = entry.acts, list(entry.tags), list(entry.rules)
     detail = dict(entry.detail)
     if held.state in (HOLDING, ANY_POINT):
