@@ -1,8 +1,5 @@
-"""The pure rule engine: no I/O, no clock, no randomness.
-
-``apply(world, message, rulesets) -> Outcome`` is the one entry point: a typed message
-(:mod:`.messages`) and the rulesets by id. Its design: README ("Developing") and
-docs/engine.md.
+"""The pure rule engine: no I/O, no clock, no randomness. ``apply(world, message, rulesets)``
+is its one entry point; its design: README ("Developing") and docs/engine.md.
 """
 
 from .apply import apply, plan_of

@@ -1,9 +1,5 @@
-"""The engine's one entry point: ``apply(world, message, rulesets) -> Outcome``.
-
-The ruleset is looked up once per message (the combat's, else the world's) and travels in
-the :class:`Ctx` alone. A hook's snapshot is read, its roll given to the rules, and the turn
-bookkeeping follows Foundry; an intent goes to the rule its class is listed under. Then the
-plan is rebuilt, and sent with a new revision if it changed. A refusal raises a
+"""The engine's one entry point: ``apply(world, message, rulesets) -> Outcome`` (what it does
+in order: docs/engine.md, "Rules and rulesets"). A refusal raises a
 :class:`adapter.errors.SidecarError` and leaves the world as it was.
 """
 

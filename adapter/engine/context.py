@@ -1,9 +1,6 @@
 """The context one message is applied in: who sent it, when, and what it has said so far
-(docs/engine.md, "State").
-
-The context carries the ruleset and the rules take the context, so the rules' types live
-here, and the ruleset is typed as :class:`Rules`, a protocol :class:`.ruleset.Ruleset` meets:
-no import circle (README, "Developing").
+(docs/engine.md, "State"). The rules' types live here, and the ruleset is typed as the
+protocol :class:`Rules`, so that this module imports no ruleset (README, "Developing").
 """
 
 from __future__ import annotations

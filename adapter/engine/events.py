@@ -1,9 +1,5 @@
-"""The events a message turns into; a ruleset's ``on`` table gives each to its rules.
-
-A hook becomes, in this order: ``Clock``, ``Joined``/``Left`` for roster changes, ``Rolled``
-for an initiative roll, then the turn bookkeeping of :mod:`.turns`. An intent goes, as it
-is, to the one rule its class is routed to (``Ruleset.intents``) and may cause events itself;
-``initiative.set`` becomes ``ScoreSet``. Frozen Structs, like the messages they come from.
+"""The events a message turns into (in which order: docs/engine.md, "Rules and rulesets"); a
+ruleset's ``on`` table gives each to its rules. Frozen Structs, like the messages.
 """
 
 from __future__ import annotations

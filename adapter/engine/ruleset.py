@@ -1,8 +1,5 @@
 """What a ruleset is: its rules, listed by the class of event or intent each takes, and its
 hooks into the order and the plan (docs/engine.md, "Rules and rulesets").
-
-The engine knows no ruleset by name: the caller hands ``apply`` the rulesets it may use (the
-built-in ones: :data:`adapter.rulesets.RULESETS`).
 """
 
 from __future__ import annotations
