@@ -1,9 +1,6 @@
-"""Which actions a combatant may declare now: the menu the module shows, decided here.
-
-The module keeps no copy of the rules: a plan entry lists the action ids its combatant's
-owners may take now (``actions``) and those only a GM may (``gm_actions``), from the intents
-the ruleset accepts and the combatant's state in the plan. Each action id names one intent
-(``hold.next_round`` is ``hold {next_round: true}``, ``act.after`` is ``act {after: ...}``).
+"""Which actions a combatant may declare now: the menu the module shows, decided here (the
+module keeps no copy of the rules). Each action id names one intent (``hold.next_round`` is
+``hold {next_round: true}``; docs/protocol.md, ``plan``).
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""First contact: a combat the sidecar has never seen is taken as Foundry holds it.
-
-Whatever hook first brings a combat (any round, any turn, or after ``welcome`` showed that
-the sidecar lost its history), Foundry's document is the truth: its round; its current
-combatant, or none (lancer, daggerheart and worldbuilding keep ``round >= 1, turn: null``);
-each combatant's initiative exactly as stored, decimals kept (a combatant whose
-``initiative`` is null or absent has not rolled); its defeated and hidden flags (read by
-:mod:`.snapshot`). No rule sees a turn, a round or a roll it did not see happen: each
-stored value goes to the ruleset's ``adopt`` as a roll it never saw (docs/rules.md, "Meeting
-a combat already under way"). A value adopted and not moved by any rule since is written
-back exactly as stored (:func:`adapter.engine.order.encode_initiatives`, ``stored``), so
-under ``foundry-core`` the first plan agrees with the document and the module writes
-nothing.
+"""First contact: a combat the sidecar has never seen is taken as Foundry holds it (its round,
+its current combatant or none, each initiative exactly as stored), each stored value given to
+the ruleset's ``adopt`` as a roll it never saw, and written back as stored while no rule
+moved it (docs/rules.md, "Meeting a combat already under way").
 """
 
 from __future__ import annotations
@@ -40,12 +31,8 @@ def adopt_combat(
     ctx: Ctx, combat: Combat, data: Mapping[str, Any], current: str | None,
     rolling: frozenset[str] = frozenset(),
 ) -> Combat:
-    """``combat`` (its roster just read from ``data``) as Foundry holds it.
-
-    ``rolling`` are the combatants whose roll the message itself brings (an
-    ``initiativeRoll`` as first contact): their stored value is that roll, which the rules
-    are about to see, so it is not adopted.
-    """
+    """``combat`` (its roster just read from ``data``) as Foundry holds it. ``rolling``: those
+    whose roll the message itself brings, which the rules are about to see: not adopted."""
     values = {
         c["_id"]: None if c["_id"] in rolling else stored_initiative(c)
         for c in data.get("combatants", ())
@@ -68,11 +55,8 @@ def adopt_combat(
 
 
 def foundrys_pointer(sort_key: SortKey, combat: Combat, current: str | None) -> Combat:
-    """The order by the rules (the ruleset's ``sort_key``), with Foundry's current combatant
-    and those before it passed.
-
-    No current (``turn: null`` in a started combat, or an id not in the combat): nobody's
-    turn is in progress and nobody is known to have acted this round."""
+    """The order by the rules, with Foundry's current combatant and those before it passed (no
+    current: nobody's turn in progress, nobody known to have acted this round)."""
     order = tuple(rules_sort(combat, sort_key))
     if combat.started and current in order:
         at = order.index(current)
@@ -82,26 +66,18 @@ def foundrys_pointer(sort_key: SortKey, combat: Combat, current: str | None) -> 
 
 def adopted_values(combat: Combat) -> dict[str, float]:
     """The stored values still to write back as stored: adopted, and the score unmoved."""
-    kept: dict[str, float] = {}
-    for cid, c in combat.combatants.items():
-        if c.adopted is not None and c.adopted[0] == c.score:
-            kept[cid] = c.adopted[1]
-    return kept
-
-
-def joined_in(combatant: Combatant) -> int:
-    """The round the combatant joined: Foundry v14's ``roundJoined`` when the module sends it
-    (0 or 1: before or at the start), else round 1 (the fallback: in the fight from its
-    start, which is what a document without ``roundJoined`` most often shows)."""
-    return max(1, combatant.round_joined) if combatant.round_joined is not None else 1
+    return {cid: c.adopted[1] for cid, c in combat.combatants.items()
+            if c.adopted is not None and c.adopted[0] == c.score}
 
 
 def turns_had(combat: Combat, combatant: Combatant) -> int:
     """How many of its turns have ended since it joined, as far as Foundry's document shows:
-    one per round before this one from the round it joined, and this round's if passed."""
+    one per round before this one from the round it joined (``roundJoined``, else round 1),
+    and this round's if passed."""
     if not combat.started:
         return 0
-    earlier = max(0, combat.round - joined_in(combatant))
+    joined = max(1, combatant.round_joined) if combatant.round_joined is not None else 1
+    earlier = max(0, combat.round - joined)
     return earlier + (1 if combatant.id in combat.passed else 0)
 
 

@@ -1,21 +1,6 @@
-"""The engine's one entry point: ``apply(world, message, rulesets) -> Outcome``.
-
-``message`` is one of the typed classes of :mod:`.messages` (the pipeline decodes the wire
-into them); ``rulesets`` maps ruleset ids to the :class:`Ruleset` objects a combat or world
-may name (the pipeline passes those it was handed: :data:`adapter.pipeline.Rulesets`). The ruleset is looked up
-once per message (the combat's, else the world's) and travels in the :class:`Ctx` alone
-(``ctx.ruleset``): a function that has the context takes no ruleset beside it, and one that
-reads a single declaration of it without a context takes that declaration (``sort_key``,
-``follows_skip_defeated``...), never the ruleset a second time.
-
-A hook brings its combat with it: the snapshot is read (who joined, who left), its roll is
-given to the rules, and the turn bookkeeping follows Foundry's round and pointer. An intent
-goes to the rule its class is listed under (``Ruleset.intents``). Then the plan of the
-combat is rebuilt; if it differs from the last one its revision grows by one and it goes out.
-
-A refused message raises a :class:`adapter.errors.SidecarError` (naming the message's field
-it is about; the pipeline makes that a JSON pointer) and the world it was applied to is
-unchanged (everything here builds new objects).
+"""The engine's one entry point: ``apply(world, message, rulesets) -> Outcome`` (what it does
+in order: docs/engine.md, "Rules and rulesets"). A refusal raises a
+:class:`adapter.errors.SidecarError` and leaves the world as it was.
 """
 
 from __future__ import annotations
@@ -57,9 +42,8 @@ def apply(
     *, combatants_as_last: bool = False, memo: PlanMemo | None = None,
 ) -> Outcome:
     """``combatants_as_last``: a hook's ``combat.combatants`` are those of the last hook of
-    that combat applied, unchanged (the pipeline knows it from their text): not read again
-    (:func:`.snapshot.read_snapshot`). ``memo``: the world's :class:`.plan.PlanMemo` (the
-    plans are built again only where they changed; the same plans without it)."""
+    that combat applied, unchanged: not read again. ``memo``: the world's
+    :class:`.plan.PlanMemo` (the same plans without it, built again where they changed)."""
     if isinstance(message, Session):
         return Outcome(world=open_session(world, message))
     if isinstance(message, Hook):
@@ -73,22 +57,19 @@ def apply(
     else:
         combat = apply_intent(ctx, known, message)
     combats = dict(world.combats)
-    plans: tuple[Any, ...] = ()
     if isinstance(message, DeleteCombat):
         combats.pop(message.combat["_id"], None)
         ctx.close_prompts(message.combat["_id"])
-    elif combat is not None:
-        combat, body = replan(ctx, combat, memo)
-        combats[combat.id] = combat
+    ours = combat.id if combat is not None else None
+    replanned = [combat] if combat is not None else []
+    # then the other combats a rule changed (the message's own wins; a deleted one stays deleted)
+    replanned += [c for c in ctx.changed.values() if c.id != ours and c.id in combats]
+    plans: tuple[Any, ...] = ()
+    for one in replanned:
+        one, body = replan(ctx, one, memo)
+        combats[one.id] = one
         if body is not None:
-            plans = ({"combat_id": combat.id, "revision": combat.revision, **body},)
-    for other in ctx.changed.values():
-        if (combat is not None and other.id == combat.id) or other.id not in combats:
-            continue  # the message's own combat wins; a deleted one stays deleted
-        other, body = replan(ctx, other, memo)
-        combats[other.id] = other
-        if body is not None:
-            plans += ({"combat_id": other.id, "revision": other.revision, **body},)
+            plans += ({"combat_id": one.id, "revision": one.revision, **body},)
     new_world = replace(
         world, last_seq=message.seq, combats=combats, prompts=ctx.prompts_after(), ext=ctx.ext
     )
@@ -138,16 +119,14 @@ def apply_hook(ctx: Ctx, known: Combat | None, hook: Hook, combatants_as_last: b
     current = hook.current.combatant_id
     if known is None:
         return first_contact(ctx, hook, current)
-    combat = known
-    sort_key = ctx.ruleset.sort_key
-    combat = emit(ctx, combat, Clock(ctx.world_time))
+    combat = emit(ctx, known, Clock(ctx.world_time))
     combat, joined, left = read_snapshot(combat, data, combatants_as_last)
     for cid in left:
         combat = remove_combatant(ctx, combat, cid)
     for cid in joined:
         combat = replace(combat, order=combat.order + (cid,))
         combat = emit(ctx, combat, Joined(cid))
-        combat = replace(combat, order=place_by_rules(combat, cid, sort_key))
+        combat = replace(combat, order=place_by_rules(combat, cid, ctx.ruleset.sort_key))
     if hook.roll is not None:
         combat = apply_roll(ctx, combat, hook.roll)
     return follow(ctx, combat, int(data.get("round") or 0), pointer_moved(hook, combat, current))
@@ -158,24 +137,17 @@ TURN_HOOKS = (CombatStart, CombatRound, CombatTurn, CombatTurnChange, UpdateComb
 
 
 def pointer_moved(hook: Hook, combat: Combat, current: str | None) -> str | None:
-    """Foundry's pointer as a move to follow. Only a turn change goes back to a combatant
-    whose turn has passed this round (the GM's "previous turn"); any other hook that reports
-    such a pointer carries one nobody moved back: the one the module left where it was when
-    the plan named no current (the round is over), or Foundry's step back onto the one before
-    a last combatant deleted during its turn (``nextSurvivor || prevSurvivor``). Following it
-    would give that combatant its turn again. In a higher round nobody has passed yet: the
-    pointer is kept (whether Foundry names someone or nobody decides how the round starts,
-    :func:`.turns.null_turn_kept`)."""
+    """Foundry's pointer as a move to follow: only a turn change goes back to a combatant
+    whose turn has passed this round (docs/engine.md, "Turns"); in a higher round nobody has
+    passed yet, so the pointer is kept."""
     if isinstance(hook, TURN_HOOKS) or current not in combat.passed:
         return current
-    if int(hook.combat.get("round") or 0) > combat.round:
-        return current
-    return None
+    return current if int(hook.combat.get("round") or 0) > combat.round else None
 
 
 def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:
-    """A combat the sidecar has never seen: Foundry's document as it stands is the truth
-    (:mod:`.adopt`); a roll the message brings is then given to the rules as usual."""
+    """A combat never seen: taken as Foundry holds it (:mod:`.adopt`), then its roll is given
+    to the rules as usual."""
     combat = Combat(id=hook.combat["_id"], ruleset=ctx.world.ruleset)
     combat = emit(ctx, combat, Clock(ctx.world_time))
     combat, _, _ = read_snapshot(combat, hook.combat)
@@ -213,15 +185,12 @@ def remove_combatant(ctx: Ctx, combat: Combat, cid: str) -> Combat:
 def apply_roll(ctx: Ctx, combat: Combat, report: RollReport) -> Combat:
     target = report.combatant_id
     group = report.group_id
-    if group is not None:
-        if group not in combat.groups:
-            raise UnknownCombatant(f"group {group!r} is not in combat {combat.id!r}",
-                                   field=("roll", "group_id"))
-    elif target not in combat.combatants:
-        raise UnknownCombatant(
-            f"combatant {target!r} is not in combat {combat.id!r}", field=("roll", "combatant_id")
-        )
-    rollers = [c for c in combat.combatants.values() if c.group == group] if group else [combat.combatants[str(target)]]
+    if group is None:  # the schema then requires a combatant_id
+        rollers = [ctx.combatant(combat, str(target), ("roll", "combatant_id"))]
+    elif group in combat.groups:
+        rollers = [c for c in combat.combatants.values() if c.group == group]
+    else:
+        raise UnknownCombatant(f"group {group!r} is not in combat {combat.id!r}", field=("roll", "group_id"))
     if not ctx.is_gm() and not all(ctx.user in c.owners for c in rollers):
         raise NotPermitted(
             f"user {ctx.user!r} may not roll initiative for {group or target}: only its owners or a GM may",
@@ -234,10 +203,9 @@ def apply_roll(ctx: Ctx, combat: Combat, report: RollReport) -> Combat:
 
 
 def behind_adopted_values(rollers: list[Combatant], roll: Roll) -> bool:
-    """The roll whose total is the value every roller was adopted with at first contact,
-    unmoved since: the roll behind that value (a module resending its last rolls after the
-    sidecar lost its history), not a new one. It changes nothing, as the sidecar never saw
-    it made (docs/protocol.md, first contact)."""
+    """The roll behind the value every roller was adopted with, unmoved since (a module
+    resending its last rolls after the sidecar lost its history): it changes nothing
+    (docs/protocol.md, first contact)."""
     total = roll_total(roll)
     return bool(rollers) and all(
         c.adopted is not None and c.adopted[0] == c.score and total in c.adopted for c in rollers
@@ -296,7 +264,6 @@ def apply_intent(ctx: Ctx, combat: Combat | None, intent: Intent) -> Combat | No
 
 def set_score(ctx: Ctx, combat: Combat, cid: str, value: float) -> Combat:
     """``initiative.set``: the GM's number becomes the combatant's score."""
-    scored = combat.combatants[cid]
-    combatants = {**combat.combatants, cid: replace(scored, score=value)}
+    combatants = {**combat.combatants, cid: replace(combat.combatants[cid], score=value)}
     combat = replace(combat, combatants=combatants)
     return emit(ctx, reposition(ctx, combat, cid), ScoreSet(cid, value))

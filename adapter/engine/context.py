@@ -1,25 +1,11 @@
-"""The context one message is applied in: who sent it, when, and what it has said so far.
-
-A ``Ctx`` lives for one message, under one ruleset (``ctx.ruleset``: the combat's, else the
-world's). Rules read the world as it was before the message, ask
-who may do what, open and answer prompts, leave notices and keep world-level ruleset
-state; the engine turns all of it into the new ``World`` only if no rule refused. Ids the
-sidecar makes (prompts, readied actions) are ``<prefix>-<seq>.<n>``: a pure function of
-the messages so far, so a replay gives the same ids.
-
-The context carries the ruleset, and the ruleset's rules take the context: the two name
-each other. So the rules' types live here, beside :class:`Ctx` (``EventRule``,
-``IntentRule``, ``Adopt``, ``Formula``: ``ctx`` is a ``Ctx``, which mypy checks for every rule
-a ruleset lists), and the context types what it carries as :class:`Rules`, a protocol of
-what the engine and the rules read of a ruleset, which :class:`.ruleset.Ruleset` meets.
-:mod:`.ruleset` imports this module and this module imports no ruleset: no import circle,
-``TYPE_CHECKING`` imports included (tests/test_imports.py).
+"""The context one message is applied in: who sent it, when, and what it has said so far
+(docs/engine.md, "State"). The rules' types live here, and the ruleset is typed as the
+protocol :class:`Rules`, so that this module imports no ruleset (README, "Developing").
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ..errors import Field, NotPermitted, UnknownCombatant, UnknownPrompt
@@ -29,24 +15,21 @@ from .messages import Intent
 from .model import Combat, Combatant, Notice, Prompt, World
 
 #: ``rule(ctx, combat, event) -> combat``, its ``event`` typed to the class it is listed under
-#: (a Callable's argument cannot follow the key of a mapping: tests/engine/test_dispatch.py
-#: checks that annotation of every rule listed)
+#: (tests/engine/test_dispatch.py checks it: a Callable's argument cannot follow a mapping's key)
 EventRule = Callable[["Ctx", Combat, Any], Combat]
 #: ``rule(ctx, combat, intent) -> combat | None``, typed to its intent class (see EventRule)
 IntentRule = Callable[["Ctx", Any, Any], "Combat | None"]
 On = Mapping[type[Event], tuple[EventRule, ...]]
-#: first contact: ``adopt(ctx, combat, combatant_id) -> combat``, called for each combatant
-#: once the combat shows Foundry's round, pointer and stored values (as scores); it takes a
-#: stored value as a roll the ruleset never saw (docs/rules.md, "Meeting a combat already
-#: under way") and may change the score (dice-pool: the net successes)
+#: first contact: ``adopt(ctx, combat, combatant_id) -> combat`` for each combatant, once the
+#: combat shows Foundry's round, pointer and stored values as scores; it may change the score
+#: (docs/rules.md, "Meeting a combat already under way")
 Adopt = Callable[["Ctx", Combat, str], Combat]
 #: the dice formula a combatant's initiative roll must use, or None for the system's own roll
 Formula = Callable[["Ctx", Combat, Combatant], "str | None"]
 
 
 class Rules(Protocol):
-    """A ruleset as the engine and the rules read it through ``ctx.ruleset`` (what each
-    member means: :class:`.ruleset.Ruleset`, the one class that meets it)."""
+    """A ruleset as the engine and the rules read it (:class:`.ruleset.Ruleset` meets it)."""
 
     @property
     def id(self) -> str: ...
@@ -85,8 +68,6 @@ class Ctx:
         ruleset: Rules,
     ) -> None:
         self.world = world
-        #: the ruleset this message is applied under (the combat's, else the world's), looked
-        #: up once by ``apply``
         self.ruleset = ruleset
         self.seq = seq
         self.user = user
@@ -107,20 +88,10 @@ class Ctx:
         self._ids += 1
         return f"{prefix}-{self.seq}.{self._ids}"
 
-    @contextmanager
-    def previewing(self) -> Iterator[None]:
-        """Rules run on a copy of the combat (the next round's preview): no prompt or notice
-        they make goes out, and whatever they did to this context (prompts answered, ruleset
-        state, ids taken) is undone at the end."""
-        saved = self.begin_preview()
-        try:
-            yield
-        finally:
-            self.end_preview(saved)
-
     def begin_preview(self) -> tuple[Any, ...]:
-        """:meth:`previewing` without the ``with`` (for a hot path): returns what
-        :meth:`end_preview` gives back."""
+        """Rules run on a copy of the combat (the next round's preview): no prompt or notice
+        they make goes out, and :meth:`end_preview`, given what this returns, undoes whatever
+        they did to this context (prompts answered, ruleset state, ids taken)."""
         saved = (self.preview, list(self.opened), set(self.answered), list(self.notices),
                  dict(self.ext), self._ids)
         self.preview = True
@@ -130,9 +101,8 @@ class Ctx:
         self.preview, self.opened, self.answered, self.notices, self.ext, self._ids = saved
 
     def change_combat(self, combat: Combat) -> None:
-        """A rule changed a combat of the world other than the one the message is about (BI-3:
-        a declaration outside combat shows on its actor in a combat not yet begun); the
-        engine keeps it and sends its plan. Ignored while previewing."""
+        """A rule changed another combat of the world (BI-3: a declaration outside combat shows
+        in a combat not yet begun); the engine keeps it and sends its plan. Not while previewing."""
         if not self.preview:
             self.changed[combat.id] = combat
 
@@ -145,8 +115,8 @@ class Ctx:
 
     # ---------------------------------------------------------------- authority
 
-    def is_gm(self, user: str | None = None) -> bool:
-        return (self.user if user is None else user) in self.world.gm_users
+    def is_gm(self) -> bool:
+        return self.user in self.world.gm_users
 
     def require_gm(self, what: str) -> None:
         if not self.is_gm():

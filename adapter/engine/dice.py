@@ -1,9 +1,7 @@
 """Reading Foundry's ``Roll#toJSON()`` (a :class:`.messages.Roll`): dice terms and results.
 
 A Die term is ``{class: "Die", number, faces, modifiers, results: [{result, active?,
-rerolled?, discarded?, count?, success?, failure?}]}``. A result is *active* unless
-``active`` is false; rerolled and discarded results are not active. A result counts
-``count`` when present (success counting), else its face value.
+rerolled?, discarded?, count?, success?, failure?}]}``.
 """
 
 from __future__ import annotations
@@ -29,12 +27,9 @@ def _walk(terms: Any) -> Iterator[Mapping[str, Any]]:
             yield term
         for key in ("terms", "rolls"):
             inner = term.get(key)
-            if isinstance(inner, list):
-                for sub in inner:
-                    if isinstance(sub, Mapping) and "terms" in sub:
-                        yield from _walk(sub["terms"])
-                    elif isinstance(sub, Mapping):
-                        yield from _walk([sub])
+            for sub in inner if isinstance(inner, list) else ():
+                # a nested roll (its terms) or a term
+                yield from _walk(sub["terms"] if isinstance(sub, Mapping) and "terms" in sub else [sub])
         inner_roll = term.get("roll")
         if isinstance(inner_roll, Mapping):
             yield from _walk(inner_roll.get("terms") or ())

@@ -1,43 +1,31 @@
-"""The events a message turns into; a ruleset's ``on`` table gives each to its rules.
-
-A hook becomes, in this order: ``Joined``/``Left`` for roster changes, ``Rolled`` for an
-initiative roll, then the turn bookkeeping of :mod:`adapter.engine.turns` (``RoundEnded``,
-``RoundStarted``, ``TurnEnded``, ``TurnStarted``). An intent goes, as it is (a class of
-:mod:`.messages`), to the one rule its class is routed to (``Ruleset.intents``), and may
-cause events itself (a turn ending...); ``initiative.set`` becomes ``ScoreSet``. Every message
-about a combat first gives ``Clock`` with its world time.
+"""The events a message turns into (in which order: docs/engine.md, "Rules and rulesets"); a
+ruleset's ``on`` table gives each to its rules. Frozen Structs, like the messages.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import get_args
+
+from msgspec import Struct
 
 from .messages import Roll
 
 
-@dataclass(frozen=True)
-class Clock:
-    """Foundry's world time as the hook reports it (seconds)."""
+class Clock(Struct, frozen=True):
+    """Foundry's world time as the message reports it (seconds): first, for every combat."""
 
     world_time: float
 
 
-@dataclass(frozen=True)
-class Joined:
-    """A combatant joined the combat."""
-
+class Joined(Struct, frozen=True):
     combatant_id: str
 
 
-@dataclass(frozen=True)
-class Left:
-    """A combatant left the combat (deleted)."""
-
+class Left(Struct, frozen=True):
     combatant_id: str
 
 
-@dataclass(frozen=True)
-class Rolled:
+class Rolled(Struct, frozen=True):
     """An initiative roll for a combatant (or, with ``group_id``, for a CombatantGroup)."""
 
     combatant_id: str | None
@@ -46,44 +34,32 @@ class Rolled:
     group_id: str | None = None
 
 
-@dataclass(frozen=True)
-class ScoreSet:
+class ScoreSet(Struct, frozen=True):
     """The GM set a combatant's initiative by hand (intent ``initiative.set``)."""
 
     combatant_id: str
     value: float
 
 
-@dataclass(frozen=True)
-class CombatStarted:
-    """The GM began the combat."""
+class CombatStarted(Struct, frozen=True):
+    """The GM began the combat (or first contact met it begun)."""
 
 
-@dataclass(frozen=True)
-class RoundStarted:
-    """A round began."""
-
+class RoundStarted(Struct, frozen=True):
     round: int
 
 
-@dataclass(frozen=True)
-class RoundEnded:
+class RoundEnded(Struct, frozen=True):
     """A round ended (every turn of it taken or passed)."""
 
     round: int
 
 
-@dataclass(frozen=True)
-class TurnStarted:
-    """A combatant's turn began."""
-
+class TurnStarted(Struct, frozen=True):
     combatant_id: str
 
 
-@dataclass(frozen=True)
-class TurnEnded:
-    """A combatant's turn ended."""
-
+class TurnEnded(Struct, frozen=True):
     combatant_id: str
     #: the turn passed without the combatant acting (the module skipped it)
     skipped: bool = False
@@ -95,7 +71,4 @@ Event = (
 )
 
 #: every event class (a ruleset's ``on`` is keyed by these)
-EVENTS: tuple[type[Event], ...] = (
-    Clock, Joined, Left, Rolled, ScoreSet, CombatStarted, RoundStarted, RoundEnded, TurnStarted,
-    TurnEnded,
-)
+EVENTS: tuple[type[Event], ...] = get_args(Event)

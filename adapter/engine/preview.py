@@ -1,59 +1,9 @@
 """The next round's preview (the plan's ``next_round``), computed again only when it can differ.
 
-What it is: the combat as the next round would start, as far as known now. The rest of this
-round is played on a copy (the turn in progress ends, every turn still to come begins and
-ends ``skipped``), the round ends, the next one starts (``RoundStarted``, the rules' sort,
-the first combatant who acts begins); for a combat not started, round 1 as the start would
-begin it. Rules run in preview mode (:meth:`.Ctx.previewing`: no prompt or notice goes out,
-the context is given back as it was). Nothing of it is kept but the ``next_round`` view.
-
-Why it is cached, and why the cache cannot go stale. Playing the rest of a round through
-every rule on every message was about half of the engine's CPU per hook, and most messages
-of a round only move Foundry's pointer one turn on: a move the preview has already played.
-From a combat ``S`` whose turn in progress is ``c``, the preview ran::
-
-    TurnEnded(c)  TurnStarted(x1) TurnEnded(x1, skipped)  TurnStarted(x2) ...  RoundEnded ...
-
-and Foundry's "next turn" to ``x1`` makes the engine run ``TurnEnded(c) TurnStarted(x1)``:
-the combat it reaches is the one the preview passed through after ``TurnStarted(x1)``
-(``M(x1)``), and the preview from there is the same but for one event, ``x1``'s turn ending
-not skipped. So :class:`Cache` keeps, with the ``next_round`` view it gave:
-
-- the state the preview started from (every field of :class:`.Combat` but ``revision`` and
-  ``last_plan``), and what it may read outside the combat: the ruleset, the world's
-  settings, GMs and ruleset state (``ctx.ext``), and, before the start, the world time
-  (``CombatStarted`` reads it);
-- the trail: for each turn ``x`` the preview played, ``M(x)`` and the state after
-  ``TurnEnded(x, skipped=True)`` (``N(x)``), as tuples of the field values but the pointer
-  (``current`` and ``passed`` follow from the order of the trail, checked as it is kept),
-  shared with the objects the rules made: a turn no rule changed costs a pointer.
-
-A message then reuses the view when its combat equals the start (nothing the preview reads
-changed: an intent kept for later, a hook repeating the document), or equals ``M(x)`` for
-its current combatant ``x`` and ``x``'s turn ending *not* skipped (one event, run here)
-gives ``N(x)``: the preview from there would replay the rest of the trail, so the view
-stands, and the rest of the trail stays for the next message. Anything else (a roll, a
-join, a defeat, a hold, a dash, a GM going back, a new round) computes it afresh, once.
-Equal inputs give equal previews because a rule is a function of the combat, the event
-and the inputs above: what a turn or round event does to a combat must not depend on who
-sent the message, its ``seq``, (but for ``CombatStarted``) its world time, other combats or
-the prompts pending (no rule's does: they read them only for intents and rolls). Proved,
-not assumed: tests/engine/test_preview.py compares every view reused with one computed
-afresh (:func:`_compute`, called by the test itself) over random fights under every ruleset
-and every golden recording; the engine itself computes nothing twice.
-
-Values are compared with ``==``: two that are equal but print differently (``0.0`` and
-``-0.0``) count as the same; the wire never brings ``-0.0`` (``JSON.stringify(-0)`` is
-``"0"``) and no rule makes one.
-
-Cost, measured on the bench's recording (8 combatants, one turn per hook; ``apply`` only,
-CPU time on a shared 2-core machine, best of 5): the engine per hook went from about 150
-to 110-120 us under ``foundry-core``, 290 to 180 under ``balanced-d20``, 160 to 115 under
-``storyteller``; every ruleset computes the preview once per round on a plain fight. py-spy: the preview was about 41% of the engine's samples (the round
-played on a copy, then the next round's plan entries); now a round's first message
-computes it (about 16% of the samples, one message in eight) and the others reuse it
-(about 9%: one ``TurnEnded`` and tuple comparisons). Memory: about 0.6 KiB more per
-20-combatant combat (the trail shares one state tuple while no rule changes anything).
+The rest of this round is played on a copy in preview mode and the next round started; a
+message whose combat is where the last preview started, or one turn further along the path
+it played (its trail), reuses the view. Why that cannot go stale, how it is proved
+(tests/engine/test_preview.py) and what it saves: docs/engine.md, "The next round's preview".
 """
 
 from __future__ import annotations
@@ -67,9 +17,8 @@ from .model import Combat
 from .plan import next_round_view
 from .turns import Trail, emit, end_round, end_turn, start_round
 
-#: the fields of a combat the preview reads, but the pointer (``current``, ``passed``): the
-#: trail's states differ from each other there in a way known in advance (see ``_passed``);
-#: not its own cache
+#: the fields of a combat the preview reads, but the pointer (``current``, ``passed``: see
+#: ``_passed``) and its own cache
 _STATE = tuple(
     name for name in Combat.__struct_fields__
     if name not in ("revision", "last_plan", "current", "passed", "preview_cache")
@@ -85,7 +34,7 @@ def _state(combat: Combat) -> tuple[Any, ...]:
 
 
 class Cache(NamedTuple):
-    """A preview and what it was computed from (see the module's docstring)."""
+    """A preview and what it was computed from (docs/engine.md)."""
 
     ruleset: Rules
     settings: Any
@@ -115,20 +64,20 @@ def next_round(ctx: Ctx, combat: Combat) -> tuple[Cache, dict[str, Any]]:
     return kept, kept.view
 
 
-# ---------------------------------------------------------------- computing it
-
-
 def _compute(ctx: Ctx, combat: Combat) -> Cache:
     ext = dict(ctx.ext)
     trail: Trail = []
     turns_kept_ext = False
-    with ctx.previewing():
+    saved = ctx.begin_preview()
+    try:
         if not combat.started:  # round 1 as the combat's start would begin it
             upcoming = start_round(ctx, emit(ctx, combat, CombatStarted()), 1)
         else:
             ended = end_round(ctx, combat, trail)
             turns_kept_ext = ctx.ext == ext
             upcoming = start_round(ctx, ended, ended.round + 1)
+    finally:
+        ctx.end_preview(saved)
     world = ctx.world
     turns, states = _steps(combat, trail) if turns_kept_ext else ((), ())
     return Cache(
@@ -163,9 +112,6 @@ def _passed(current: str | None, passed: frozenset[str], played: tuple[str, ...]
     """Who has passed once the preview from a combat at ``current`` with ``passed`` has
     ended that turn and the ``played`` ones, and begun the next."""
     return passed.union(played, (current,)) if current is not None else passed.union(played)
-
-
-# ---------------------------------------------------------------- reusing it
 
 
 def _reuse(ctx: Ctx, combat: Combat, cache: Cache) -> Cache | None:

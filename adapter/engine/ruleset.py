@@ -1,48 +1,18 @@
-"""What a ruleset is: data built from rule functions, dispatched by the type of what happens.
-
-A rule is one function named after the rule (its docstring quotes the rule id), typed to the
-one thing it handles:
-
-- an **event rule** ``rule(ctx, combat, event) -> combat`` takes one class of
-  :mod:`.events` (a roll, a turn starting...) and returns the combat as the rule leaves it
-  (the same object when it changes nothing);
-- an **intent rule** ``rule(ctx, combat, intent) -> combat | None`` takes one class of
-  :mod:`.messages` (``Dash``, ``Hold``...); ``combat`` is the intent's combat (None only for
-  intents without ``combat_id``: BI-3 outside combat; None back means "no combat changed").
-
-A ruleset lists them by class: ``on = {Rolled: (initiative_roll, clever_reroll_on_roll),
-TurnStarted: (...)}`` (the rules an event goes to, in that order: the order is the tuple) and
-``intents = {Dash: initiative_dash}`` (an intent class not listed is refused). A rule that
-handles several classes has one function per class, named after the rule and what it
-handles (``clever_reroll_on_roll``, ``clever_reroll_decide``); one with one class is named
-after the rule alone. :func:`chain` joins ``on`` tables (a ruleset's own and the shared
-hold/act mechanics', :func:`adapter.engine.holding.hold_mechanics`) keeping each one's order.
-A rule raises an :mod:`adapter.errors` error to refuse, naming the message's field it is
-about (``field="amount"``); the engine then drops every change the message made.
-
-A ruleset also says how it sorts (``sort_key``: numbers, higher acts first; the engine adds
-Foundry's own order as the last tie-break: the snapshot's ``turn_order``, then ``_id``) and
-how a combatant looks in the plan (``describe``).
-
-The engine knows no ruleset by name and keeps no registry: the registry of the built-in ones
-is :data:`adapter.rulesets.RULESETS`, and the caller hands the engine the rulesets it may use
-(``apply(world, message, rulesets)``).
+"""What a ruleset is: its rules, listed by the class of event or intent each takes, and its
+hooks into the order and the plan (docs/engine.md, "Rules and rulesets").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
-from .context import Adopt as Adopt
-from .context import Ctx
-from .context import EventRule as EventRule
-from .context import Formula as Formula
+from msgspec import Struct
+
+from .context import Adopt, Ctx, EventRule, Formula
 from .context import IntentRule as IntentRule
 from .context import On as On
-from .entry import Describe as Describe
+from .entry import Describe
 from .entry import Entry as Entry
 from .entry import SortKey as SortKey
 from .events import Event
@@ -62,8 +32,7 @@ def chain(*tables: On) -> dict[type[Event], tuple[EventRule, ...]]:
     return joined
 
 
-#: the two entries of Foundry's own view, shared (an Entry is frozen, and nothing writes into
-#: its ``detail``): a plan of every combatant builds no new object for them
+#: Foundry's own view's two entries, shared (frozen): a plan builds no new object for them
 _ACTS = Entry()
 _DEFEATED = Entry(acts="none", tags=("defeated",))
 
@@ -74,8 +43,7 @@ def describe_plain(combat: Combat, combatant: Combatant) -> Entry:
 
 
 def adopt_as_stored(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
-    """First contact, by default: the stored value is the combatant's score (a roll total,
-    or a number the GM typed), and no rule state comes with it."""
+    """First contact, by default: the stored value is the score, with no rule state."""
     return combat
 
 
@@ -83,8 +51,7 @@ def sort_by_score(combat: Combat, combatant: Combatant) -> Sequence[float]:
     return (combatant.score if combatant.score is not None else 0.0,)
 
 
-@dataclass(frozen=True)
-class HoldRuleIds:
+class HoldRuleIds(Struct, frozen=True):
     """A ruleset's ids for each rule of the shared hold/act mechanics (:mod:`.holding`)."""
 
     hold: str  # ST-1: hold, act after
@@ -98,47 +65,40 @@ class HoldRuleIds:
         return cls(rule, rule, rule, rule, rule)
 
 
-@dataclass(frozen=True)
-class Ruleset:
-    """A ruleset: its rules by the event and intent classes they take, and its hooks into the plan."""
+class Ruleset(Struct, frozen=True):
+    """A ruleset: its rules by the event and intent classes they take, and its hooks into the
+    plan. A Struct like the state, though it holds functions and is never encoded: copies are
+    ``msgspec.structs.replace``, which refuses a field it does not have."""
 
     id: str
     #: event class -> the rules it goes to, in this order
-    on: On = field(default_factory=dict)
+    on: On = {}
     #: intent class -> the rule that handles it (an unlisted intent is refused)
-    intents: Mapping[type[Intent], IntentRule] = field(default_factory=dict)
+    intents: Mapping[type[Intent], IntentRule] = {}
     sort_key: SortKey = sort_by_score
     describe: Describe = describe_plain
-    #: what ``describe`` reads of the combat besides the combatant, as a value compared with
-    #: ``==`` (balanced-d20: the round), or None: it may read anything, and is asked for every
-    #: combatant on every plan (:class:`adapter.engine.plan.PlanMemo`)
+    #: what ``describe`` reads of the combat besides the combatant, compared with ``==``
+    #: (balanced-d20: the round), or None: it may read anything (:class:`.plan.PlanMemo`)
     view_inputs: Callable[[Combat], Any] | None = None
     #: settings this ruleset reads, with their defaults
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    #: where a combatant whose score changes mid-round goes: "next" = among the turns still
-    #: to come (it acts after the turn in progress at the latest); "sorted" = where Foundry's
-    #: sort puts it (above the turn in progress means its turn this round is over)
+    settings: Mapping[str, Any] = {}
+    #: where a combatant whose score changes mid-round goes: "next", among the turns still to
+    #: come; "sorted", where Foundry's sort puts it (above the turn in progress: its turn is over)
     late_scores: str = "next"
-    #: whether a new round Foundry reports with nobody current (core's ``nextRound`` keeps a
-    #: null turn: lancer, daggerheart) starts with nobody's turn, as core does (True), or at
-    #: the first combatant who acts, its turn begun for the rules (False; docs/rules.md)
+    #: whether a new round Foundry reports with nobody current starts with nobody's turn, as
+    #: core's ``nextRound`` keeps it (docs/rules.md, "A round that begins with nobody's turn")
     keeps_null_turn: bool = False
-    #: whether core's Skip Defeated (``Combat.skip_defeated``) decides if a defeated
-    #: combatant's turn is passed over, as in core's ``nextTurn``/``nextRound`` (True:
-    #: ``foundry-core``, whose ``describe`` then says the combatant acts), or a defeated
-    #: combatant never takes a turn whatever the setting (False: the rule-bearing rulesets;
-    #: docs/rules.md, "Defeated combatants and Skip Defeated")
+    #: whether core's Skip Defeated decides if a defeated combatant's turn is passed over (or it
+    #: never takes a turn; docs/rules.md, "Defeated combatants and Skip Defeated")
     follows_skip_defeated: bool = False
     #: the initiative dice this ruleset needs rolled (sent in plan entries as ``formula``)
     formula: Formula | None = None
     #: how the ruleset takes a combat already under way (see ``Adopt``)
     adopt: Adopt = adopt_as_stored
-    #: the classes of its own state: each a frozen, tagged msgspec Struct marked with the place
-    #: it lives in (:class:`.model.CombatantExt`, ``CombatExt``, ``WorldExt``); a snapshot
-    #: reads those places back as these classes and nothing else (:mod:`adapter.store.snapshots`)
+    #: the classes of its own state, which snapshots read back (docs/engine.md, "State")
     state_types: tuple[type, ...] = ()
 
-    @cached_property
+    @property
     def intent_kinds(self) -> frozenset[str]:
         """The wire kinds of the intents this ruleset takes (the module's menu, welcome)."""
         return frozenset(cls.kind for cls in self.intents)

@@ -1,11 +1,6 @@
-"""Reading a forwarded ``Combat#toObject()`` snapshot into the engine's ``Combat``.
-
-What the engine takes from a snapshot: who is in the combat, names (empty or absent: ""),
-owners, hidden, defeated, groups, stats, ``roundJoined`` (v14), the round, core's Skip
-Defeated (``skip_defeated``, which the module adds to the combat; absent: True) and Foundry's
-own turn order (``turn_order``, which the module adds; absent: ties by ``_id``). Initiative
-values are read once, at first contact (:mod:`.adopt`); after that scores come only from
-``initiativeRoll`` hooks and the GM's ``initiative.set`` intent.
+"""Reading a forwarded ``Combat#toObject()`` snapshot into the engine's ``Combat``: who is
+in it and what Foundry says of each (docs/protocol.md, ``hook``). Initiative values are read
+only at first contact (:mod:`.adopt`); after that scores come from rolls and ``initiative.set``.
 """
 
 from __future__ import annotations
@@ -20,7 +15,7 @@ from .model import Combat, Combatant
 
 _ID = itemgetter("_id")
 
-#: the snapshot fields the engine reads from a combatant (see the module docstring)
+#: the snapshot fields the engine reads from a combatant
 SOURCE_KEYS = ("name", "owners", "is_npc", "hidden", "is_defeated", "defeated", "group", "actorId",
                "tokenId", "stats", "roundJoined")
 
@@ -58,59 +53,37 @@ def read_snapshot(
 ) -> tuple[Combat, list[str], list[str]]:
     """The combat updated from the snapshot, with the ids that joined and that left.
 
-    ``combatants_as_last``: the pipeline saw that the snapshot's ``combatants`` are, byte for
-    byte, those of the last hook of this combat it accepted (:mod:`adapter.pipeline`, "what
-    a message costs"), which this combat was read from: they are not read again, only the
-    groups are compared."""
-    combat = read_turn_order(read_skip_defeated(combat, data), data)
-    if (_same_groups(combat, data) if combatants_as_last else _unchanged(combat, data)):
+    ``combatants_as_last``: the snapshot's ``combatants`` are, byte for byte, those of the last
+    hook of this combat the pipeline accepted: they are not read again, only the groups."""
+    stated = data.get("skip_defeated")
+    skip = stated if isinstance(stated, bool) else None  # not stated: None, passed over as on
+    order = tuple(data.get("turn_order") or ())  # not stated: (), ties by _id
+    if combat.skip_defeated is not skip or combat.turn_order != order:
+        combat = replace(combat, skip_defeated=skip, turn_order=order)
+    if _groups(data) == combat.groups and (combatants_as_last or _unchanged(combat, data)):
         return combat, [], []
     return _read(combat, data)
-
-
-def read_skip_defeated(combat: Combat, data: Mapping[str, Any]) -> Combat:
-    """Foundry core's Skip Defeated as the snapshot states it (every snapshot does, from a
-    module that sends it); absent (an older module, a recording made before the field), None:
-    a defeated combatant's turn is passed over, as the sidecar did before it was told, and a
-    pointer Foundry reports on one is moved on (docs/protocol.md, ``hook``)."""
-    stated = data.get("skip_defeated")
-    skip = stated if isinstance(stated, bool) else None
-    return combat if combat.skip_defeated is skip else replace(combat, skip_defeated=skip)
-
-
-def read_turn_order(combat: Combat, data: Mapping[str, Any]) -> Combat:
-    """Foundry's own turn order as the snapshot states it (``turn_order``, the ids of
-    ``combat.turns``: the system's sort, its tie rule included); absent (an older module, a
-    recording made before the field): (), ties by ``_id`` as core's sort breaks them."""
-    order = tuple(data.get("turn_order") or ())
-    return combat if combat.turn_order == order else replace(combat, turn_order=order)
 
 
 def _read(combat: Combat, data: Mapping[str, Any]) -> tuple[Combat, list[str], list[str]]:
     listed = [c["_id"] for c in data.get("combatants", ())]
     by_id = {c["_id"]: c for c in data.get("combatants", ())}
-    combatants = {
-        cid: read_combatant(by_id[cid], combat.combatants.get(cid)) for cid in by_id
-    }
+    combatants = {cid: read_combatant(by_id[cid], combat.combatants.get(cid)) for cid in by_id}
     joined = [cid for cid in listed if cid not in combat.combatants]
     left = [cid for cid in combat.roster if cid not in by_id]
-    groups = {g["_id"]: str(g.get("name") or "") for g in data.get("groups") or ()}
-    roster = tuple(listed)
-    same = (
-        roster == combat.roster
-        and groups == combat.groups
-        and all(combatants[cid] is combat.combatants.get(cid) for cid in combatants)
-    )
-    if same:
-        return combat, joined, left
-    updated = replace(combat, combatants=combatants, roster=roster, groups=groups)
-    return updated, joined, left
+    groups, roster = _groups(data), tuple(listed)
+    if (
+        roster != combat.roster
+        or groups != combat.groups
+        or any(combatants[cid] is not combat.combatants.get(cid) for cid in combatants)
+    ):
+        combat = replace(combat, combatants=combatants, roster=roster, groups=groups)
+    return combat, joined, left
 
 
 def _unchanged(combat: Combat, data: Mapping[str, Any]) -> bool:
-    """The snapshot says what the combat already holds (the same combatants, listed in the
-    same order, every one's fields as last read, the same groups): most hooks, read in one
-    pass without building anything. What :func:`read_snapshot` would conclude in full."""
+    """The snapshot lists the combatants the combat holds, in order, every one's fields as last
+    read: most hooks, seen in one pass without building anything."""
     raw = data.get("combatants", ())
     if len(raw) != len(combat.roster) or list(map(_ID, raw)) != list(combat.roster):
         return False
@@ -119,11 +92,8 @@ def _unchanged(combat: Combat, data: Mapping[str, Any]) -> bool:
         was = known.get(c["_id"])
         if was is None or was.source != tuple(map(c.get, SOURCE_KEYS)):
             return False
-    return _same_groups(combat, data)
+    return True
 
 
-def _same_groups(combat: Combat, data: Mapping[str, Any]) -> bool:
-    groups = data.get("groups") or ()
-    if len(groups) != len(combat.groups):
-        return False
-    return not groups or {g["_id"]: str(g.get("name") or "") for g in groups} == combat.groups
+def _groups(data: Mapping[str, Any]) -> dict[str, str]:
+    return {g["_id"]: str(g.get("name") or "") for g in data.get("groups") or ()}

@@ -46,7 +46,7 @@ def hold_test(ruleset_id: str, ids: HoldRuleIds) -> Ruleset:
         on=chain({Rolled: (initiative_roll,)}, mechanics.on),
         intents=mechanics.intents,
         sort_key=_by_score_then_mod,
-        describe=lambda combat, c: hold_entry(combat, c, describe_plain(combat, c)),
+        describe=lambda combat, c: mechanics.entry(combat, c, describe_plain(combat, c)),
     )
 
 
@@ -377,6 +377,7 @@ def test_hold_state_pickles_and_an_entry_without_hold_is_untouched() -> None:
     assert pickle.loads(pickle.dumps(held)) == held
     combat = Combat(id="c", ruleset="hold-test")
     entry = Entry(acts="defend_only", tags=("x",))
-    assert hold_entry(combat, Combatant(id="a"), entry) is entry
-    merged = hold_entry(combat, Combatant(id="a", hold=held), entry)
+    ids = HoldRuleIds.single("hold-test")
+    assert hold_entry(combat, Combatant(id="a"), entry, ids) is entry
+    merged = hold_entry(combat, Combatant(id="a", hold=held), entry, ids)
     assert merged.detail == {"stepped_in": {"before": "a"}, "returns_to": 8.0}

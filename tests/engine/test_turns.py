@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 from typing import Any
 
@@ -54,7 +53,7 @@ TEST_TURNS = Ruleset(
     describe=describe,
 )
 #: the same, keeping nobody's turn into a new round as Foundry core does (``foundry-core``)
-TEST_TURNS_CORE = dataclasses.replace(TEST_TURNS, id="test-turns-core", keeps_null_turn=True)
+TEST_TURNS_CORE = replace(TEST_TURNS, id="test-turns-core", keeps_null_turn=True)
 apply = partial(decoded.apply, rulesets={**RULESETS, "test-turns": TEST_TURNS, "test-turns-core": TEST_TURNS_CORE})
 
 IDS = ["a", "b", "c", "d"]

@@ -9,7 +9,6 @@ make ``serve`` run code.
 from __future__ import annotations
 
 import builtins
-import dataclasses
 import gc
 import importlib
 import logging
@@ -69,7 +68,7 @@ def watching() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
         _AUDIT = None
 
 
-#: dataclasses of those modules that are messages or tables, never part of a world's state
+#: classes of those modules that are messages or tables, never part of a world's state
 STATE_ADJACENT = {Session, Notice, Outcome, HoldRuleIds, HoldMechanics}
 
 
@@ -242,7 +241,7 @@ def test_a_codec_refuses_a_state_class_it_could_not_read_back() -> None:
 
     for cls in (Untagged, Unmarked):
         with pytest.raises(TypeError, match=cls.__qualname__):
-            Codec([dataclasses.replace(RULESETS["storyteller"], state_types=(cls,))])
+            Codec([replace(RULESETS["storyteller"], state_types=(cls,))])
 
 
 @pytest.mark.parametrize("version, magic, head", [

@@ -1,7 +1,5 @@
-"""Hold and act: the ``hold`` and ``act`` intents (ST-1 … ST-5, DP-5); see the package.
-
-Both take the ruleset's rule ids (``ids``) as a last argument: :func:`.hold_mechanics` binds
-them into the rules a ruleset lists."""
+"""Hold and act: the ``hold`` and ``act`` intents (ST-1 … ST-5, DP-5), given the ruleset's rule
+ids last (:func:`.hold_mechanics` binds them)."""
 
 from __future__ import annotations
 
@@ -10,21 +8,11 @@ from msgspec.structs import replace
 from ...errors import RuleViolation
 from .. import messages
 from ..context import Ctx
-from ..model import Combat, Combatant
+from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant, Hold
 from ..order import place_after, place_before, rules_sort
 from ..ruleset import HoldRuleIds, SortKey
 from ..turns import begin_next_acting, begin_turn, end_turn
-from .state import (
-    ANY_POINT,
-    GIVING_UP,
-    HOLDING,
-    STEPPED_IN,
-    Hold,
-    _name,
-    _set,
-    holding,
-    is_waiting,
-)
+from .state import _name, _set, at_point, holding, is_waiting
 
 # ---------------------------------------------------------------- hold
 
@@ -249,9 +237,8 @@ def _neighbour(sort_key: SortKey, combat: Combat, who: str, point: tuple[str, st
     kind, anchor = point
     order = [c for c in combat.order if c != who]
 
-    def at_point(cid: str) -> bool:
-        held = holding(combat.combatants[cid])
-        return held is not None and held.state == STEPPED_IN and held.point == point
+    def there(cid: str) -> bool:
+        return at_point(combat.combatants[cid], point)
 
     def started(cid: str) -> bool:  # an interrupter in an open moment has not begun (ST-3)
         return cid in combat.passed or (cid == combat.current and not _interrupting(combat, cid))
@@ -262,14 +249,14 @@ def _neighbour(sort_key: SortKey, combat: Combat, who: str, point: tuple[str, st
     if kind == "after":
         at = order.index(anchor) + 1
         # past those already there that go first, or whose turn has begun
-        while at < len(order) and at_point(order[at]) and (
+        while at < len(order) and there(order[at]) and (
             started(order[at]) or first(order[at], who)
         ):
             at += 1
         return "after", order[at - 1]
     at = order.index(anchor)
     # back over those already there that go after it and have not begun
-    while at > 0 and at_point(order[at - 1]) and not started(order[at - 1]) and (
+    while at > 0 and there(order[at - 1]) and not started(order[at - 1]) and (
         first(who, order[at - 1])
     ):
         at -= 1

@@ -6,11 +6,9 @@ from msgspec.structs import replace
 
 from ..context import Ctx
 from ..events import Rolled, RoundStarted, ScoreSet, TurnEnded
-from ..model import Combat, Combatant
+from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant
 from ..ruleset import Entry, HoldRuleIds
-from .state import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, _name, _set, holding
-
-# ---------------------------------------------------------------- bookkeeping
+from .state import _name, _set, at_point, holding
 
 
 def hold_carry_over(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
@@ -22,13 +20,11 @@ def hold_carry_over(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
         held = holding(c)
         if held is None:
             continue
-        if held.state == STEPPED_IN:
-            score = held.original if held.original is not None else c.score
-            changed[c.id] = replace(c, hold=None, score=score)
-            continue
         original = held.original if held.original is not None else c.score
-        carried = replace(held, state=ANY_POINT, original=original, point=None)
-        changed[c.id] = replace(c, hold=carried)
+        if held.state == STEPPED_IN:
+            changed[c.id] = replace(c, hold=None, score=original)
+            continue
+        changed[c.id] = replace(c, hold=replace(held, state=ANY_POINT, original=original, point=None))
         if held.state == HOLDING:
             ctx.notice(
                 "hold.carried_over",
@@ -65,19 +61,12 @@ def hold_moment_closed(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     return _set(combat, c.id, hold=replace(held, interrupting=False))
 
 
-# ---------------------------------------------------------------- the plan
-
-
-def hold_entry(
-    combat: Combat, combatant: Combatant, entry: Entry, ids: HoldRuleIds | None = None
-) -> Entry:
-    """``entry`` (the ruleset's own view) with the hold merged in: acts, tags, detail, rules
-    (``ids``: those its ``hold_mechanics`` was built with; None, the ruleset id for every rule)."""
+def hold_entry(combat: Combat, combatant: Combatant, entry: Entry, ids: HoldRuleIds) -> Entry:
+    """``entry`` (the ruleset's own view) with the hold merged in: acts, tags, detail, and the
+    rules under ``ids``, those its ``hold_mechanics`` was built with."""
     held = holding(combatant)
     if held is None:
         return entry
-    if ids is None:
-        ids = HoldRuleIds.single(combat.ruleset)
     acts, tags, rules = entry.acts, list(entry.tags), list(entry.rules)
     detail = dict(entry.detail)
     if held.state in (HOLDING, ANY_POINT):
@@ -98,7 +87,7 @@ def hold_entry(
         if held.point is not None:
             detail["stepped_in"] = {held.point[0]: held.point[1]}
             rules.append(ids.hold if held.point[0] == "after" else ids.interrupt)
-            if any(_at_point(other, held.point) for other in combat.combatants.values() if other.id != combatant.id):
+            if any(at_point(other, held.point) for other in combat.combatants.values() if other.id != combatant.id):
                 rules.append(ids.same_moment)  # ordered among the others there by the tie rule
     if held.target_aware:
         tags.append("target_aware")
@@ -106,8 +95,3 @@ def hold_entry(
         detail["returns_to"] = held.original
     rules = list(dict.fromkeys(rules))
     return replace(entry, acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules))
-
-
-def _at_point(combatant: Combatant, point: tuple[str, str]) -> bool:
-    held = holding(combatant)
-    return held is not None and held.state == STEPPED_IN and held.point == point

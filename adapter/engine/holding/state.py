@@ -1,5 +1,5 @@
-"""Hold and act: the state a combatant's hold is in, and the helpers the intents and the
-round bookkeeping share (see the package for the state table)."""
+"""Hold and act: reading a combatant's hold, and the helpers the intents and the round
+bookkeeping share."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant, Hold
-
-__all__ = ["ANY_POINT", "GIVING_UP", "HOLDING", "STEPPED_IN", "Hold", "holding", "is_waiting"]
+from ..model import ANY_POINT, HOLDING, STEPPED_IN, Combat, Combatant, Hold
 
 
 def holding(combatant: Combatant) -> Hold | None:
@@ -20,6 +18,12 @@ def is_waiting(combatant: Combatant) -> bool:
     """Holding and free to step in (HOLDING or ANY_POINT)."""
     held = holding(combatant)
     return held is not None and held.state in (HOLDING, ANY_POINT)
+
+
+def at_point(combatant: Combatant, point: tuple[str, str]) -> bool:
+    """Stepped in at ``point`` (ST-3: those stepped in at one point are ordered by the tie rule)."""
+    held = holding(combatant)
+    return held is not None and held.state == STEPPED_IN and held.point == point
 
 
 def _name(c: Combatant) -> str:

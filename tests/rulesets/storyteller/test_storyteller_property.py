@@ -11,11 +11,11 @@ the engine keeps only for accepted messages and restores after its preview.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from adapter.engine.context import Ctx
 from adapter.engine.events import RoundEnded, TurnEnded
