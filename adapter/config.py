@@ -44,29 +44,24 @@ REMOTE_DANGER = (
 
 @dataclass(frozen=True)
 class Config:
-    """The settings of one serving sidecar, as :func:`from_args` reads them."""
+    """The settings of one serving sidecar, as :func:`from_args` reads them: a setting with a
+    ``serve`` flag of its name is what that flag's help says (:func:`adapter.cli.parser`)."""
 
     host: str = DEFAULT_HOST
-    #: bind an address other than loopback (``--allow-remote``): off unless asked for
     allow_remote: bool = False
     port: int = 8765
     db: Path = Path("initiative-sidecar.db")
     token: str = ""
-    #: per-world tokens ({world id: token}); other worlds use ``token``
+    #: per-world tokens (``--tokens-file``); other worlds use ``token``
     world_tokens: Mapping[str, str] = field(default_factory=dict)
-    #: Foundry origins the socket.io endpoint accepts; empty: any, the token guards it
-    #: (docs/reliability.md, "Origins")
+    #: empty: any origin, the token guards it (docs/reliability.md, "Origins")
     origins: tuple[str, ...] = ()
-    #: every route under this path (``/initiative-sidecar``), or "" for the root
     base_path: str = ""
-    #: origins a reverse proxy serves the sidecar at (``https://foundry.example.org``): their
-    #: host names are answered besides loopback ones (docs/setups.md, "Same origin")
     public_origins: tuple[str, ...] = ()
     max_bytes: int = DEFAULT_MAX_BYTES
     #: socket.io's own buffer limit; past it the transport drops the connection
     buffer_bytes: int = 1024 * 1024
     snapshot_every: int = 200
-    #: messages per second per connection, and the burst allowed above it
     rate: float = 2000.0
     burst: int = 4000
     #: wrong tokens (from one address, or for one token) within ``throttle_seconds`` before
@@ -74,19 +69,14 @@ class Config:
     auth_failures: int = 5
     throttle_seconds: float = 30.0
     throttle_spacing: float = 0.5
+    #: check what the sidecar sends against its schemas (no flag: INITIATIVE_SIDECAR_CHECK_OUTBOUND)
     check_outbound: bool = True
-    #: seconds an Engine.IO socket may stay open without being accepted (good auth)
     connect_timeout: float = 5.0
-    #: sockets one address may hold that are not (yet) accepted; loopback counts as one address
     pending_per_address: int = 64
-    #: bytes waiting to be sent to one connection before it is cut (a client that does not read)
     max_outgoing_bytes: int = 8 * 1024 * 1024
-    #: accept permessage-deflate on the websocket (off: loopback gains nothing from it)
     ws_compression: bool = False
     log_level: str = "INFO"
-    #: networks besides loopback that may read /healthz and /metrics
     metrics_from: tuple[str, ...] = ()
-    #: hosted mode: a postgresql:// URL (else the SQLite file ``db``), a redis:// URL for rooms
     store: str = ""
     redis: str = ""
 
@@ -183,9 +173,8 @@ HOSTED_EXTRA = "pip install 'initiative-sidecar[hosted]'"
 
 
 def _hosted_package(value: str, flag: str, packages: tuple[str, ...]) -> None:
-    """Hosted mode's packages are an extra (a GM's sidecar never loads them): asked for
-    without them (any one of ``packages`` will do), say which install brings them, before
-    anything starts."""
+    """Hosted mode's packages are an extra: asked for without any one of ``packages``, say
+    which install brings them, before anything starts."""
     if value and all(importlib.util.find_spec(p) is None for p in packages):
         needs = " or ".join(packages)
         raise ConfigError(f"{flag} (hosted mode) needs the {needs} package, which is not installed: "

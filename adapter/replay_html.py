@@ -1,11 +1,6 @@
-"""``replay FILE --html OUT.html``: a recording as one self-contained page.
-
-A round-by-round timeline of each combat: rolls and the scores they gave, whose turn came
-when and at which score, holds, dashes, interrupts (``act`` before or after someone), lost
-turns, prompts with their answers, notices, and refusals with their codes and rule ids;
-under each round, the plan as the tracker showed it at the round's end. The page has no
-script and loads nothing (its Content-Security-Policy forbids both); every text from the
-recording is escaped by the templates (:mod:`adapter.html`).
+"""``replay FILE --html OUT.html``: a recording as one self-contained page, each combat round
+by round (docs/operations.md, "The picture of a recording"). Every text from the recording
+is escaped by the templates (:mod:`adapter.html`).
 """
 
 from __future__ import annotations
@@ -138,13 +133,9 @@ def _describe(tl: Timeline, number: int, event: str, data: Mapping[str, Any]) ->
             return Step(number, "roll", f"{tl.name(target)} rolls {total}{again}", who=user)
         return Step(number, "hook", f"hook {data.get('hook')}", who=user)
     kind = str(data.get("kind", "?"))
-    args = _mapping(data.get("args"))
-    who = tl.name(data.get("combatant_id"))
-    return Step(number, _intent_class(kind), _intent_text(tl, kind, who, args), who=user)
-
-
-def _intent_class(kind: str) -> str:
-    return "answer" if kind in ("reroll.decide", "reroll.approve", "opposed.result") else "intent"
+    text = _intent_text(tl, kind, tl.name(data.get("combatant_id")), _mapping(data.get("args")))
+    answer = kind in ("reroll.decide", "reroll.approve", "opposed.result")
+    return Step(number, "answer" if answer else "intent", text, who=user)
 
 
 def _intent_text(tl: Timeline, kind: str, who: str, args: Mapping[str, Any]) -> str:

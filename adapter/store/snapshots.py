@@ -53,18 +53,15 @@ class SnapshotUnreadable(Exception):
 
 
 class SnapshotUnwritable(Exception):
-    """The state holds a value the format cannot hold (see the module docstring)."""
+    """The state holds a value the format cannot hold (a lone surrogate, an int past 64 bits)."""
 
 
 # ---------------------------------------------------------------- encoding
 
 
 class Encoder:
-    """Encodes worlds, keeping each combat's frame while that same combat object lives.
-
-    A frame holds its combat by a weak reference: once the world has moved past a combat
-    (the next message builds a new one) and nothing else holds it, the combat is freed and
-    its frame dropped with it, instead of both staying until the world's next snapshot."""
+    """Encodes worlds, keeping each combat's frame while that same combat object lives (held
+    weakly: a combat the world moved past is freed at once, and its frame dropped with it)."""
 
     def __init__(self) -> None:
         self._frames: dict[str, dict[str, tuple[weakref.ref[Combat], bytes]]] = {}
@@ -124,7 +121,10 @@ class Codec:
     """Reads snapshots of worlds played under ``rulesets`` (their ``state_types``)."""
 
     def __init__(self, rulesets: Iterable[Ruleset] = ()) -> None:
-        declared = [cls for rs in rulesets for cls in rs.state_types]
+        #: each ruleset's id -> its classes: the only state a combat under it (or its
+        #: ``World.ext`` entry) may hold
+        self._owned = {rs.id: rs.state_types for rs in rulesets}
+        declared = [cls for kinds in self._owned.values() for cls in kinds]
         for cls in declared:
             if not (issubclass(cls, msgspec.Struct) and cls.__struct_config__.tag
                     and sum(issubclass(cls, place) for place in PLACES) == 1):
@@ -133,9 +133,6 @@ class Codec:
         self._unions: dict[type, Any] = {
             place: Union[kinds] if (kinds := tuple(c for c in declared if issubclass(c, place))) else None  # noqa: UP007
             for place in PLACES}
-        #: each ruleset's id -> its classes: the only state a combat under it (or its
-        #: ``World.ext`` entry) may hold
-        self._owned = {rs.id: frozenset(rs.state_types) for rs in rulesets}
         self._head = msgspec.msgpack.Decoder(World, dec_hook=self._ruleset_state)
         self._combat = msgspec.msgpack.Decoder(tuple[str, Combat], dec_hook=self._ruleset_state)
 

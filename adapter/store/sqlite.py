@@ -316,20 +316,17 @@ class Store:
         """Sessions and messages after ``after_seq``, in the order they happened; a row that
         cannot be read raises :class:`StoreCorrupt` naming it."""
         try:
-            yield from self._history(world, after_seq)
+            sessions = self.db.execute(
+                "SELECT after_seq, data FROM sessions WHERE world = ? AND after_seq >= ? ORDER BY id",
+                (world, after_seq),
+            ).fetchall()
+            messages = self.db.execute(
+                "SELECT seq, event, payload, error FROM messages WHERE world = ? AND seq > ? ORDER BY seq",
+                (world, after_seq),
+            )
+            yield from merged(world, sessions, messages, self._read)
         except sqlite3.DatabaseError as error:
             raise StoreCorrupt(damaged(self.path, f"world {world!r}: {error}")) from error
-
-    def _history(self, world: str, after_seq: int) -> Iterator[LogEntry]:
-        sessions = self.db.execute(
-            "SELECT after_seq, data FROM sessions WHERE world = ? AND after_seq >= ? ORDER BY id",
-            (world, after_seq),
-        ).fetchall()
-        messages = self.db.execute(
-            "SELECT seq, event, payload, error FROM messages WHERE world = ? AND seq > ? ORDER BY seq",
-            (world, after_seq),
-        )
-        yield from merged(world, sessions, messages, self._read)
 
     def _read(self, text: Any, world: str, where: str) -> Any:
         try:
