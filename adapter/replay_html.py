@@ -67,6 +67,11 @@ class Timeline:
         line = self.combats.setdefault(cid, CombatLine(cid))
         line.round(round_ if round_ is not None else self.round_of.get(cid, 0)).steps.append(step)
 
+    def in_order(self) -> list[tuple[str, list[Round]]]:
+        """Each combat (the messages outside any last) with its rounds, in order."""
+        return [(c.id, [c.rounds[n] for n in sorted(c.rounds)])
+                for c in sorted(self.combats.values(), key=lambda c: (c.id == OUTSIDE, c.id))]
+
 
 def timeline(inputs: Mapping[int, Mapping[str, Any]], outputs: Iterable[Mapping[str, Any]]) -> Timeline:
     """The timeline of a replay: ``inputs`` by line number, ``outputs`` as replay yields them."""
@@ -215,10 +220,7 @@ def _prompt(tl: Timeline, number: int, prompt: Mapping[str, Any]) -> None:
 
 
 def render(title: str, tl: Timeline, problems: Iterable[str] = ()) -> str:
-    combats = [
-        {"id": c.id, "rounds": [c.rounds[n] for n in sorted(c.rounds)]}
-        for c in sorted(tl.combats.values(), key=lambda c: (c.id == OUTSIDE, c.id))
-    ]
+    combats = [{"id": cid, "rounds": rounds} for cid, rounds in tl.in_order()]
     return environment().get_template("replay.html").render(
         title=title, tl=tl, combats=combats, problems=list(problems), t=TEXTS["en"],
         version=__version__, protocol=protocol.PROTOCOL_VERSION, names=tl.names,
