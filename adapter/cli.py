@@ -174,12 +174,9 @@ def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     )
     try:
         serve_forever(config, stdout)
-    except StoreUnusable as error:  # damaged, read-only, or in use by another sidecar
+    except (StoreUnusable, CannotListen) as error:  # the database (3) or the address (4)
         stderr.write(f"initiative-sidecar: {error}\n")
-        return 3
-    except CannotListen as error:
-        stderr.write(f"initiative-sidecar: {error}\n")
-        return 4
+        return 3 if isinstance(error, StoreUnusable) else 4
     return 0
 
 
@@ -202,16 +199,16 @@ def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     outputs = list(replay_lines(tracked(lines, len(lines), "replaying", stdout, stderr), state))
     for problem in state.problems:
         stderr.write(problem + "\n")
+    inputs = _parsed_inputs(lines) if args.html or args.pretty else {}
     if args.html:
         from .replay_html import render, timeline
 
-        page = render(Path(args.file).name, timeline(_parsed_inputs(lines), outputs), state.problems)
+        page = render(Path(args.file).name, timeline(inputs, outputs), state.problems)
         Path(args.html).write_text(page, encoding="utf-8")
         stdout.write(f"wrote {args.html}\n")
     if args.pretty:
         from .pretty import pretty
 
-        inputs = _parsed_inputs(lines)
         for text in pretty(outputs, inputs):
             stdout.write(text + "\n")
     elif not args.expect and not args.html:

@@ -40,18 +40,10 @@ class Round:
 
 
 @dataclass
-class CombatLine:
-    id: str
-    rounds: dict[int, Round] = field(default_factory=dict)
-
-    def round(self, number: int) -> Round:
-        return self.rounds.setdefault(number, Round(number))
-
-
-@dataclass
 class Timeline:
     sessions: list[dict[str, Any]] = field(default_factory=list)
-    combats: dict[str, CombatLine] = field(default_factory=dict)
+    #: each combat's rounds by number (the messages outside any combat under ``OUTSIDE``)
+    combats: dict[str, dict[int, Round]] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     round_of: dict[str, int] = field(default_factory=dict)
     current_of: dict[str, str | None] = field(default_factory=dict)
@@ -62,15 +54,19 @@ class Timeline:
     def name(self, cid: str | None) -> str:
         return self.names.get(cid or "", cid or "")
 
-    def add(self, combat_id: str | None, step: Step, round_: int | None = None) -> None:
+    def round(self, combat_id: str | None, number: int | None = None) -> Round:
+        """The combat's round (by default the one it is in), made on first use."""
         cid = combat_id or OUTSIDE
-        line = self.combats.setdefault(cid, CombatLine(cid))
-        line.round(round_ if round_ is not None else self.round_of.get(cid, 0)).steps.append(step)
+        number = self.round_of.get(cid, 0) if number is None else number
+        return self.combats.setdefault(cid, {}).setdefault(number, Round(number))
+
+    def add(self, combat_id: str | None, step: Step) -> None:
+        self.round(combat_id).steps.append(step)
 
     def in_order(self) -> list[tuple[str, list[Round]]]:
         """Each combat (the messages outside any last) with its rounds, in order."""
-        return [(c.id, [c.rounds[n] for n in sorted(c.rounds)])
-                for c in sorted(self.combats.values(), key=lambda c: (c.id == OUTSIDE, c.id))]
+        return [(cid, [rounds[n] for n in sorted(rounds)])
+                for cid, rounds in sorted(self.combats.items(), key=lambda item: (item[0] == OUTSIDE, item[0]))]
 
 
 def timeline(inputs: Mapping[int, Mapping[str, Any]], outputs: Iterable[Mapping[str, Any]]) -> Timeline:
@@ -181,8 +177,7 @@ def _plan(tl: Timeline, number: int, plan: Mapping[str, Any]) -> None:
             for e in plan["order"]]
     new_round = tl.round_of.get(cid) != plan["round"]
     tl.round_of[cid] = plan["round"]
-    line = tl.combats.setdefault(cid, CombatLine(cid))
-    line.round(plan["round"]).plan = {"rows": rows, "revision": plan["revision"]}
+    tl.round(cid, plan["round"]).plan = {"rows": rows, "revision": plan["revision"]}
     if new_round and plan["round"] > 0:
         for row in rows:
             if row["acts"] in ("none", "defend_only"):

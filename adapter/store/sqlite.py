@@ -203,14 +203,10 @@ class Store:
                     return  # said once, in the log; writes are refused from now on
 
     def problem(self) -> str | None:
-        """None if the store can be written now, else why not (for /healthz)."""
+        """None if the store takes a write transaction now, else why not (for /healthz); under
+        the mutex: the snapshot thread's insert must not land in this probe's transaction."""
         if self.gone:  # the database or its -wal deleted while serving
             return f"the store cannot be written: {self.gone}"
-        return self.writable()
-
-    def writable(self) -> str | None:
-        """None if the store takes a write transaction, else why not (under the mutex: the
-        snapshot thread's insert must not land in this probe's transaction)."""
         try:
             with self._mutex:
                 self.db.execute("BEGIN IMMEDIATE")
