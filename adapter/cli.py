@@ -154,9 +154,6 @@ def _rounds(text: str) -> int:
     return value
 
 
-# ---------------------------------------------------------------- serve
-
-
 def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .config import from_args
     from .errors import CannotListen, ConfigError, StoreUnusable
@@ -178,9 +175,6 @@ def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         stderr.write(f"initiative-sidecar: {error}\n")
         return 3 if isinstance(error, StoreUnusable) else 4
     return 0
-
-
-# ---------------------------------------------------------------- replay
 
 
 def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -234,9 +228,6 @@ def _parsed_inputs(lines: Sequence[str]) -> dict[int, Any]:
     return parsed
 
 
-# ---------------------------------------------------------------- export
-
-
 def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .errors import StoreUnusable
     from .progress import tracked
@@ -270,18 +261,12 @@ def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
-# ---------------------------------------------------------------- module
-
-
 def module(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .server.module_files import RELEASE_URL, release
 
     for path in release(Path(args.out), args.url or RELEASE_URL):
         stdout.write(f"wrote {path}\n")
     return 0
-
-
-# ---------------------------------------------------------------- schemas
 
 
 def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

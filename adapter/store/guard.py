@@ -111,9 +111,7 @@ class FileIdentity:
     """The database's and its ``-wal``'s identity as the store opened them."""
 
     def __init__(self, db: Path) -> None:
-        self.db = db
-        self.wal = db.with_name(db.name + "-wal")
-        self.expected = {self.db: identity(self.db), self.wal: identity(self.wal)}
+        self.expected = {path: identity(path) for path in (db, db.with_name(db.name + "-wal"))}
 
     def changed(self) -> str | None:
         """What happened to a file since it was opened ("deleted", "replaced"), or None."""

@@ -36,13 +36,11 @@ class LogEntry:
 def snapshot_from(world: str, blob: bytes, version: str, seq: int, codec: snapshots.Codec) -> World | None:
     """The world a snapshot row holds, or None: another version's, or one that cannot be read
     (named in the log; the caller rebuilds the world from its log)."""
-    if version != ENGINE_VERSION:
-        why = "a pickle of older versions, no longer read: it could run code" if version == "1" else \
-            f"engine version {version!r}, not {ENGINE_VERSION!r}"
-        log.warning("world %s: the snapshot at seq %s is not used (%s); rebuilding the world from its log",
-                    world, seq, why)
-        return None
     try:
+        if version != ENGINE_VERSION:
+            raise snapshots.SnapshotUnreadable(
+                "a pickle of older versions, no longer read: it could run code" if version == "1"
+                else f"engine version {version!r}, not {ENGINE_VERSION!r}")
         state = codec.decode(bytes(blob))
         if state.world != world or state.last_seq != seq:
             raise snapshots.SnapshotUnreadable(
