@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -251,13 +252,9 @@ def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if not entries:
         stderr.write(f"initiative-sidecar: world {args.world!r} has nothing stored\n")
         return 1
-    out = open(args.out, "w", encoding="utf-8") if args.out else stdout
-    try:
+    with open(args.out, "w", encoding="utf-8") if args.out else nullcontext(stdout) as out:
         for entry in entries:
             out.write(dumps({"event": entry.kind, "data": entry.data}) + "\n")
-    finally:
-        if args.out:
-            out.close()
     return 0
 
 
