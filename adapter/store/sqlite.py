@@ -125,7 +125,6 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute(f"PRAGMA wal_autocheckpoint={FALLBACK_CHECKPOINT_PAGES}")
-            self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
             verdict = self.db.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
@@ -268,8 +267,6 @@ class Store:
         self._write_snapshot(state.world, state.last_seq, self._encoder.encode(state))
 
     def save_snapshot_soon(self, state: World) -> Future[bool]:
-        """Encode and write the snapshot in the snapshot thread (the state is immutable); a
-        failure is logged there and the result is False."""
         return self._writer.submit(self._snapshot_in_thread, state)
 
     def _snapshot_in_thread(self, state: World) -> bool:
