@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -52,9 +52,9 @@ class Plan:
 
 def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     plan = Plan.quick() if getattr(args, "quick", False) else Plan.full()
-    plan = replace(plan, deflate=not getattr(args, "no_deflate", False),
-                   client_processes=getattr(args, "client_processes", None) or plan.client_processes,
-                   rounds=getattr(args, "rounds", None) or plan.rounds)
+    plan = Plan(**{**plan.__dict__, "deflate": not getattr(args, "no_deflate", False),
+                   "client_processes": getattr(args, "client_processes", None) or plan.client_processes,
+                   "rounds": getattr(args, "rounds", None) or plan.rounds})
     began = time.perf_counter()
     # the scenarios, the replay, the memory, the combat sizes
     total = plan.rounds * 2 * len(plan.scenarios) + 3
