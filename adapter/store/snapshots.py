@@ -24,7 +24,6 @@ import threading
 import weakref
 import zlib
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from functools import partial
 from typing import Any, TypeVar, Union
 
@@ -142,8 +141,15 @@ class Codec:
             start = blob[:4] if isinstance(blob, bytes) else b""
             older = "a pickle, the format of older versions" if start[:1] == b"\x80" else OLDER.get(start)
             raise SnapshotUnreadable("not in the snapshot format" + (f" ({older}, no longer read)" if older else ""))
-        with _collection_paused():
+        # no garbage collection meanwhile: every object decoded lives on (no cycles), and each
+        # collection their allocation triggers would walk them all again
+        was = gc.isenabled()
+        gc.disable()
+        try:
             return self._decode(blob)
+        finally:
+            if was:
+                gc.enable()
 
     def _decode(self, blob: bytes) -> World:
         frames = _frames(blob)
@@ -187,20 +193,6 @@ def _read(decoder: msgspec.msgpack.Decoder[T], frame: bytes) -> T:
         return decoder.decode(frame)
     except (msgspec.DecodeError, RecursionError) as error:  # ValidationError is a DecodeError
         raise SnapshotUnreadable(str(error)) from error
-
-
-@contextmanager
-def _collection_paused() -> Iterator[None]:
-    """No garbage collection while a snapshot is decoded (at start, before serving): every
-    object decoded lives on, and each full collection their allocation triggers would walk
-    all of them again. The decoded state has no reference cycles."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _frames(blob: bytes) -> Iterator[bytes]:
