@@ -1,12 +1,7 @@
-"""``initiative-sidecar bench``: the sidecar against a bare python-socketio echo server.
-
-In one run, on one machine: the echo server and the real sidecar (temporary database,
-ruleset foundry-core), each in its own process, alternately (A B A B ...) for several rounds,
-under the same load (real socket.io clients over websocket in client processes, one world
-each, real ``hook`` payloads of an 8-combatant combat whose turn advances, each client
-sending its next message when the previous ack arrives). Then the replay throughput, the
-peak memory with 1,000 connected worlds of 20 combatants, and the start-up time. Prints a
-table; ``--json FILE`` writes the same figures as JSON. See docs/performance.md.
+"""``initiative-sidecar bench``: the sidecar against a bare python-socketio echo server,
+alternately for several rounds under the same load, then the replay throughput, the memory
+of many connected worlds and the start-up time (docs/performance.md describes the method).
+Prints a table; ``--json FILE`` writes the same figures as JSON.
 """
 
 from __future__ import annotations
@@ -18,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -56,19 +52,14 @@ class Plan:
 
 def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     plan = Plan.quick() if getattr(args, "quick", False) else Plan.full()
-    processes = getattr(args, "client_processes", None)
-    if processes:
-        plan = Plan(**{**plan.__dict__, "client_processes": processes})
-    if getattr(args, "no_deflate", False):
-        plan = Plan(**{**plan.__dict__, "deflate": False})
-    rounds = getattr(args, "rounds", None)
-    if rounds:
-        plan = Plan(**{**plan.__dict__, "rounds": rounds})
+    plan = Plan(**{**plan.__dict__, "deflate": not getattr(args, "no_deflate", False),
+                   "client_processes": getattr(args, "client_processes", None) or plan.client_processes,
+                   "rounds": getattr(args, "rounds", None) or plan.rounds})
     began = time.perf_counter()
     # the scenarios, the replay, the memory, the combat sizes
     total = plan.rounds * 2 * len(plan.scenarios) + 3
     with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, steps(total, "bench", stdout, stderr) as say:
-        result = measure(plan, Path(tmp), progress=say)
+        result = measure(plan, Path(tmp), say)
     result["seconds"] = round(time.perf_counter() - began, 1)
     stdout.write(figures.table(result) + "\n")
     stdout.write(combat_sizes.table(result["combat_sizes"]) + "\n")
@@ -83,8 +74,7 @@ def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
-def measure(plan: Plan, tmp: Path, progress: Any = None) -> dict[str, Any]:
-    say = progress or (lambda text: None)
+def measure(plan: Plan, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]:
     result: dict[str, Any] = {"machine": figures.machine(), "rounds": plan.rounds,
                               "deflate": {}, "offered": plan.deflate,
                               "client_processes": plan.client_processes,
@@ -106,7 +96,7 @@ def measure(plan: Plan, tmp: Path, progress: Any = None) -> dict[str, Any]:
     return result
 
 
-def scenarios(plan: Plan, tmp: Path, say: Any) -> tuple[dict[str, Any], dict[str, list[float]], dict[str, int]]:
+def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, list[float]], dict[str, int]]:
     """Every scenario against both servers, alternately, for ``plan.rounds`` rounds."""
     rates: dict[tuple[str, str], list[float]] = {}
     lats: dict[tuple[str, str], list[float]] = {}

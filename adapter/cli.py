@@ -1,11 +1,8 @@
 """The command line: ``serve``, ``replay``, ``export``, ``schemas``, ``module`` (and ``bench``).
 
-``main(argv)`` parses and exits; ``run(args, stdout, stderr) -> exit code`` does the work,
-so tests call ``run`` directly.
-
-Each command imports what it needs when it runs: ``serve`` loads neither the replay and bench
-machinery nor ``rich`` nor ``jsonschema`` (its start-up time is measured: docs/performance.md;
-tests/test_startup.py keeps it so).
+``main(argv)`` parses and exits; ``run(args, stdout, stderr) -> exit code`` does the work
+(tests call it). Each command imports what it needs when it runs, so ``serve`` loads no
+replay, bench, ``rich`` or ``jsonschema`` (tests/test_startup.py).
 """
 
 from __future__ import annotations
@@ -15,6 +12,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -96,19 +94,14 @@ def parser() -> argparse.ArgumentParser:
                        help="1 and 2 processes on PostgreSQL behind nginx against SQLite (docs/hosting.md)")
     bench.add_argument("--combat-sizes", dest="combat_sizes", action="store_true",
                        help="only the cost of a turn change with 5, 20, 80 and 200 combatants (replayed)")
-    _capacity_flags(bench)
-    return top
-
-
-def _capacity_flags(bench: argparse.ArgumentParser) -> None:
-    """``bench --hosted --tables N[,N...] --rate R``: tables held at a message rate each
-    (adapter/benchkit/capacity.py; docs/performance.md, "Hosted capacity")."""
+    # tables held at a message rate each (docs/performance.md, "Hosted capacity")
     bench.add_argument("--tables", type=_table_counts,
                        help="with --hosted: hold this many tables (comma-separated counts, one step each) "
                        "connected through nginx, each sending --rate messages per second")
     bench.add_argument("--rate", type=_table_rate, help="with --tables: messages per second per table (default 0.2)")
     bench.add_argument("--seconds", type=float, help="with --tables: seconds of load per step (default 30)")
     bench.add_argument("--sidecars", type=int, help="with --tables: sidecar processes behind nginx (default 3)")
+    return top
 
 
 def _table_counts(text: str) -> list[int]:
@@ -129,35 +122,27 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    command = args.command
-    if command == "serve":
-        return serve(args, stdout, stderr)
-    if command == "replay":
-        return replay(args, stdout, stderr)
-    if command == "export":
-        return export(args, stdout, stderr)
-    if command == "schemas":
-        return schemas(args, stdout, stderr)
-    if command == "module":
-        return module(args, stdout, stderr)
-    if command == "bench":
-        if getattr(args, "hosted", False) and getattr(args, "tables", None):
-            from .benchkit.capacity import run_tables
+    commands = {"serve": serve, "replay": replay, "export": export, "schemas": schemas, "module": module,
+                "bench": bench}
+    return commands[args.command](args, stdout, stderr)
 
-            return run_tables(args, stdout, stderr)
-        if getattr(args, "hosted", False):
-            from .benchkit.hosted import run_hosted
 
-            return run_hosted(args, stdout, stderr)
-        if getattr(args, "combat_sizes", False):
-            from .benchkit.combat_sizes import run_only
+def bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if args.hosted and args.tables:
+        from .benchkit.capacity import run_tables
 
-            return run_only(args, stdout, stderr)
-        from .bench import run_bench
+        return run_tables(args, stdout, stderr)
+    if args.hosted:
+        from .benchkit.hosted import run_hosted
 
-        return run_bench(args, stdout, stderr)
-    stderr.write(f"unknown command {command}\n")
-    return 2
+        return run_hosted(args, stdout, stderr)
+    if args.combat_sizes:
+        from .benchkit.combat_sizes import run_only
+
+        return run_only(args, stdout, stderr)
+    from .bench import run_bench
+
+    return run_bench(args, stdout, stderr)
 
 
 def _rounds(text: str) -> int:
@@ -170,13 +155,10 @@ def _rounds(text: str) -> int:
     return value
 
 
-# ---------------------------------------------------------------- serve
-
-
 def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from .config import ConfigError, from_args
-    from .server.run import CannotListen, serve_forever
-    from .store import StoreUnusable
+    from .config import from_args
+    from .errors import CannotListen, ConfigError, StoreUnusable
+    from .server.run import serve_forever
 
     try:
         config = from_args(args, announce=lambda text: print(text, file=stdout, flush=True))
@@ -190,16 +172,10 @@ def serve(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     )
     try:
         serve_forever(config, stdout)
-    except StoreUnusable as error:  # damaged, read-only, or in use by another sidecar
+    except (StoreUnusable, CannotListen) as error:  # the database (3) or the address (4)
         stderr.write(f"initiative-sidecar: {error}\n")
-        return 3
-    except CannotListen as error:
-        stderr.write(f"initiative-sidecar: {error}\n")
-        return 4
+        return 3 if isinstance(error, StoreUnusable) else 4
     return 0
-
-
-# ---------------------------------------------------------------- replay
 
 
 def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -218,16 +194,16 @@ def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     outputs = list(replay_lines(tracked(lines, len(lines), "replaying", stdout, stderr), state))
     for problem in state.problems:
         stderr.write(problem + "\n")
+    inputs = _parsed_inputs(lines) if args.html or args.pretty else {}
     if args.html:
         from .replay_html import render, timeline
 
-        page = render(Path(args.file).name, timeline(_parsed_inputs(lines), outputs), state.problems)
+        page = render(Path(args.file).name, timeline(inputs, outputs), state.problems)
         Path(args.html).write_text(page, encoding="utf-8")
         stdout.write(f"wrote {args.html}\n")
     if args.pretty:
         from .pretty import pretty
 
-        inputs = _parsed_inputs(lines)
         for text in pretty(outputs, inputs):
             stdout.write(text + "\n")
     elif not args.expect and not args.html:
@@ -253,13 +229,11 @@ def _parsed_inputs(lines: Sequence[str]) -> dict[int, Any]:
     return parsed
 
 
-# ---------------------------------------------------------------- export
-
-
 def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .errors import StoreUnusable
     from .progress import tracked
     from .replay import dumps
-    from .store import Store, StoreUnusable
+    from .store import Store
 
     if not Path(args.db).exists():
         stderr.write(f"initiative-sidecar: no database at {args.db}\n")
@@ -278,17 +252,10 @@ def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if not entries:
         stderr.write(f"initiative-sidecar: world {args.world!r} has nothing stored\n")
         return 1
-    out = open(args.out, "w", encoding="utf-8") if args.out else stdout
-    try:
+    with open(args.out, "w", encoding="utf-8") if args.out else nullcontext(stdout) as out:
         for entry in entries:
             out.write(dumps({"event": entry.kind, "data": entry.data}) + "\n")
-    finally:
-        if args.out:
-            out.close()
     return 0
-
-
-# ---------------------------------------------------------------- module
 
 
 def module(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -297,9 +264,6 @@ def module(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     for path in release(Path(args.out), args.url or RELEASE_URL):
         stdout.write(f"wrote {path}\n")
     return 0
-
-
-# ---------------------------------------------------------------- schemas
 
 
 def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

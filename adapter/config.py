@@ -2,11 +2,8 @@
 environment variables, then defaults. A bad value fails loudly at start.
 
 The token: ``--token`` or ``INITIATIVE_SIDECAR_TOKEN``; without one, a token is generated on
-first start, stored beside the database (``<db stem>.token``, mode 0600) and printed once,
-so the GM can paste it into the module settings. It is never logged.
-
-A token file or ``--tokens-file`` that others may read or write is refused, as ssh refuses
-such a private key: anyone who can read it can act as the GM's module in its worlds.
+first start, stored beside the database (``<db stem>.token``, mode 0600) and printed once.
+A token file open to others is refused (docs/reliability.md, "Secrets and exposure").
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ import re
 import secrets
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +24,6 @@ from .errors import ConfigError as ConfigError  # the start-up errors: adapter/e
 from .limits import DEFAULT_MAX_BYTES
 
 ENV_PREFIX = "INITIATIVE_SIDECAR_"
-#: no ``--origins``: a Foundry page at any origin may connect with the right token
-#: (docs/reliability.md, "Origins")
-DEFAULT_ORIGINS: tuple[str, ...] = ()
-
-
 DEFAULT_HOST = "127.0.0.1"
 
 
@@ -52,28 +44,24 @@ REMOTE_DANGER = (
 
 @dataclass(frozen=True)
 class Config:
-    """The settings of one serving sidecar, as :func:`from_args` reads them."""
+    """The settings of one serving sidecar, as :func:`from_args` reads them: a setting with a
+    ``serve`` flag of its name is what that flag's help says (:func:`adapter.cli.parser`)."""
 
     host: str = DEFAULT_HOST
-    #: bind an address other than loopback (``--allow-remote``): off unless asked for
     allow_remote: bool = False
     port: int = 8765
     db: Path = Path("initiative-sidecar.db")
     token: str = ""
-    #: per-world tokens ({world id: token}); other worlds use ``token``
+    #: per-world tokens (``--tokens-file``); other worlds use ``token``
     world_tokens: Mapping[str, str] = field(default_factory=dict)
-    #: Foundry origins the socket.io endpoint accepts; empty: any (the token guards it)
-    origins: tuple[str, ...] = DEFAULT_ORIGINS
-    #: every route under this path (``/initiative-sidecar``), or "" for the root
+    #: empty: any origin, the token guards it (docs/reliability.md, "Origins")
+    origins: tuple[str, ...] = ()
     base_path: str = ""
-    #: origins a reverse proxy serves the sidecar at (``https://foundry.example.org``): their
-    #: host names are answered besides loopback ones (docs/setups.md, "Same origin")
     public_origins: tuple[str, ...] = ()
     max_bytes: int = DEFAULT_MAX_BYTES
     #: socket.io's own buffer limit; past it the transport drops the connection
     buffer_bytes: int = 1024 * 1024
     snapshot_every: int = 200
-    #: messages per second per connection, and the burst allowed above it
     rate: float = 2000.0
     burst: int = 4000
     #: wrong tokens (from one address, or for one token) within ``throttle_seconds`` before
@@ -81,19 +69,14 @@ class Config:
     auth_failures: int = 5
     throttle_seconds: float = 30.0
     throttle_spacing: float = 0.5
+    #: check what the sidecar sends against its schemas (no flag: INITIATIVE_SIDECAR_CHECK_OUTBOUND)
     check_outbound: bool = True
-    #: seconds an Engine.IO socket may stay open without being accepted (good auth)
     connect_timeout: float = 5.0
-    #: sockets one address may hold that are not (yet) accepted; loopback counts as one address
     pending_per_address: int = 64
-    #: bytes waiting to be sent to one connection before it is cut (a client that does not read)
     max_outgoing_bytes: int = 8 * 1024 * 1024
-    #: accept permessage-deflate on the websocket (off: loopback gains nothing from it)
     ws_compression: bool = False
     log_level: str = "INFO"
-    #: networks besides loopback that may read /healthz and /metrics
     metrics_from: tuple[str, ...] = ()
-    #: hosted mode: a postgresql:// URL (else the SQLite file ``db``), a redis:// URL for rooms
     store: str = ""
     redis: str = ""
 
@@ -101,14 +84,14 @@ class Config:
         return self.world_tokens.get(world, self.token)
 
 
-def _env(name: str) -> str | None:
-    return os.environ.get(ENV_PREFIX + name)
+#: each field's default, for a setting given neither as a flag nor in the environment
+_DEFAULTS = {f.name: f.default for f in fields(Config)}
 
 
 def _pick(flag: Any, env: str, default: Any, cast: Callable[[str], Any]) -> Any:
     if flag is not None:
         return flag
-    raw = _env(env)
+    raw = os.environ.get(ENV_PREFIX + env)
     if raw is None:
         return default
     try:
@@ -126,14 +109,25 @@ def _bool(raw: str) -> bool:
 
 
 def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
-    """Build the config from parsed ``serve`` flags (attributes may be None) and the env."""
-    db = Path(_pick(getattr(args, "db", None), "DB", "initiative-sidecar.db", str))
-    port = int(_pick(getattr(args, "port", None), "PORT", 8765, int))
+    """Build the config from parsed ``serve`` flags (attributes may be None), else the
+    environment variable of each flag's name (``INITIATIVE_SIDECAR_MAX_BYTES``), else
+    :class:`Config`'s default."""
+
+    def get(name: str, cast: Callable[[str], Any] = str, default: Any = None) -> Any:
+        fallback = _DEFAULTS.get(name) if default is None else default
+        return _pick(getattr(args, name, None), name.upper(), fallback, cast)
+
+    def positive(name: str, cast: Callable[[str], Any], what: str) -> Any:
+        value = get(name, cast)
+        if value <= 0:
+            raise ConfigError(f"the {what} must be positive, not {value}")
+        return value
+
+    port = get("port", int)
     if not 0 <= port <= 65535:
         raise ConfigError(f"port {port} is out of range")
-    origins = _origins(_pick(getattr(args, "origins", None), "ORIGINS", "", str), "--origins")
-    host = (_pick(getattr(args, "host", None), "HOST", "", str) or "").strip() or DEFAULT_HOST
-    allow_remote = bool(_pick(getattr(args, "allow_remote", None), "ALLOW_REMOTE", False, _bool))
+    host = get("host").strip() or DEFAULT_HOST
+    allow_remote = bool(get("allow_remote", _bool))
     if not is_loopback(host) and not allow_remote:
         raise ConfigError(
             f"will not listen on {host}, which is not loopback: {REMOTE_DANGER}. "
@@ -143,32 +137,25 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
         host=host,
         allow_remote=allow_remote,
         port=port,
-        db=db,
-        token=_pick(getattr(args, "token", None), "TOKEN", "", str),
-        world_tokens=_read_tokens_file(_pick(getattr(args, "tokens_file", None), "TOKENS_FILE", None, str)),
-        origins=origins,
-        base_path=base_path(_pick(getattr(args, "base_path", None), "BASE_PATH", "", str)),
-        public_origins=_origins(_pick(getattr(args, "public_origin", None), "PUBLIC_ORIGIN", "", str),
-                                "--public-origin"),
-        max_bytes=_positive(_pick(getattr(args, "max_bytes", None), "MAX_BYTES", DEFAULT_MAX_BYTES, int), "max bytes"),
-        snapshot_every=_positive(
-            _pick(getattr(args, "snapshot_every", None), "SNAPSHOT_EVERY", 200, int), "snapshot interval"
-        ),
-        rate=float(_positive(_pick(getattr(args, "rate", None), "RATE", 2000.0, float), "rate")),
-        burst=_positive(_pick(getattr(args, "burst", None), "BURST", 4000, int), "burst"),
-        connect_timeout=float(_positive(
-            _pick(getattr(args, "connect_timeout", None), "CONNECT_TIMEOUT", 5.0, float), "connect timeout")),
-        pending_per_address=_positive(
-            _pick(getattr(args, "pending_per_address", None), "PENDING_PER_ADDRESS", 64, int), "pending sockets per address"),
-        max_outgoing_bytes=_positive(
-            _pick(getattr(args, "max_outgoing_bytes", None), "MAX_OUTGOING_BYTES", 8 * 1024 * 1024, int),
-            "outgoing buffer"),
-        log_level=_pick(getattr(args, "log_level", None), "LOG_LEVEL", "INFO", str).upper(),
-        check_outbound=_pick(getattr(args, "check_outbound", None), "CHECK_OUTBOUND", True, _bool),
-        ws_compression=_pick(getattr(args, "ws_compression", None), "WS_COMPRESSION", False, _bool),
-        metrics_from=_networks(_pick(getattr(args, "metrics_from", None), "METRICS_FROM", "", str)),
-        store=_pick(getattr(args, "store", None), "STORE", "", str),
-        redis=_pick(getattr(args, "redis", None), "REDIS", "", str),
+        db=Path(get("db")),
+        token=get("token"),
+        world_tokens=_read_tokens_file(get("tokens_file")),
+        origins=_origins(get("origins", default=""), "--origins"),
+        base_path=base_path(get("base_path")),
+        public_origins=_origins(get("public_origin", default=""), "--public-origin"),
+        max_bytes=positive("max_bytes", int, "max bytes"),
+        snapshot_every=positive("snapshot_every", int, "snapshot interval"),
+        rate=float(positive("rate", float, "rate")),
+        burst=positive("burst", int, "burst"),
+        connect_timeout=float(positive("connect_timeout", float, "connect timeout")),
+        pending_per_address=positive("pending_per_address", int, "pending sockets per address"),
+        max_outgoing_bytes=positive("max_outgoing_bytes", int, "outgoing buffer"),
+        log_level=get("log_level").upper(),
+        check_outbound=get("check_outbound", _bool),
+        ws_compression=get("ws_compression", _bool),
+        metrics_from=_networks(get("metrics_from", default="")),
+        store=get("store"),
+        redis=get("redis"),
     )
     if config.max_bytes >= config.buffer_bytes:
         raise ConfigError("max bytes must stay below socket.io's buffer limit")
@@ -186,9 +173,8 @@ HOSTED_EXTRA = "pip install 'initiative-sidecar[hosted]'"
 
 
 def _hosted_package(value: str, flag: str, packages: tuple[str, ...]) -> None:
-    """Hosted mode's packages are an extra (a GM's sidecar never loads them): asked for
-    without them (any one of ``packages`` will do), say which install brings them, before
-    anything starts."""
+    """Hosted mode's packages are an extra: asked for without any one of ``packages``, say
+    which install brings them, before anything starts."""
     if value and all(importlib.util.find_spec(p) is None for p in packages):
         needs = " or ".join(packages)
         raise ConfigError(f"{flag} (hosted mode) needs the {needs} package, which is not installed: "
@@ -237,12 +223,6 @@ def _networks(raw: str) -> tuple[str, ...]:
         except ValueError as error:
             raise ConfigError(f"--metrics-from: {error}") from error
     return networks
-
-
-def _positive(value: Any, what: str) -> Any:
-    if value <= 0:
-        raise ConfigError(f"the {what} must be positive, not {value}")
-    return value
 
 
 def _read_tokens_file(path: str | None) -> dict[str, str]:

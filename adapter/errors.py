@@ -1,7 +1,8 @@
 """The one error tree of the sidecar.
 
 Every refusal the sidecar can give is one of these classes; each has a stable ``code`` that
-goes on the wire, reads as a sentence, and carries what the ack needs (``path``, ``rule``)::
+goes on the wire (its meaning, and whether the ``seq`` is used up: docs/protocol.md, "The
+ack"), reads as a sentence, and carries what the ack needs (``path``, ``rule``)::
 
     SidecarError                      code
     ├── InvalidMessage                invalid_message   (schema; ``path`` = JSON pointer)
@@ -75,26 +76,18 @@ class SidecarError(Exception):
 
 
 class InvalidMessage(SidecarError):
-    """The message does not match its schema (``path`` points at the deepest failing field)."""
-
     code = "invalid_message"
 
 
 class TooLarge(SidecarError):
-    """The message is larger than the application limit."""
-
     code = "too_large"
 
 
 class OutOfOrder(SidecarError):
-    """The message's ``seq`` skips ahead of the next expected one; resend the missing ones."""
-
     code = "out_of_order"
 
 
 class RateLimited(SidecarError):
-    """The connection sent more messages than the per-connection rate limit allows."""
-
     code = "rate_limited"
 
 
@@ -106,44 +99,30 @@ class Superseded(SidecarError):
 
 
 class TooManyCombats(SidecarError):
-    """A hook would create a combat past the limit of combats per world."""
-
     code = "too_many_combats"
 
 
 class TooManyCombatants(SidecarError):
-    """A hook's combat holds more combatants than the limit per combat."""
-
     code = "too_many_combatants"
 
 
 class UnknownCombat(SidecarError):
-    """An intent names a combat the sidecar has not seen."""
-
     code = "unknown_combat"
 
 
 class UnknownCombatant(SidecarError):
-    """A message names a combatant that is not in the combat."""
-
     code = "unknown_combatant"
 
 
 class UnknownPrompt(SidecarError):
-    """A message answers a prompt that does not exist or was already answered."""
-
     code = "unknown_prompt"
 
 
 class NotPermitted(SidecarError):
-    """The user may not do this (not a GM, or not an owner of the combatant)."""
-
     code = "not_permitted"
 
 
 class RuleViolation(SidecarError):
-    """The rules of the ruleset forbid this; ``rule`` names the rule."""
-
     code = "rule_violation"
 
 
@@ -164,8 +143,6 @@ class ServedElsewhere(StoreUnavailable):
 
 
 class InternalError(SidecarError):
-    """The sidecar failed on this message (a bug); it was refused and the state kept."""
-
     code = "internal_error"
 
 

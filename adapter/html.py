@@ -1,7 +1,5 @@
-"""HTML for people: one Jinja2 environment over ``adapter/templates/``, escaping on.
-
-Every text a player controls (world ids, combatant and actor names, arguments echoed in a
-refusal) reaches HTML only through these templates, so it is escaped wherever it lands.
+"""HTML for people: one Jinja2 environment over ``adapter/templates/``, escaping on; every
+text a player controls reaches HTML only through these templates.
 """
 
 from __future__ import annotations

@@ -1,71 +1,36 @@
-"""``replay --pretty``: a recorded session for a person, round by round, in a terminal."""
+"""``replay --pretty``: a recorded session for a person in a terminal: the timeline the HTML
+page draws (:func:`adapter.replay_html.timeline`), each combat round by round."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-
-def pretty(outputs: Iterable[Mapping[str, Any]], inputs: Mapping[int, Mapping[str, Any]]) -> Iterable[str]:
-    names: dict[str, str] = {}
-    shown_round: dict[str, int] = {}
-    for item in outputs:
-        number = item["in"]
-        source = inputs.get(number, {})
-        data = source.get("data") or {}
-        for c in (data.get("combat") or {}).get("combatants") or ():
-            if isinstance(c, Mapping) and c.get("_id"):
-                names[c["_id"]] = c.get("name") or c["_id"]
-        if item["type"] == "ack":
-            yield _describe_input(number, source, names)
-            ack = item["data"]
-            if not ack.get("ok"):
-                err = ack["error"]
-                where = f" at {err['path']}" if err.get("path") else ""
-                rule = f" [{err['rule']}]" if err.get("rule") else ""
-                yield f"    REFUSED {err['code']}{rule}{where}: {err['message']}"
-            elif ack.get("duplicate"):
-                yield "    (duplicate: nothing changed)"
-            for notice in ack.get("notices", ()):
-                yield f"    notice {notice['kind']}: {notice['text']}"
-        elif item["event"] == "plan":
-            plan = item["data"]
-            if shown_round.get(plan["combat_id"]) != plan["round"]:
-                shown_round[plan["combat_id"]] = plan["round"]
-                yield f"  == combat {plan['combat_id']}, round {plan['round']} =="
-            yield f"    plan r{plan['revision']}:"
-            for entry in plan["order"]:
-                yield "      " + _entry(entry, plan["current"], names)
-        elif item["event"] == "prompt":
-            p = item["data"]
-            to = p["to"] if isinstance(p["to"], str) else ", ".join(p["to"])
-            who = names.get(p["combatant_id"] or "", p["combatant_id"])
-            yield f"    prompt {p['kind']} ({p['rule']}) for {who} to {to}: {p['data']}"
+from .replay_html import OUTSIDE, timeline
 
 
-def _describe_input(number: int, source: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    data = source.get("data") or {}
-    if source.get("event") == "hook":
-        extra = ""
-        if data.get("roll"):
-            roll = data["roll"]
-            target = roll.get("combatant_id") or roll.get("group_id")
-            extra = f" {names.get(target, target)} rolls {roll.get('roll', {}).get('total')}"
-        return f"[{number}] hook {data.get('hook')} by {data.get('user')}{extra}"
-    who = names.get(data.get("combatant_id") or "", data.get("combatant_id") or "")
-    return f"[{number}] intent {data.get('kind')} {who} {data.get('args', {})} by {data.get('user')}"
+def pretty(outputs: Iterable[Mapping[str, Any]], inputs: Mapping[int, Mapping[str, Any]]) -> Iterator[str]:
+    for cid, rounds in timeline(inputs, outputs).in_order():
+        where = "outside any combat" if cid == OUTSIDE else f"combat {cid}"
+        for r in rounds:
+            yield f"== {where}, round {r.number} =="
+            for step in r.steps:
+                rules = "".join(f" [{rule}]" for rule in step.rules)
+                yield f"  [{step.line}] {step.text}{rules}" + (f" (by {step.who})" if step.who else "")
+            if r.plan is not None:
+                yield f"  plan at the round's end (revision {r.plan['revision']}):"
+                for row in r.plan["rows"]:
+                    yield "    " + _row(row)
 
 
-def _entry(entry: Mapping[str, Any], current: str | None, names: Mapping[str, str]) -> str:
-    marker = ">" if entry["combatant_id"] == current else " "
-    value = entry["initiative"]
-    shown = "  -  " if value is None else f"{value:6.2f}"
-    parts = [f"{marker} {shown}  {names.get(entry['combatant_id'], entry['combatant_id']):<20} {entry['acts']}"]
-    reaction = entry.get("reaction")
+def _row(row: Mapping[str, Any]) -> str:
+    shown = "  -  " if row["initiative"] is None else f"{row['initiative']:6.2f}"
+    parts = [f"{'>' if row['current'] else ' '} {shown}  {row['name']:<20} {row['acts']}"]
+    reaction = row.get("reaction")
     if reaction is not None:
         parts.append("reaction " + ("yes" if reaction["available"] else f"no ({reaction['reason']})"))
-    if entry["tags"]:
-        parts.append("tags " + ",".join(entry["tags"]))
-    if entry["detail"]:
-        parts.append(str(entry["detail"]))
+    if row["tags"]:
+        parts.append("tags " + ",".join(row["tags"]))
+    if row["detail"]:
+        parts.append(str(row["detail"]))
     return "  ".join(parts)

@@ -1,9 +1,6 @@
-"""Progress of long ``replay``, ``export`` and ``bench`` runs, drawn by ``rich``.
-
-Shown only on a terminal: when both the command's output and its error stream are
-terminals. With the output piped or redirected (``replay X > golden.jsonl``, CI logs) the
-command prints nothing more than before. The bar is transient: it disappears when done.
-``rich`` is imported only when a bar is drawn (``serve`` and piped runs never load it).
+"""Progress of long ``replay``, ``export`` and ``bench`` runs: a transient ``rich`` bar on
+stderr, only when both the output and the error stream are terminals (piped output gets
+nothing more); ``rich`` is imported only when a bar is drawn.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Headless replay of a recording, through exactly the validation and engine the server uses.
-
-A recording is JSON Lines: line 1 ``{"event": "session", "data": <connect auth minus token>}``,
-then ``{"event": "hook"|"intent", "data": <payload as sent>}`` per line (an optional ``"t"``
-is ignored; a later ``session`` line is a reconnection). Output, JSON Lines:
-``{"in": N, "type": "ack", "data": <ack>}`` then ``{"in": N, "type": "emit", "event":
-"plan"|"prompt", "data": ...}`` per broadcast, plans before prompts (N = 1-based input line).
-Replay never opens a database.
+"""Headless replay of a recording, through exactly the validation and engine the server uses,
+without a database. The recording and output formats: docs/protocol.md, "Recordings and
+replay"; a later ``session`` line is a reconnection.
 """
 
 from __future__ import annotations
@@ -30,9 +25,8 @@ from .seen import Seen, loads_frame
 
 @dataclass
 class Replay:
-    """A replay in progress: the world so far and the problems reported. ``rulesets``: the
-    rulesets it replays under (:data:`adapter.pipeline.Rulesets`; the command line gives the
-    built-in ones)."""
+    """A replay in progress: the world so far and the problems reported, under ``rulesets``
+    (:data:`adapter.pipeline.Rulesets`; the command line gives the built-in ones)."""
 
     rulesets: Rulesets = field(kw_only=True)
     world: World | None = None
@@ -40,9 +34,8 @@ class Replay:
     max_bytes: int = DEFAULT_MAX_BYTES
     #: a session line was just read: the next message may skip ahead (recording resumed)
     resumed: bool = False
-    #: what the world's hooks last brought (:data:`adapter.seen.Seen`)
+    #: what the world's hooks last brought, and its plans were built from (as in the server)
     seen: Seen = field(default_factory=dict)
-    #: what the world's plans were last built from (:class:`adapter.engine.plan.PlanMemo`)
     plans: PlanMemo = field(default_factory=PlanMemo)
 
     def feed(self, number: int, line: str) -> Iterator[dict[str, Any]]:
@@ -103,9 +96,8 @@ def replay_lines(lines: Iterable[str], replay: Replay) -> Iterator[dict[str, Any
 
 
 def dumps(item: Any) -> str:
-    """One output line: compact JSON, UTF-8 as is (orjson; the standard library for what
-    orjson will not take, such as integers beyond 64 bits echoed in a refusal). An ack
-    encoded once (:class:`Encoded`, the line's last field) is written as it was encoded."""
+    """One output line: compact JSON, UTF-8 as is (the standard library for what orjson will
+    not take); an ack encoded once (:class:`Encoded`, the last field) is written as it was."""
     data = item.get("data") if type(item) is dict else None
     if type(data) is Encoded and len(item) > 1 and next(reversed(item)) == "data":
         head = dumps({k: v for k, v in item.items() if k != "data"})

@@ -1,11 +1,6 @@
-"""``replay FILE --html OUT.html``: a recording as one self-contained page.
-
-A round-by-round timeline of each combat: rolls and the scores they gave, whose turn came
-when and at which score, holds, dashes, interrupts (``act`` before or after someone), lost
-turns, prompts with their answers, notices, and refusals with their codes and rule ids;
-under each round, the plan as the tracker showed it at the round's end. The page has no
-script and loads nothing (its Content-Security-Policy forbids both); every text from the
-recording is escaped by the templates (:mod:`adapter.html`).
+"""``replay FILE --html OUT.html``: a recording as one self-contained page, each combat round
+by round (docs/operations.md, "The picture of a recording"). Every text from the recording
+is escaped by the templates (:mod:`adapter.html`).
 """
 
 from __future__ import annotations
@@ -45,18 +40,10 @@ class Round:
 
 
 @dataclass
-class CombatLine:
-    id: str
-    rounds: dict[int, Round] = field(default_factory=dict)
-
-    def round(self, number: int) -> Round:
-        return self.rounds.setdefault(number, Round(number))
-
-
-@dataclass
 class Timeline:
     sessions: list[dict[str, Any]] = field(default_factory=list)
-    combats: dict[str, CombatLine] = field(default_factory=dict)
+    #: each combat's rounds by number (the messages outside any combat under ``OUTSIDE``)
+    combats: dict[str, dict[int, Round]] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     round_of: dict[str, int] = field(default_factory=dict)
     current_of: dict[str, str | None] = field(default_factory=dict)
@@ -67,10 +54,19 @@ class Timeline:
     def name(self, cid: str | None) -> str:
         return self.names.get(cid or "", cid or "")
 
-    def add(self, combat_id: str | None, step: Step, round_: int | None = None) -> None:
+    def round(self, combat_id: str | None, number: int | None = None) -> Round:
+        """The combat's round (by default the one it is in), made on first use."""
         cid = combat_id or OUTSIDE
-        line = self.combats.setdefault(cid, CombatLine(cid))
-        line.round(round_ if round_ is not None else self.round_of.get(cid, 0)).steps.append(step)
+        number = self.round_of.get(cid, 0) if number is None else number
+        return self.combats.setdefault(cid, {}).setdefault(number, Round(number))
+
+    def add(self, combat_id: str | None, step: Step) -> None:
+        self.round(combat_id).steps.append(step)
+
+    def in_order(self) -> list[tuple[str, list[Round]]]:
+        """Each combat (the messages outside any last) with its rounds, in order."""
+        return [(cid, [rounds[n] for n in sorted(rounds)])
+                for cid, rounds in sorted(self.combats.items(), key=lambda item: (item[0] == OUTSIDE, item[0]))]
 
 
 def timeline(inputs: Mapping[int, Mapping[str, Any]], outputs: Iterable[Mapping[str, Any]]) -> Timeline:
@@ -138,13 +134,9 @@ def _describe(tl: Timeline, number: int, event: str, data: Mapping[str, Any]) ->
             return Step(number, "roll", f"{tl.name(target)} rolls {total}{again}", who=user)
         return Step(number, "hook", f"hook {data.get('hook')}", who=user)
     kind = str(data.get("kind", "?"))
-    args = _mapping(data.get("args"))
-    who = tl.name(data.get("combatant_id"))
-    return Step(number, _intent_class(kind), _intent_text(tl, kind, who, args), who=user)
-
-
-def _intent_class(kind: str) -> str:
-    return "answer" if kind in ("reroll.decide", "reroll.approve", "opposed.result") else "intent"
+    text = _intent_text(tl, kind, tl.name(data.get("combatant_id")), _mapping(data.get("args")))
+    answer = kind in ("reroll.decide", "reroll.approve", "opposed.result")
+    return Step(number, "answer" if answer else "intent", text, who=user)
 
 
 def _intent_text(tl: Timeline, kind: str, who: str, args: Mapping[str, Any]) -> str:
@@ -185,8 +177,7 @@ def _plan(tl: Timeline, number: int, plan: Mapping[str, Any]) -> None:
             for e in plan["order"]]
     new_round = tl.round_of.get(cid) != plan["round"]
     tl.round_of[cid] = plan["round"]
-    line = tl.combats.setdefault(cid, CombatLine(cid))
-    line.round(plan["round"]).plan = {"rows": rows, "revision": plan["revision"]}
+    tl.round(cid, plan["round"]).plan = {"rows": rows, "revision": plan["revision"]}
     if new_round and plan["round"] > 0:
         for row in rows:
             if row["acts"] in ("none", "defend_only"):
@@ -224,10 +215,7 @@ def _prompt(tl: Timeline, number: int, prompt: Mapping[str, Any]) -> None:
 
 
 def render(title: str, tl: Timeline, problems: Iterable[str] = ()) -> str:
-    combats = [
-        {"id": c.id, "rounds": [c.rounds[n] for n in sorted(c.rounds)]}
-        for c in sorted(tl.combats.values(), key=lambda c: (c.id == OUTSIDE, c.id))
-    ]
+    combats = [{"id": cid, "rounds": rounds} for cid, rounds in tl.in_order()]
     return environment().get_template("replay.html").render(
         title=title, tl=tl, combats=combats, problems=list(problems), t=TEXTS["en"],
         version=__version__, protocol=protocol.PROTOCOL_VERSION, names=tl.names,

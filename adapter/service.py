@@ -31,19 +31,17 @@ from .store.contract import WorldStore
 
 log = logging.getLogger("initiative_sidecar.service")
 
-#: the smallest combatant list (bytes of its text) whose read objects are kept beside the
-#: world, so that the frames repeating it are read without it (:func:`.seen.loads_frame`,
-#: by the server): some 40 combatants; smaller lists are read quickly, and kept they would
-#: cost some 1.5 KB of memory per combatant in every world
+#: the smallest combatant list (bytes of its text, some 40 combatants) whose read objects are
+#: kept beside the world for the frames repeating it (:func:`.seen.loads_frame`); kept, a
+#: smaller list would cost some 1.5 KB per combatant in every world for little time saved
 KEEP_READ_FROM = 16_384
 
 
 @contextmanager
 def storing(world_id: str, what: str) -> Iterator[None]:
-    """A store call whose failure must be a refusal the module resends, never an exception
-    that leaves a message without its ack or a connection without its answer: whatever the
-    store raises (the disk full, a file that cannot be read, a store bug) becomes
-    :class:`StoreUnavailable`, and nothing was stored."""
+    """Whatever a store call raises (the disk full, a file that cannot be read, a store bug)
+    becomes :class:`StoreUnavailable`, a refusal the module resends: never a message left
+    without its ack."""
     try:
         yield
     except StoreUnavailable:
@@ -74,17 +72,13 @@ class Worlds:
         self.snapshot_every = snapshot_every
         self.check_outbound = check_outbound
         self.states: dict[str, World] = {}
-        #: beside each world in ``states``, what its hooks last brought (:data:`.seen.Seen`):
-        #: moved on with the world, dropped with it (a world loaded again starts without)
+        #: beside each world, what its hooks last brought and what its plans were last built
+        #: from (:data:`.seen.Seen`, :class:`.engine.plan.PlanMemo`), dropped with it
         self.seen: dict[str, Seen] = {}
-        #: beside each world, what its plans were last built from (:class:`.engine.plan.PlanMemo`:
-        #: it checks its own inputs, so it need not move with the world; dropped with it)
         self.plans: dict[str, PlanMemo] = {}
         self._since_snapshot: dict[str, int] = {}
-        #: worlds owed a snapshot: the latest one asked for is not written yet (in flight or
-        #: failed), so the next checkpoint asks again; and, per world, that latest request's
-        #: number. Both change on the loop (asking) and in the store's snapshot thread (a
-        #: request settled), under one lock.
+        #: worlds whose latest snapshot asked for is not written yet (in flight or failed), and
+        #: that request's number per world: changed on the loop and in the snapshot thread
         self._unsaved: set[str] = set()
         self._asked: dict[str, int] = {}
         self._owed_lock = threading.Lock()
@@ -92,22 +86,15 @@ class Worlds:
         self.owned: set[str] = set()
 
     def load(self) -> None:
-        """Rebuild every stored world: its snapshot, then the log after it.
-
-        A database SQLite cannot read raises :class:`StoreCorrupt`: never start half-empty."""
-        try:
-            self._load()
-        except sqlite3.DatabaseError as error:
-            raise StoreCorrupt(damaged(Path(self.store.name), str(error))) from error
-
-    def _load(self) -> None:
-        """Each world restored is set aside from the garbage collector (``gc.freeze``, O(1)),
-        so the collections that restoring the next ones triggers do not walk it again (a fifth
-        of restoring 1,000 worlds); ``gc.unfreeze`` gives every object back at the end."""
+        """Rebuild every stored world; a database SQLite cannot read raises
+        :class:`StoreCorrupt` (never start half-empty). Each world restored is frozen out of
+        the garbage collector's walks while the next ones are (docs/performance.md)."""
         try:
             for world_id in self.store.worlds():
                 self.load_world(world_id)
                 gc.freeze()
+        except sqlite3.DatabaseError as error:
+            raise StoreCorrupt(damaged(Path(self.store.name), str(error))) from error
         finally:
             gc.unfreeze()
 
@@ -136,12 +123,9 @@ class Worlds:
             log.info("world %s restored at seq %d (%d messages replayed)", world_id, state.last_seq, replayed)
 
     def claim(self, world_id: str) -> None:
-        """Take the world's lease for this process, or raise :class:`ServedElsewhere` (another
-        process holds it) or :class:`StoreUnavailable`. A shared store's world is (re)loaded
-        when its lease is taken: its last owner may have been another process. That includes a
-        lease taken again after the store's session ended (PostgreSQL restarted): another
-        process may have served the world meanwhile. A world that cannot be loaded gives its
-        lease back."""
+        """Take the world's lease for this process, or raise :class:`ServedElsewhere` or
+        :class:`StoreUnavailable`. A shared store's world is (re)loaded whenever its lease is
+        taken anew (docs/hosting.md); one that cannot be loaded gives its lease back."""
         held = self.store.holds_lease(world_id)
         if not self.store.take_lease(world_id):
             raise ServedElsewhere(f"world {world_id} is served by another sidecar process; retry")
@@ -156,10 +140,8 @@ class Worlds:
         self.owned.add(world_id)
 
     def release(self, world_id: str) -> None:
-        """The world's writer left: a shared store's world is snapshotted, dropped from memory
-        and its lease released, so any process can take it next. A world no longer owned here
-        (its lease found lost at a write) is not snapshotted, but its lease, if this session
-        still holds it, is released all the same."""
+        """The world's writer left: a shared store's world is snapshotted (if still owned
+        here), dropped from memory and its lease released, for any process to take next."""
         if not self.store.shared:
             return
         if world_id in self.owned:
@@ -184,9 +166,6 @@ class Worlds:
             self.store.add_session(world_id, state.last_seq, data)
         self.states[world_id] = state
         return state
-
-    def state(self, world_id: str) -> World | None:
-        return self.states.get(world_id)
 
     def handle(self, world_id: str, event: str, payload: Any, *, from_wire: bool = False) -> Result:
         """Process one message of a connected world; stored before this returns.
@@ -215,20 +194,15 @@ class Worlds:
         return result
 
     def checkpoint(self, world_id: str | None = None) -> None:
-        """Snapshot the worlds (or one) with messages since their last snapshot: done when a
-        writer leaves and at shutdown (the store's close waits for it), so the next start
-        restores them without replaying. A world whose latest snapshot failed, or is still
-        being written, is owed one and asked for again (an extra write of the same seq at
-        worst: the store keeps the newest)."""
+        """Snapshot the worlds (or one) with messages since their last snapshot, or owed one
+        (docs/reliability.md, "Snapshots are only a cache"): when a writer leaves, at shutdown."""
         for wid in [world_id] if world_id is not None else list(self.states):
             if (self._since_snapshot.get(wid, 0) or wid in self._unsaved) and wid in self.states:
                 self._save_soon(self.states[wid])
                 self._since_snapshot[wid] = 0
 
     def _snapshot(self, world: World) -> None:
-        """Every ``snapshot_every`` messages, encoded and written in the store's snapshot
-        thread (the state is immutable): the loop goes on serving meanwhile. A snapshot is a
-        cache, so failing to write one is logged there and the message stays acked."""
+        """Every ``snapshot_every`` messages, written in the store's snapshot thread."""
         count = self._since_snapshot.get(world.world, 0) + 1
         if count >= self.snapshot_every:
             self._save_soon(world)
@@ -236,11 +210,8 @@ class Worlds:
         self._since_snapshot[world.world] = count
 
     def _save_soon(self, world: World) -> None:
-        """Snapshot in the store's thread. The world is owed a snapshot from this request
-        until the latest request for it is written: a failure (or a checkpoint while it is
-        still being written) leaves it owed, so a writer leaving or the shutdown asks again
-        and the next start does not replay everything since the last good snapshot (the
-        message counter was reset when this one was asked for)."""
+        """Snapshot in the store's thread; the world is owed one until its latest request is
+        written, so a failure is asked for again at the next checkpoint."""
         wid = world.world
         with self._owed_lock:
             number = self._asked[wid] = self._asked.get(wid, 0) + 1

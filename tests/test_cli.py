@@ -80,7 +80,7 @@ def test_pretty_shows_rounds_order_and_refusals(tmp_path: Path) -> None:
     code, out, _ = call("replay", str(path), "--pretty")
     assert code == 0
     assert "round 0" in out and "Boss" in out and "12.00" in out
-    assert "REFUSED not_permitted" in out
+    assert "refused not_permitted" in out
 
 
 def test_export_writes_what_the_server_stored_as_a_replayable_recording(tmp_path: Path) -> None:

@@ -1,12 +1,6 @@
-"""The store interface: what the worlds and the server ask of a store, whichever engine keeps
-it. :class:`adapter.store.Store` (SQLite, one process) and
-:class:`adapter.store.postgres.PostgresStore` (PostgreSQL, shared by processes) meet it; the
-contract tests (tests/hosted/test_store_contract.py) run the same checks on both.
-
-An ack means "committed": :meth:`WorldStore.append` returns only once the message is durable
-in the store. A ``shared`` store is written by several processes, one per world at a time: a
-process serves a world only while it holds the world's lease (:meth:`take_lease`), and loads
-the world from the store when it takes it.
+"""The store interface, met by :class:`adapter.store.Store` (SQLite, one process) and
+:class:`adapter.store.postgres.PostgresStore` (PostgreSQL, shared by processes, each world
+leased to one: docs/hosting.md); tests/hosted/test_store_contract.py checks both alike.
 """
 
 from __future__ import annotations

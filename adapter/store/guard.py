@@ -1,17 +1,8 @@
-"""What the store checks about its files, outside SQLite: one sidecar per database (a lock
-file), a database it can write (at start), and the same files while serving (identity).
-
-- :class:`DatabaseLock`: ``<db>.lock`` beside the database, held with ``fcntl.flock``
-  (exclusive, non-blocking) from start to close. A second ``serve`` on the same database
-  gets :class:`StoreInUse` naming the holder's pid. The kernel drops the lock when the
-  process ends however it ends (a SIGKILL too), so a stale lock file never blocks a start.
-  Limit: ``flock`` is advisory and per host; on a network filesystem it may be local only.
-- :func:`why_unwritable`: opens the file for writing and creates (and removes) a file in
-  its folder, as SQLite will for ``-wal``/``-shm``, without writing a byte to the database.
-  This sees what a permission check cannot when the sidecar runs as root: a read-only
-  filesystem (EROFS) or an immutable file (EPERM).
-- :class:`FileIdentity`: the (device, inode) of the database and its ``-wal`` as opened;
-  :meth:`FileIdentity.changed` says which one is gone or replaced.
+"""What the store checks about its files, outside SQLite (docs/reliability.md, "A damaged
+database stops the start" and "Deleting the database while serving"): one sidecar per
+database (:class:`DatabaseLock`, an advisory ``flock`` on ``<db>.lock`` that the kernel drops
+when the process ends), a database it can write at start (:func:`why_unwritable`), and the
+same files while serving (:class:`FileIdentity`).
 """
 
 from __future__ import annotations
@@ -38,15 +29,11 @@ def read_only(path: Path, why: str) -> str:
     )
 
 
-def lock_file(db: Path) -> Path:
-    return db.with_name(db.name + ".lock")
-
-
 class DatabaseLock:
     """An exclusive lock on ``<db>.lock``, held until :meth:`release`."""
 
     def __init__(self, db: Path) -> None:
-        self.path = lock_file(db)
+        self.path = db.with_name(db.name + ".lock")
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as error:
@@ -77,7 +64,9 @@ class DatabaseLock:
 
 def why_unwritable(db: Path) -> str | None:
     """Why the sidecar could not write ``db`` and its ``-wal``/``-shm`` files, or None
-    (:class:`StoreUnusable` if its folder does not even exist)."""
+    (:class:`StoreUnusable` if its folder does not even exist). It opens them for writing and
+    creates a file in the folder, without writing the database: a permission check misses a
+    read-only filesystem or an immutable file when the sidecar runs as root."""
     folder = db.parent
     if not folder.is_dir():
         raise StoreUnusable(f"the folder {folder} of the database {db.name} does not exist: create it, "
@@ -122,9 +111,7 @@ class FileIdentity:
     """The database's and its ``-wal``'s identity as the store opened them."""
 
     def __init__(self, db: Path) -> None:
-        self.db = db
-        self.wal = db.with_name(db.name + "-wal")
-        self.expected = {self.db: identity(self.db), self.wal: identity(self.wal)}
+        self.expected = {path: identity(path) for path in (db, db.with_name(db.name + "-wal"))}
 
     def changed(self) -> str | None:
         """What happened to a file since it was opened ("deleted", "replaced"), or None."""

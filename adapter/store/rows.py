@@ -1,7 +1,6 @@
-"""What every store does the same way with its rows: the JSON text of a payload or an error,
-check a snapshot row before it is used, and merge a world's sessions and messages back into
-the order they happened. SQLite
-(:class:`adapter.store.Store`) and PostgreSQL (:mod:`.postgres`) only fetch the rows."""
+"""What both stores do alike with their rows: the JSON text of a payload or an error, a
+snapshot row checked before use, and a world's sessions and messages merged back into the
+order they happened. SQLite (:mod:`.sqlite`) and PostgreSQL (:mod:`.postgres`) fetch them."""
 
 from __future__ import annotations
 
@@ -19,11 +18,8 @@ from . import snapshots
 
 log = logging.getLogger("initiative_sidecar.store")
 
-#: bump when the engine's state classes change shape: older snapshots are then ignored.
-#: "1" was the pickle format, which is no longer read (a pickle can run code); "2" kept a
-#: combat's last plan as a tree of dicts, "3" as its JSON text (a hand-written tagged JSON);
-#: "4" msgspec's MessagePack of dataclasses; "5" of frozen Structs, the rulesets' state tagged
-#: (:mod:`.snapshots`).
+#: bump when the engine's state classes change shape: older snapshots are then ignored
+#: ("1" was a pickle, "3" tagged JSON, "4" MessagePack of dataclasses; docs/reliability.md)
 ENGINE_VERSION = "5"
 
 
@@ -40,13 +36,11 @@ class LogEntry:
 def snapshot_from(world: str, blob: bytes, version: str, seq: int, codec: snapshots.Codec) -> World | None:
     """The world a snapshot row holds, or None: another version's, or one that cannot be read
     (named in the log; the caller rebuilds the world from its log)."""
-    if version != ENGINE_VERSION:
-        why = "a pickle of older versions, no longer read: it could run code" if version == "1" else \
-            f"engine version {version!r}, not {ENGINE_VERSION!r}"
-        log.warning("world %s: the snapshot at seq %s is not used (%s); rebuilding the world from its log",
-                    world, seq, why)
-        return None
     try:
+        if version != ENGINE_VERSION:
+            raise snapshots.SnapshotUnreadable(
+                "a pickle of older versions, no longer read: it could run code" if version == "1"
+                else f"engine version {version!r}, not {ENGINE_VERSION!r}")
         state = codec.decode(bytes(blob))
         if state.world != world or state.last_seq != seq:
             raise snapshots.SnapshotUnreadable(

@@ -1,32 +1,19 @@
-"""Snapshots as data: a world's state in msgspec's MessagePack, read back as the engine's own
-state Structs and the tagged Structs each ruleset declares (``Ruleset.state_types``), nothing else.
+"""Snapshots as data (docs/reliability.md, "Snapshots are data, not code"): a world's state
+in msgspec's MessagePack, read back typed as the engine's state Structs and, in the places
+marked for a ruleset's state (``CombatantExt``, ``CombatExt``, ``WorldExt``), as the tagged
+Structs the given rulesets declare (``Ruleset.state_types``), each only in a place of the
+ruleset that declares it. The store imports no ruleset: whoever opens it gives the
+:class:`Codec` its rulesets.
 
-Why not pickle: a snapshot lives in a file the GM may have been handed (a "backup", a shared
-world folder), and unpickling one can call any callable it can name (issue 15 planted one
-that reached ``eval``). msgspec decodes typed: a ``World``, its ``Combat``s, ``Combatant``s,
-``Prompt``s and ``Hold``s are built from their annotations. The places that hold a ruleset's
-own state are typed by a marker (:class:`~adapter.engine.model.CombatantExt`, ``CombatExt``,
-``WorldExt``); a :class:`Codec` reads each as the tagged union of the classes its rulesets
-declare for that place (a Struct's tag is its class name, the ``type`` key). No name in the
-bytes is ever looked up but a tag among those classes, and no code runs but msgspec's. The
-store imports no ruleset: the :class:`Codec` is given the rulesets by whoever opens the store
-(the server's composition root); without them, a world that holds a ruleset's state is
-refused and rebuilt from its log.
-
-Anything else (bytes of another format, a value of the wrong type, a tag no ruleset given
-declares for that place) raises :class:`SnapshotUnreadable`; the store then names the
-snapshot and rebuilds the world from its log (the log is the truth, a snapshot a cache). A
-state the format cannot hold (a string with a lone surrogate, an integer beyond 64 bits, a
-value that is not state) raises :class:`SnapshotUnwritable`: that snapshot is not written,
-logged, and the next start replays the log. Fields a class does not have are ignored:
-harmless, they set nothing. ``Combat.preview_cache`` is never written, and dropped if found.
+Anything else raises :class:`SnapshotUnreadable` (the store then rebuilds the world from its
+log); a state the format cannot hold raises :class:`SnapshotUnwritable` (not written).
+Fields a class does not have are ignored; ``Combat.preview_cache`` is never written, and
+dropped if found.
 
 The bytes: ``MAGIC``, then frames, each a 4-byte length and zlib-compressed MessagePack:
-first the world without its combats, then one frame per combat (``[combat key, combat]``).
-A combat is encoded once and its frame reused by later snapshots for as long as the world
-holds the same (immutable) combat object, so a snapshot after a message re-encodes the
-combats that message changed, not all of them. The state is never mutated, so the snapshot
-thread can encode a world while the event loop moves on.
+the world without its combats, then one ``[combat key, combat]`` per combat. A combat's
+frame is reused while the world holds the same (immutable) combat object, so a snapshot
+re-encodes only the combats that changed.
 """
 
 from __future__ import annotations
@@ -37,7 +24,6 @@ import threading
 import weakref
 import zlib
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from functools import partial
 from typing import Any, TypeVar, Union
 
@@ -47,9 +33,7 @@ from msgspec.structs import replace
 from ..engine.model import Combat, CombatantExt, CombatExt, World, WorldExt
 from ..engine.ruleset import Ruleset
 
-#: the first bytes of a snapshot in this format (a pickle starts with b"\x80"; b"ISJ1" was
-#: the tagged-JSON format of engine version 3, b"ISM1" the untagged MessagePack of version 4
-#: (dataclasses): neither is read any longer, their worlds are rebuilt)
+#: the first bytes of a snapshot in this format; older formats are named in the refusal
 MAGIC = b"ISM2"
 OLDER = {b"ISJ1": "the JSON format of engine version 3", b"ISM1": "the MessagePack of engine version 4"}
 
@@ -68,18 +52,15 @@ class SnapshotUnreadable(Exception):
 
 
 class SnapshotUnwritable(Exception):
-    """The state holds a value the format cannot hold (see the module docstring)."""
+    """The state holds a value the format cannot hold (a lone surrogate, an int past 64 bits)."""
 
 
 # ---------------------------------------------------------------- encoding
 
 
 class Encoder:
-    """Encodes worlds, keeping each combat's frame while that same combat object lives.
-
-    A frame holds its combat by a weak reference: once the world has moved past a combat
-    (the next message builds a new one) and nothing else holds it, the combat is freed and
-    its frame dropped with it, instead of both staying until the world's next snapshot."""
+    """Encodes worlds, keeping each combat's frame while that same combat object lives (held
+    weakly: a combat the world moved past is freed at once, and its frame dropped with it)."""
 
     def __init__(self) -> None:
         self._frames: dict[str, dict[str, tuple[weakref.ref[Combat], bytes]]] = {}
@@ -139,7 +120,10 @@ class Codec:
     """Reads snapshots of worlds played under ``rulesets`` (their ``state_types``)."""
 
     def __init__(self, rulesets: Iterable[Ruleset] = ()) -> None:
-        declared = [cls for rs in rulesets for cls in rs.state_types]
+        #: each ruleset's id -> its classes: the only state a combat under it (or its
+        #: ``World.ext`` entry) may hold
+        self._owned = {rs.id: rs.state_types for rs in rulesets}
+        declared = [cls for kinds in self._owned.values() for cls in kinds]
         for cls in declared:
             if not (issubclass(cls, msgspec.Struct) and cls.__struct_config__.tag
                     and sum(issubclass(cls, place) for place in PLACES) == 1):
@@ -157,8 +141,15 @@ class Codec:
             start = blob[:4] if isinstance(blob, bytes) else b""
             older = "a pickle, the format of older versions" if start[:1] == b"\x80" else OLDER.get(start)
             raise SnapshotUnreadable("not in the snapshot format" + (f" ({older}, no longer read)" if older else ""))
-        with _collection_paused():
+        # no garbage collection meanwhile: every object decoded lives on (no cycles), and each
+        # collection their allocation triggers would walk them all again
+        was = gc.isenabled()
+        gc.disable()
+        try:
             return self._decode(blob)
+        finally:
+            if was:
+                gc.enable()
 
     def _decode(self, blob: bytes) -> World:
         frames = _frames(blob)
@@ -168,12 +159,21 @@ class Codec:
         world = _read(self._head, head)
         if world.combats:
             raise SnapshotUnreadable("starts with a World holding its combats, not one without")
+        for ruleset, kept in world.ext.items():
+            self._owned_by(ruleset, kept, f"World.ext[{ruleset!r}]")
         combats: dict[str, Combat] = {}
         for frame in frames:
             key, combat = _read(self._combat, frame)
+            for state in (combat.ext, *(c.ext for c in combat.combatants.values())):
+                self._owned_by(combat.ruleset, state, f"combat {key!r}")
             # the preview's cache is never written; whatever a tampered file puts there is dropped
             combats[key] = combat if combat.preview_cache is None else replace(combat, preview_cache=None)
         return replace(world, combats=combats)
+
+    def _owned_by(self, ruleset: str, state: Any, where: str) -> None:
+        """The tag alone would let one ruleset's state into another's place."""
+        if state is not None and type(state) not in self._owned.get(ruleset, ()):
+            raise SnapshotUnreadable(f"{where} holds {type(state).__name__}, which ruleset {ruleset!r} does not declare")
 
     def _ruleset_state(self, place: type, raw: Any) -> Any:
         """msgspec's hook for the marked places: ``raw`` read as the rulesets' classes."""
@@ -193,20 +193,6 @@ def _read(decoder: msgspec.msgpack.Decoder[T], frame: bytes) -> T:
         return decoder.decode(frame)
     except (msgspec.DecodeError, RecursionError) as error:  # ValidationError is a DecodeError
         raise SnapshotUnreadable(str(error)) from error
-
-
-@contextmanager
-def _collection_paused() -> Iterator[None]:
-    """No garbage collection while a snapshot is decoded (at start, before serving): every
-    object decoded lives on, and each full collection their allocation triggers would walk
-    all of them again. The decoded state has no reference cycles."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _frames(blob: bytes) -> Iterator[bytes]:

@@ -1,6 +1,5 @@
 """The SQLite store (WAL): one file per sidecar, held by one process (its lock file), with
-the message log per world, the sessions and the snapshots. See the package's docstring for
-what an ack means and how a world is restored."""
+the message log per world, the sessions and the snapshots (docs/reliability.md)."""
 
 from __future__ import annotations
 
@@ -28,14 +27,11 @@ from .rows import ENGINE_VERSION, LogEntry, json_text, merged, payload_text, sna
 
 log = logging.getLogger("initiative_sidecar.store")
 
-#: messages between two checkpoints in the snapshot thread (a message is 1-2 pages of -wal)
+#: messages between two checkpoints in the snapshot thread, and the -wal pages past which
+#: SQLite checkpoints inside a commit, should that thread fall behind (docs/performance.md)
 CHECKPOINT_EVERY = 300
-#: -wal pages past which SQLite checkpoints inside a commit (its default is 1,000): only if
-#: the snapshot thread falls behind
 FALLBACK_CHECKPOINT_PAGES = 10_000
-
-#: SQLite's page cache per connection, KiB (its default is 2,000): a message is appended once
-#: and read back only at start, so a larger cache holds pages nobody reads again
+#: SQLite's page cache per connection, KiB: a message is appended once, read back only at start
 PAGE_CACHE_KIB = 512
 
 #: SQLite result codes (primary) that mean "cannot write here", not "damaged"
@@ -78,27 +74,24 @@ def damaged(path: Path, what: str) -> str:
 
 
 def _refuse_emptied(path: Path) -> None:
-    """An existing database file of 0 bytes was truncated: the sidecar writes its first page
-    as it opens a file (WAL mode), so it never leaves one behind; opening it would silently
-    start empty. (Unless its -wal file holds the data: SQLite then recovers from that.)"""
+    """An existing 0-byte database (without a -wal holding its data) was truncated: opening it
+    would silently start empty (docs/reliability.md, "A damaged database stops the start")."""
     wal = path.with_name(path.name + "-wal")
     if path.exists() and path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size > 0):
         raise StoreCorrupt(damaged(path, "the file is empty: 0 bytes, truncated or not written by the sidecar"))
 
 
 class Store:
-    """The database of one sidecar. ``serving=True`` (the server's store) also takes the
-    database's lock and watches its files; tools (``export``, tests) open it plainly.
-
-    It meets :class:`.contract.WorldStore`. No other process shares it (the lock file sees to
-    that), so it is not ``shared`` and every world's lease is this process's."""
+    """The database of one sidecar (a :class:`.contract.WorldStore`). ``serving=True`` (the
+    server's store) also takes the database's lock and watches its files; tools (``export``,
+    tests) open it plainly. No other process shares it, so every world's lease is its own.
+    ``codec`` reads its snapshots (without one, a world holding a ruleset's state is
+    rebuilt from its log)."""
 
     shared = False
 
     def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0,
                  codec: snapshots.Codec | None = None) -> None:
-        #: reads its snapshots (given the rulesets by the caller; without them, a world
-        #: holding a ruleset's state is rebuilt from its log)
         self.codec = codec or snapshots.Codec()
         self.path = Path(path)
         self.name = str(self.path)
@@ -131,10 +124,7 @@ class Store:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
-            # checkpoints run in the snapshot thread (see _checkpoint_soon); this one only
-            # fires if that thread falls far behind
             self.db.execute(f"PRAGMA wal_autocheckpoint={FALLBACK_CHECKPOINT_PAGES}")
-            self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
             verdict = self.db.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
@@ -178,19 +168,16 @@ class Store:
             self._unchecked = False
             if what:
                 self.gone = what
-                self._say_gone(what)
+                log.error(
+                    "%s while the sidecar was serving: no message is acked from now on "
+                    "(they would be lost at the next start). %s Stop the sidecar, put the database "
+                    "back (or start with a new --db), and start it again.", what, self._rescue(),
+                )
         if self.gone is not None:
             raise StoreUnavailable(
                 f"the sidecar's database is unavailable ({self.gone}); the message was not "
                 "stored. Resend it after the sidecar is restarted."
             )
-
-    def _say_gone(self, what: str) -> None:
-        log.error(
-            "%s while the sidecar was serving: no message is acked from now on "
-            "(they would be lost at the next start). %s Stop the sidecar, put the database "
-            "back (or start with a new --db), and start it again.", what, self._rescue(),
-        )
 
     def _rescue(self) -> str:
         """Save what can be saved: a deleted -wal still open here is copied into the database."""
@@ -215,15 +202,10 @@ class Store:
                     return  # said once, in the log; writes are refused from now on
 
     def problem(self) -> str | None:
-        """None if the store can be written now, else why not (for /healthz)."""
+        """None if the store takes a write transaction now, else why not (for /healthz); under
+        the mutex: the snapshot thread's insert must not land in this probe's transaction."""
         if self.gone:  # the database or its -wal deleted while serving
             return f"the store cannot be written: {self.gone}"
-        return self.writable()
-
-    def writable(self) -> str | None:
-        """None if the store takes a write transaction, else why not. Under the mutex: the
-        snapshot thread shares this connection, and its insert must not land inside (and be
-        rolled back with) this probe's transaction."""
         try:
             with self._mutex:
                 self.db.execute("BEGIN IMMEDIATE")
@@ -244,11 +226,8 @@ class Store:
     # ---------------------------------------------------------------- writing
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
-        """Store one message that used up its seq; committed when this returns.
-
-        Raises :class:`StoreUnavailable` when the files are gone: checked before the commit
-        (nothing is written into a deleted file) and after it (a deletion during the commit
-        refuses this message too); each check is two ``stat`` calls."""
+        """Store one message that used up its seq; committed when this returns. The files are
+        checked before the commit and after it (:class:`StoreUnavailable` if gone)."""
         self.check()
         row = (world, seq, event, json_text(payload) if error is not None else payload_text(payload),
                json_text(error) if error is not None else None)
@@ -260,11 +239,8 @@ class Store:
             self._checkpoint_soon()
 
     def _checkpoint_soon(self) -> None:
-        """Copy the -wal's pages into the database in the snapshot thread, on a connection of
-        its own. SQLite would otherwise do it inside the commit that crosses its threshold,
-        on the event loop, with two fsyncs (``synchronous=NORMAL`` syncs at checkpoints):
-        every few hundred messages one ack would wait for the disk. A PASSIVE checkpoint
-        never blocks the writer; what it cannot copy yet, the next one does."""
+        """Copy the -wal into the database in the snapshot thread, not inside a commit on the
+        event loop (docs/performance.md); PASSIVE never blocks the writer."""
         self._appended = 0
         self._checkpointing = True
         self._writer.submit(self._checkpoint)
@@ -291,9 +267,6 @@ class Store:
         self._write_snapshot(state.world, state.last_seq, self._encoder.encode(state))
 
     def save_snapshot_soon(self, state: World) -> Future[bool]:
-        """Encode and write the snapshot in the snapshot thread; the state is immutable, so the
-        caller moves on at once. A failure is logged there (a snapshot is only a cache) and
-        the future's result is False."""
         return self._writer.submit(self._snapshot_in_thread, state)
 
     def _snapshot_in_thread(self, state: World) -> bool:
@@ -323,8 +296,7 @@ class Store:
         return [r[0] for r in rows]
 
     def snapshot(self, world: str) -> World | None:
-        """The world's snapshot, or None: none, another version's, or one that cannot be read
-        (named in the log; the caller rebuilds the world from its log)."""
+        """The world's snapshot, or None (see :func:`.rows.snapshot_from`)."""
         row = self.db.execute(
             "SELECT state, engine_version, seq FROM snapshots WHERE world = ?", (world,)
         ).fetchone()
@@ -334,24 +306,20 @@ class Store:
         return snapshot_from(world, blob, version, seq, self.codec)
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
-        """Sessions and messages after ``after_seq``, in the order they happened.
-
-        A row SQLite or JSON cannot read raises :class:`StoreCorrupt` naming it."""
+        """Sessions and messages after ``after_seq``, in the order they happened; a row that
+        cannot be read raises :class:`StoreCorrupt` naming it."""
         try:
-            yield from self._history(world, after_seq)
+            sessions = self.db.execute(
+                "SELECT after_seq, data FROM sessions WHERE world = ? AND after_seq >= ? ORDER BY id",
+                (world, after_seq),
+            ).fetchall()
+            messages = self.db.execute(
+                "SELECT seq, event, payload, error FROM messages WHERE world = ? AND seq > ? ORDER BY seq",
+                (world, after_seq),
+            )
+            yield from merged(world, sessions, messages, self._read)
         except sqlite3.DatabaseError as error:
             raise StoreCorrupt(damaged(self.path, f"world {world!r}: {error}")) from error
-
-    def _history(self, world: str, after_seq: int) -> Iterator[LogEntry]:
-        sessions = self.db.execute(
-            "SELECT after_seq, data FROM sessions WHERE world = ? AND after_seq >= ? ORDER BY id",
-            (world, after_seq),
-        ).fetchall()
-        messages = self.db.execute(
-            "SELECT seq, event, payload, error FROM messages WHERE world = ? AND seq > ? ORDER BY seq",
-            (world, after_seq),
-        )
-        yield from merged(world, sessions, messages, self._read)
 
     def _read(self, text: Any, world: str, where: str) -> Any:
         try:

@@ -217,7 +217,7 @@ def test_a_writer_back_after_its_session_ended_is_given_the_world_as_stored(pg_u
             assert b.handle("w", "hook", hook(seq, "updateCombat", fight)).ack["ok"]
         b.release("w")
         a.claim("w")
-        state = a.state("w")
+        state = a.states.get("w")
         assert state is not None and state.last_seq == 3
         assert a.handle("w", "hook", hook(4, "updateCombat", fight)).ack["ok"]
     finally:

@@ -22,7 +22,7 @@ def test_the_health_probe_never_rolls_back_a_write_of_another_thread(tmp_path: P
         writer.start()
         probes = 0
         while writer.is_alive():
-            assert store.writable() is None
+            assert store.problem() is None
             probes += 1
         writer.join()
         kept = store.db.execute("SELECT count(*) FROM sessions").fetchone()[0]

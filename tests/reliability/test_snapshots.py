@@ -330,6 +330,40 @@ def test_the_decoder_refuses_what_it_cannot_read_and_says_what(blob: bytes, says
     assert seen == []
 
 
+@pytest.mark.parametrize("blob, says", [
+    (_blob(WORLD, ["c", {"id": "c", "ruleset": "storyteller", "combatants": {"a": {"id": "a", "ext": {"type": "Fighter"}}}}]),
+     "combat 'c' holds Fighter, which ruleset 'storyteller' does not declare"),
+    (_blob(WORLD, ["c", {"id": "c", "ruleset": "balanced-d20", "ext": {"type": "DicePoolCombat"}}]),
+     "combat 'c' holds DicePoolCombat, which ruleset 'balanced-d20'"),
+    (_blob({**WORLD, "ext": {"dice-pool": {"type": "WorldState"}}}), "World.ext['dice-pool'] holds WorldState, which ruleset 'dice-pool'"),
+], ids=["a-combatant", "a-combat", "the-world"])
+def test_the_decoder_refuses_a_ruleset_s_state_where_another_ruleset_plays(blob: bytes, says: str) -> None:
+    """Each place is read as the union of every given ruleset's classes, so the tag alone
+    would let one ruleset's state into another's combat: its owner is checked too."""
+    with pytest.raises(snapshots.SnapshotUnreadable, match=re.escape(says)):
+        CODEC.decode(blob)
+
+
+def test_a_snapshot_holding_another_ruleset_s_state_is_refused_and_the_world_rebuilt_from_its_log(
+    tmp_path: Path, story: Reference, caplog: pytest.LogCaptureFixture,
+) -> None:
+    db = tmp_path / "swapped.db"
+    fill(db, story, snapshot_every=10).store.close()
+    store = Store(db, codec=CODEC)
+    stored = store.snapshot(story.world)
+    store.close()
+    assert stored is not None
+    swapped = replace(stored, combats={k: replace(c, ruleset="storyteller") for k, c in stored.combats.items()})
+    assert any(type(c.ext).__name__ == "Fighter" for combat in swapped.combats.values()
+               for c in combat.combatants.values())  # balanced-d20's state, now under storyteller
+    seq = plant(db, snapshots.encode(swapped), ENGINE_VERSION)
+    with caplog.at_level(logging.WARNING):
+        worlds = reopen(db)
+    assert state_of(worlds.states[story.world]) == story.final
+    said = [r.getMessage() for r in caplog.records if "snapshot" in r.getMessage()]
+    assert any(f"seq {seq}" in m and "holds Fighter" in m and "rebuil" in m for m in said), said
+
+
 def test_a_preview_cache_planted_in_a_snapshot_is_dropped() -> None:
     """The preview would take it for its own cache on the next message: it never comes back."""
     combat = {"id": "c", "ruleset": "foundry-core", "preview_cache": {"view": {"planted": True}}}

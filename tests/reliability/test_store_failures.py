@@ -53,12 +53,12 @@ def test_an_error_the_store_did_not_foresee_is_a_store_unavailable_ack_and_chang
     try:
         worlds.connect(auth(world="w"))
         assert worlds.handle("w", "hook", hook(1, "createCombat")).ack["ok"]
-        before = worlds.state("w")
+        before = worlds.states.get("w")
         monkeypatch.setattr(store, "append", once(RuntimeError("a bug in the store"), store.append))
         ack = worlds.handle("w", "hook", hook(2)).ack
         assert (ack["ok"], ack["seq"], ack["error"]["code"]) == (False, 2, "store_unavailable")
         assert "RuntimeError" in ack["error"]["message"]
-        assert worlds.state("w") is before  # nothing happened
+        assert worlds.states.get("w") is before  # nothing happened
         assert worlds.handle("w", "hook", hook(2)).ack["ok"]  # the resend is stored
         assert [e.seq for e in store.history("w") if e.kind == "hook"] == [1, 2]
     finally:
@@ -115,11 +115,11 @@ async def test_a_connection_whose_session_cannot_be_stored_is_refused_and_the_wo
     monkeypatch.setattr(store, "add_session", once(full, store.add_session))
     answer = await refused(sidecar.url, auth(world="w", gm_users=[GM, "gmUser0000000002"]))
     assert answer["code"] == "store_unavailable" and "disk is full" in answer["message"], answer
-    state = worlds.state("w")
+    state = worlds.states.get("w")
     assert state is not None and state.gm_users == frozenset({GM}), state
     again = await connect(sidecar.url, auth(world="w", gm_users=[GM, "gmUser0000000002"]))
     assert (await again.welcome)["last_seq"] == 1
-    state = worlds.state("w")
+    state = worlds.states.get("w")
     assert state is not None and state.gm_users == frozenset({GM, "gmUser0000000002"})
     await again.close()
 
@@ -135,14 +135,14 @@ def test_a_message_accepted_under_a_larger_size_limit_is_replayed_under_a_smalle
         worlds.connect(auth(world="w"))
         assert worlds.handle("w", "hook", hook(1, "createCombat")).ack["ok"]
         assert worlds.handle("w", "hook", big).ack["ok"]
-        served = worlds.state("w")
+        served = worlds.states.get("w")
     finally:
         store.close()
     store = Store(tmp_path / "w.db", codec=CODEC)
     try:
         again = Worlds(store, max_bytes=10_000, rulesets=RULESETS)
         again.load()
-        state = again.state("w")
+        state = again.states.get("w")
         assert state is not None and state == served
         assert "c000000000000002" in state.combats["combatStoreFails"].combatants
     finally:

@@ -262,4 +262,4 @@ class Table:
         """The world as a restart rebuilds it from the store (snapshot, then the log)."""
         again = Worlds(self.store, rulesets=RULESETS)
         again.load()
-        return again.state(WORLD)
+        return again.states.get(WORLD)
