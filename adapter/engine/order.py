@@ -2,7 +2,9 @@
 
 Foundry sorts combatants on every client by initiative descending, ties by ``_id``
 ascending, and null initiatives last; a system may break ties its own way (pf2e, dnd5e),
-which the module states as ``turn_order`` (:func:`rules_sort` follows it). The engine keeps
+which the module states as ``turn_order`` (:func:`rules_sort` follows it where a sort key
+leaves a full tie: ``foundry-core``; the rule-bearing rulesets end theirs with
+:func:`by_id`, as their rulings write, docs/rules.md). The engine keeps
 the order explicitly (``Combat.order``) because rules place combatants where a sort would not (a hold, a dash
 waiting for the turn in progress). :func:`encode_initiatives` then chooses the numbers that
 make Foundry's own sort reproduce that order exactly, and with any system's comparator:
@@ -44,9 +46,10 @@ def foundry_sort(values: dict[str, float | None]) -> list[str]:
 def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = None) -> list[str]:
     """The order the ruleset's tie rules give: score and tie-breaks descending, then Foundry's.
 
-    A tie the rules leave goes as Foundry's own order has it (``Combat.turn_order``, the
+    A tie the sort key leaves goes as Foundry's own order has it (``Combat.turn_order``, the
     system's sort as the module states it: pf2e's priorities, dnd5e's names), then by ``_id``
-    (core's tie rule, and the whole of it when the module does not state the order).
+    (core's tie rule, and the whole of it when the module does not state the order). A key
+    ending with :func:`by_id` leaves no tie.
     Combatants that have not rolled come last, the same way, as in Foundry.
     """
     chosen = list(combat.combatants) if ids is None else list(ids)
@@ -59,6 +62,14 @@ def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = No
         return (False, tuple(-k for k in sort_key(combat, c)), shown.get(cid, len(shown)), cid)
 
     return sorted(chosen, key=key)
+
+
+def by_id(cid: str) -> tuple[float, ...]:
+    """Foundry's own order (``_id`` ascending) as sort-key numbers, higher first: each
+    character's code point negated, then 1.0 so an id goes before the ids it prefixes. A
+    ruleset whose rulings break a full tie by ``_id`` ends its ``sort_key`` with it, so
+    :func:`rules_sort` never reaches Foundry's stated order."""
+    return (*(-float(ord(ch)) for ch in cid), 1.0)
 
 
 def shown_ranks(turn_order: Sequence[str]) -> Mapping[str, int]:
@@ -138,9 +149,8 @@ def encode_initiatives(
     whose own value it is go above it, those placed after it just below (see
     :func:`_spread`). Only a tie Foundry itself stores stays: all stored, in the order
     Foundry shows them (``shown``, its stated turn order, then ``_id``; see :func:`rules_sort`)
-    or, as before the module stated the order, in ``_id`` order (core's tie rule; a
-    ruleset's own full-tie ruling by ``_id``, dice-pool's DP-2, stays unwritten at first
-    contact where the system shows the tie otherwise).
+    or in ``_id`` order (core's tie rule; the rule-bearing rulesets' full-tie ruling by
+    ``_id`` stays unwritten at first contact where the system shows the tie otherwise).
     """
     if not hints and not stored:
         plain = _descending(order, scores)

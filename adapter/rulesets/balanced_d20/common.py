@@ -6,16 +6,16 @@ from msgspec.structs import replace
 
 from ...engine.context import Ctx
 from ...engine.model import Combat, Combatant, Prompt
-from ...engine.order import place_by_rules
+from ...engine.order import by_id, place_by_rules
 from ...errors import UnknownPrompt
 from .state import stat
 
 
-def sort_key(combat: Combat, combatant: Combatant) -> tuple[float, float]:
-    """Ties in initiative: the higher Dex modifier first (ruling), then Foundry's own order
-    (engine: the snapshot's ``turn_order``, then ``_id``)."""
+def sort_key(combat: Combat, combatant: Combatant) -> tuple[float, ...]:
+    """Section 1's tie ruling: "the higher Dex modifier first, then Foundry's own order
+    (`_id`)"."""
     score = combatant.score if combatant.score is not None else 0.0
-    return (score, float(stat(combatant, "dex")))
+    return (score, float(stat(combatant, "dex")), *by_id(combatant.id))
 
 
 def replace_in_order(combat: Combat, cid: str) -> Combat:

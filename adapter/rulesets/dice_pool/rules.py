@@ -19,10 +19,11 @@ from ...engine.context import Ctx
 from ...engine.events import Joined, Rolled, TurnEnded
 from ...engine.messages import Roll
 from ...engine.model import Combat, Combatant
+from ...engine.order import by_id
 from ...errors import RuleViolation, UnknownPrompt
 from .count import DiceSettings, pool_dice, success_count
 from .pool import Dice, dice_for, group_pool, members, pool
-from .sequence import sequence_key, unit, unit_rank
+from .sequence import sequence_key
 from .state import DicePoolState, PoolRoll, combat_state, roll_of
 
 SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
@@ -124,7 +125,7 @@ def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
     joins after its group's turn is over takes the group's roll and slots in on its own for
     the rest of that round; from the next round on it acts with the group.)"""
     if _group_under_way(combat, c):
-        return (math.inf, 0.0, -float(unit_rank(combat, unit(combat, c))))
+        return (math.inf, 0.0, *by_id(c.id))
     return sequence_key(combat, c)
 
 

@@ -36,7 +36,7 @@ from ...engine.context import Ctx
 from ...engine.events import CombatStarted, Rolled, RoundStarted, ScoreSet
 from ...engine.holding import GIVING_UP, HOLDING, STEPPED_IN, holding
 from ...engine.model import Combat, Combatant
-from ...engine.order import place_by_rules
+from ...engine.order import by_id, place_by_rules
 from .pool import dice_for
 from .state import DicePoolState, combat_state, roll_of
 
@@ -46,11 +46,6 @@ def unit(combat: Combat, c: Combatant) -> str:
     if c.group is None or c.group not in combat.groups:
         return c.id
     return min(x.id for x in combat.combatants.values() if x.group == c.group)
-
-
-def unit_rank(combat: Combat, unit_id: str) -> int:
-    """The rank of a unit among the combat's units by ``_id``."""
-    return sorted(_units(combat).values()).index(unit_id)
 
 
 def _units(combat: Combat) -> dict[str, str]:
@@ -74,17 +69,16 @@ def _base(combat: Combat, c: Combatant) -> int:
 Score = Callable[[Combatant], float]
 
 
-def _dp2(combat: Combat, score: Score) -> Callable[[str], tuple[float, float, float]]:
-    """DP-2's key (successes, base, then the unit's ``_id``), larger first."""
+def _dp2(combat: Combat, score: Score) -> Callable[[str], tuple[float, ...]]:
+    """DP-2's key (successes, base, then the unit's ``_id`` and the combatant's), larger first."""
     units = _units(combat)
-    ranks = {u: i for i, u in enumerate(sorted(set(units.values())))}
     bases: dict[str, float] = {}
 
-    def key(cid: str) -> tuple[float, float, float]:
+    def key(cid: str) -> tuple[float, ...]:
         c = combat.combatants[cid]
         if cid not in bases:
             bases[cid] = float(_base(combat, c))
-        return (score(c), bases[cid], -float(ranks[units[cid]]))
+        return (score(c), bases[cid], *by_id(units[cid]), *by_id(cid))
 
     return key
 
@@ -97,7 +91,7 @@ def merge(combat: Combat, kept: Sequence[str], new: Sequence[str], score: Score 
     """DP-5 with DP-2: ``kept`` as it stands; each of ``new`` right before the first kept
     combatant it beats on successes, then base (Foundry's ``_id`` for a full tie)."""
     key = _dp2(combat, score)
-    waiting = sorted(sorted(new), key=key, reverse=True)  # a full tie: by _id
+    waiting = sorted(new, key=key, reverse=True)
     merged: list[str] = []
     for cid in kept:
         while waiting and key(waiting[0]) > key(cid):
@@ -128,7 +122,7 @@ def position(combat: Combat, c: Combatant, ranks: Mapping[str, int],
     return (-float(ranks.get(c.id, len(ranks))),)
 
 
-Ranked = tuple[Combat, dict[str, int], Callable[[str], tuple[float, float, float]]]
+Ranked = tuple[Combat, dict[str, int], Callable[[str], tuple[float, ...]]]
 #: the last combat sorted, with its ranks and DP-2 keys: a sort asks once per combatant of
 #: one (immutable) combat; held by identity, swapped whole
 _last: list[Ranked] = []

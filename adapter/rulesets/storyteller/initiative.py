@@ -8,6 +8,7 @@ from ...engine.context import Ctx
 from ...engine.dice import scored_by_total
 from ...engine.events import Rolled
 from ...engine.model import Combat, Combatant
+from ...engine.order import by_id
 
 
 def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
@@ -23,6 +24,6 @@ def initiative_mod(combatant: Combatant) -> float:
 
 def tie_rule(combat: Combat, combatant: Combatant) -> Sequence[float]:
     """Section 3 ruling: "ties go to the higher initiative modifier, then to Foundry's own
-    order (`_id`)" (the engine adds it: the snapshot's ``turn_order``, then ``_id``). ST-3 orders
-    holders stepping in together by it."""
-    return (combatant.score if combatant.score is not None else 0.0, initiative_mod(combatant))
+    order (`_id`)". ST-3 orders holders stepping in together by it."""
+    score = combatant.score if combatant.score is not None else 0.0
+    return (score, initiative_mod(combatant), *by_id(combatant.id))
