@@ -8,7 +8,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapter.engine.order import by_runs, encode_initiatives, foundry_sort, place_after, place_before
+from adapter.engine.order import by_runs, encode_initiatives, place_after, place_before
+from tests.foundry import foundry_sort
 from tests.support.examples import examples
 
 

@@ -1,14 +1,8 @@
-"""Reading the natural d20 of an initiative roll (BI-1, BI-2), and the reroll's formula.
-
-The natural result is the one active result of the roll's only d20 term: a result that was
-rerolled (``r1=1``, Halfling Lucky) or discarded (``2d20kh``, advantage) is not the natural
-one. A roll whose dice do not fit (no d20, two d20 terms, two d20s kept) is refused rather
-than guessed at.
-"""
+"""The natural d20 of an initiative roll (BI-1, BI-2): the one active result of its only d20
+term; a roll that does not fit is refused, not guessed at. And the reroll's formula."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,12 +48,8 @@ def natural_d20(roll: Roll) -> int:
 
 
 def reroll_formula(roll: Roll, natural: int) -> str:
-    """The formula of a clever reroll: a new d20 with the first roll's modifiers (BI-2 ruling).
-
-    The modifiers are the first total minus its natural d20, so a bonus die rolled the first
-    time is kept as it fell. The d20's own modifiers stay (a reroll-once such as ``r1=1``),
-    keep/drop ones go: the reroll is of one d20.
-    """
+    """The formula of a clever reroll (BI-2 ruling): one d20 with its own modifiers but
+    keep/drop, plus the first total less its natural d20 (a bonus die kept as it fell)."""
     term = d20_term(roll)
     mods = "".join(
         str(m) for m in term.get("modifiers") or ()
@@ -72,7 +62,3 @@ def reroll_formula(roll: Roll, natural: int) -> str:
     amount = int(bonus) if float(bonus).is_integer() else bonus
     sign = "-" if bonus < 0 else "+"
     return f"{die} {sign} {abs(amount)}"
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,13 +1,5 @@
-"""Reactions under `balanced-d20`: when a combatant has one, and ``reaction.use``.
-
-A reaction comes back at the start of the combatant's own turn, except while a dash
-blocks it (BI-4). Before its first turn no combatant has one (BI-3 ruling), unless it is
-Ready to strike with initiative >= 10. A standard readied action whose trigger happened
-makes it available with reason ``readied_trigger`` (BI-5).
-
-Reasons, first match wins: ``defeated``, ``dashed``, ``spent``, ``ready_to_strike`` /
-``before_first_turn``, ``readied_trigger``, ``available``.
-"""
+"""Reactions under `balanced-d20`: when a combatant has one (:func:`reaction_state`, the
+reasons in docs/rules.md, "Reactions"), and ``reaction.use``."""
 
 from __future__ import annotations
 
@@ -16,8 +8,7 @@ from ...engine.events import TurnStarted
 from ...engine.messages import UseReaction
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation
-from .common import declared_by
-from .state import fighter, update_fighter
+from .state import declared_by, fighter, update_fighter
 
 READY_TO_STRIKE_MIN = 10  # BI-3: "if its initiative result is 10 or higher"
 

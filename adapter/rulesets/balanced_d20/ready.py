@@ -1,20 +1,8 @@
-"""BI-3 Ready to strike, declared outside combat and applied when a combat starts.
+"""BI-3 Ready to strike, declared outside combat and applied when a combat starts (or when
+its actor joins one under way): the intents and rulings are in docs/rules.md, BI-3.
 
-``ready.start {actor_id, token_id, owners, watching, sees, weapon_ready}`` at the message's
-world time (no combat needed). Ready once a later message's world time is 6 s past the
-start, or when a GM sends ``ready.confirm {actor_id}`` (Foundry's clock often stands still
-outside combat). ``ready.break {actor_id, reason}`` ends it: only a new ``ready.start``
-begins a new 6 s. When a combat starts with a ready actor in it, the combatant has, with
-initiative >= 10, its reaction before its first turn ("if its initiative result is 10 or
-higher" does not depend on who is watched); it is ``surprise_immune`` only when some of the
-creatures it watched are among the combatants ("cannot be surprised by the creatures it
-watches").
-
-Rulings (docs/rules.md, BI-3): a declaration shows on its actor in a combat not yet begun
-(``ready_to_strike`` before the start, its reaction usable as soon as it has rolled 10 or
-more, whichever the GM presses first, Roll All or Begin Combat); it is used up when the
-combat starts, or when its actor joins a combat already under way (it applies then, as at
-a start).
+A declaration is ready 6 s of world time after ``ready.start``, or at a GM's
+``ready.confirm``; ``ready.break`` ends it. Before the start it shows on its actor.
 """
 
 from __future__ import annotations
@@ -41,7 +29,7 @@ def ready_to_strike_on_clock(ctx: Ctx, combat: Combat, event: Clock) -> Combat:
 def ready_to_strike_on_combat_start(ctx: Ctx, combat: Combat, event: CombatStarted) -> Combat:
     """BI-3: watch for 6 s, unseen, weapon ready: not surprised, reaction before turn one."""
     _tick(ctx, combat)
-    return _combat_starts(ctx, combat)
+    return _apply_declarations(ctx, combat, tuple(combat.combatants))
 
 
 def ready_to_strike_on_join(ctx: Ctx, combat: Combat, event: Joined) -> Combat:
@@ -59,8 +47,8 @@ def ready_to_strike_on_adopt(ctx: Ctx, combat: Combat, combatant_id: str) -> Com
 
 
 def _tick(ctx: Ctx, combat: Combat | None = None) -> None:
-    """A message's world time 6 s past a declaration makes it ready, for good (also on its
-    actor in the other combats not yet begun; ``combat`` is the message's own)."""
+    """A message's world time 6 s past a declaration makes it ready, for good, shown in the
+    combats not yet begun but ``combat``, the message's own."""
     state = world_state(ctx)
     late = {
         actor: replace(w, elapsed=True) for actor, w in state.watches.items()
@@ -88,9 +76,8 @@ def _show_elsewhere(ctx: Ctx, actors: set[str], combat: Combat | None) -> None:
 
 def _show_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...] | None = None,
                        clear: bool = False) -> Combat:
-    """BI-3 before the start: each watcher among ``ids`` (everyone, by default) is
-    ``ready_to_strike`` while its declaration is ready (not used up: that comes with the
-    start). ``clear``: one whose declaration is gone (broken) is no longer."""
+    """BI-3 before the start: each watcher among ``ids`` (default: all) is ``ready_to_strike``
+    while its declaration is ready; ``clear``: one whose declaration is gone no longer is."""
     if combat.started:
         return combat
     state = world_state(ctx)
@@ -190,15 +177,9 @@ def ready_to_strike_confirm(ctx: Ctx, combat: Combat | None, intent: ReadyConfir
     return _shown_here(ctx, combat)
 
 
-def _combat_starts(ctx: Ctx, combat: Combat) -> Combat:
-    """The declarations of the actors in this combat are used up; the ready ones apply."""
-    return _apply_declarations(ctx, combat, tuple(combat.combatants))
-
-
 def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Combat:
-    """The declarations of the actors of ``ids`` are used up; the ready ones apply (one not
-    ready, or broken or used up elsewhere since it showed before the start, does not). A
-    used-up declaration no longer shows on its actor in the other combats not yet begun."""
+    """The declarations of the actors of ``ids`` are used up (and no longer shown elsewhere);
+    the ready ones apply."""
     state = world_state(ctx)
     used: set[str] = set()
     for cid in ids:

@@ -1,21 +1,7 @@
-"""BI-1 Initiative roll and BI-2 Clever reroll.
+"""BI-1 Initiative roll and BI-2 Clever reroll (the prompts' flow: docs/rules.md, BI-2).
 
-Flow of a clever reroll (one made, or declined, per combatant per combat)::
-
-    initiativeRoll, natural d20 <= Int mod    -> prompt ``reroll`` to the owners (NPC: "gm")
-    reroll.decide {prompt_id, accept}          owner or GM; declined: the first roll stands
-      accept, auto_approve_rerolls             -> prompt ``reroll.roll`` (data.formula)
-      accept                                   -> prompt ``reroll.approval`` to "gm"
-    reroll.approve {prompt_id, approve}        GM only; approved -> prompt ``reroll.roll``
-    initiativeRoll with reroll_of = offer id   the new total stands, even if lower
-
-A group's roll (``group_id``) gets the offer too, for the whole group: it qualifies by the
-lowest Int modifier among the members (ruling), goes to the owners of every member (an NPC
-group's to the GM), names the first member as its ``combatant_id`` (with ``data.group_id``
-and ``data.members``), and the reroll's result goes to every member.
-
-A pending prompt never blocks the order: the plan shows the current value, tagged
-``reroll_pending``.
+A group's roll gets one offer for the whole group (ruling), and the reroll's result goes to
+every member. A pending prompt never blocks the order: the plan shows ``reroll_pending``.
 """
 
 from __future__ import annotations
@@ -28,21 +14,16 @@ from ...engine.events import Rolled, ScoreSet
 from ...engine.messages import RerollApprove, RerollDecide
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
-from .common import pending_prompt, replace_in_order
 from .natural import natural_d20, reroll_formula
-from .state import Reroll, fighter, scored, stat, update_fighter
+from .state import Reroll, fighter, pending_prompt, replace_in_order, scored, stat, update_fighter
 
-#: BI-2 "may reroll the d20 once": only a reroll made, or a decline, uses the right up; an
-#: offer withdrawn by a new roll, or denied by the GM, leaves it for the next qualifying roll
+#: BI-2 "once": a reroll made or declined uses the right up (withdrawn or denied does not)
 USED_UP = ("declined", "rerolled")
 
 
 def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
-    """BI-1: the initiative is a Dexterity check, d20 + Dex (+ the system's bonuses).
-
-    The score is the roll's total; the natural d20 is read from its d20 term (a roll that
-    does not fit is refused).
-    """
+    """BI-1: the initiative is a Dexterity check: the score is the roll's total, the natural
+    d20 read from its d20 term; a second roll is the GM's or the clever reroll's (BI-2)."""
     natural = natural_d20(event.roll)
     total = roll_total(event.roll)
     members = rollers(combat, event)
@@ -60,9 +41,8 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
 
 
 def initiative_roll_on_score_set(ctx: Ctx, combat: Combat, event: ScoreSet) -> Combat:
-    """BI-1: a GM's ``initiative.set`` replaces the combatant's own value. BI-2 (ruling): the
-    GM's number is an override like a new roll by the GM: it withdraws a pending clever
-    reroll offer (a group's, for every member), and the typed number stands."""
+    """BI-1: a GM's ``initiative.set`` replaces the combatant's own value; it withdraws a
+    pending clever reroll offer, as a new roll does (BI-2 ruling)."""
     before = combat.combatants[event.combatant_id].score
     combat = _withdraw_offer(ctx, combat, event.combatant_id)
     combat = scored(combat, event.combatant_id, event.value)
@@ -72,8 +52,7 @@ def initiative_roll_on_score_set(ctx: Ctx, combat: Combat, event: ScoreSet) -> C
 
 
 def _withdraw_offer(ctx: Ctx, combat: Combat, cid: str) -> Combat:
-    """A pending offer lapses: its prompts close (answering them is ``unknown_prompt``), and
-    the right to reroll is not used up (``superseded``)."""
+    """A pending offer lapses (``superseded``): its prompts close, the right is not used up."""
     offer = fighter(combat.combatants[cid]).reroll
     if offer is None or not offer.pending:
         return combat
@@ -82,11 +61,8 @@ def _withdraw_offer(ctx: Ctx, combat: Combat, cid: str) -> Combat:
 
 
 def clever_reroll_on_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
-    """BI-2: a natural d20 <= the Int modifier may be rerolled once; the new result stands.
-
-    Ruling: the owner chooses, the GM approves (unless ``auto_approve_rerolls``); the
-    reroll replaces the d20 only, the modifiers are applied again to the new die.
-    """
+    """BI-2: a natural d20 <= the Int modifier may be rerolled once; the new result stands
+    (ruling: the owner chooses, the GM approves unless ``auto_approve_rerolls``)."""
     party = rollers(combat, event)
     if event.reroll_of is not None:
         return _rerolled(ctx, combat, party, event.reroll_of)
@@ -115,14 +91,12 @@ def _party(combat: Combat, cid: str, reroll: Reroll) -> list[str]:
 
 
 def _lowest_int(combat: Combat, party: list[str]) -> int:
-    """BI-2 for a group roll (**ruling**): the group qualifies only when every member would
-    on its own, i.e. by the lowest Int modifier among them; every member takes the result."""
+    """BI-2 for a group roll (**ruling**): the lowest Int modifier among the members."""
     return min(stat(combat.combatants[cid], "int") for cid in party)
 
 
 def _offer_to(members: list[Combatant]) -> tuple[str, ...] | str:
-    """The owners who decide: a character's owners; for a group, the owners of every member
-    (who may roll for it); the GM for an NPC, or when no player owns every member."""
+    """Who decides: the owners of every member; the GM for an NPC, or when none owns them all."""
     if any(c.is_npc or not c.owners for c in members):
         return "gm"
     common = [u for u in members[0].owners if all(u in c.owners for c in members)]

@@ -1,19 +1,15 @@
-"""Ruleset ``dice-pool``: success-counting initiative (../shared/rules/README.md section 2).
-
-DP-1 pool = Reaction + Wits − size (+ the GM's dice, DP-7); DP-3 successes recounted from
-the dice; DP-2 order by net successes, then base, then ``_id``; DP-4 hesitation; DP-5 the
-order is kept for the fight, but for delay and waiting (the engine's shared hold/act,
-:mod:`.delay`): each round starts in the sequence the last one ended in (:mod:`.sequence`);
-DP-6 groups roll once with their slowest member's pool.
+"""Ruleset ``dice-pool``: success-counting initiative (../shared/rules/README.md section 2,
+DP-1 … DP-7; docs/rules.md): the rules in :mod:`.rules`, the kept sequence (DP-5) in
+:mod:`.sequence`, delay and waiting through the engine's shared hold/act in :mod:`.delay`.
 """
 
 from ...engine.events import CombatStarted, Joined, Rolled, RoundStarted, ScoreSet, TurnEnded
 from ...engine.ruleset import Ruleset, chain
-from .adopt import adopt_pool_roll
 from .delay import HOLD, INTENTS
 from .describe import describe
 from .rules import (
     SETTINGS,
+    adopt_pool_roll,
     group_initiative,
     hesitation,
     initiative_formula,

@@ -1,15 +1,12 @@
-"""Reading the pool roll: checking it is the pool that was asked for, and counting it (DP-3).
-
-The module rolls ``{pool}d6cs>=4df=1`` in Foundry and forwards ``Roll#toJSON()``. The sidecar
-does not trust Foundry's ``count``/``success``/``total``: it recounts the individual die
-results with the ruleset's settings, so a mistyped formula cannot change the order.
-"""
+"""Reading the pool roll: checking it is the pool asked for, and recounting its dice (DP-3)
+with the ruleset's settings, not trusting Foundry's ``total``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from ...engine.dice import active_results, dice_terms
 from ...engine.messages import Roll
@@ -19,8 +16,7 @@ from ...errors import RuleViolation
 ROLL = ("roll", "roll")
 
 
-@dataclass(frozen=True)
-class DiceSettings:
+class DiceSettings(Struct, frozen=True):
     """DP-3 **ruling**: die size, success threshold and "1 subtracts" are settings."""
 
     die_faces: int = 6
@@ -33,8 +29,7 @@ class DiceSettings:
         return f"{pool}d{self.die_faces}cs>={self.success_at}{cancel}"
 
 
-@dataclass(frozen=True)
-class Count:
+class Count(Struct, frozen=True):
     """A pool's successes, its ones, and the net the rules rank by (less the ones where ones cancel)."""
 
     successes: int
@@ -44,9 +39,8 @@ class Count:
 
 
 def success_count(dice: tuple[int, ...], settings: DiceSettings) -> Count:
-    """DP-3 **ruling**: "each die showing 4, 5 or 6 is a success; each die showing 1 subtracts
-    one from the count, which can go below zero. A roll with no successful die and at least
-    one 1 is a critical failure." (DP-E2: 4,3,1,2,1 → −1; 3,2,3,1,1 → −2, critical.)"""
+    """DP-3 **ruling**: successes (4, 5, 6) less the 1s; no success and a 1 is a critical
+    failure (DP-E2: 4,3,1,2,1 → −1; 3,2,3,1,1 → −2, critical)."""
     successes = sum(1 for d in dice if d >= settings.success_at)
     ones = sum(1 for d in dice if d == 1)
     net = successes - ones if settings.ones_cancel else successes

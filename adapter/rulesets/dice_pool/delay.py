@@ -1,9 +1,6 @@
 """DP-5 "unless someone declares an action that affects initiative (delay, waiting)": the
-engine's shared hold/act mechanics (:mod:`adapter.engine.holding`), errors under DP-5.
-
-A hesitating combatant (DP-4) has no action to delay: ``hold`` and ``act`` are refused
-while it loses turns; once its turns are back, it may hold like anyone else.
-"""
+engine's shared hold/act mechanics (:mod:`adapter.engine.holding`) under DP-5, refused to a
+hesitating combatant (DP-4)."""
 
 from __future__ import annotations
 
@@ -35,7 +32,7 @@ def act(ctx: Ctx, combat: Combat, intent: Act) -> Combat | None:
 
 
 def _refuse_hesitating(combat: Combat, intent: Hold | Act) -> None:
-    """DP-4: "cannot act for as many turns as the negative value"."""
+    """DP-4: a hesitating combatant has no action to delay."""
     c = combat.combatants.get(intent.combatant_id)
     if c is not None and hesitating(c.ext, combat.round):
         raise RuleViolation(

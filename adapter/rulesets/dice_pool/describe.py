@@ -1,12 +1,6 @@
-"""How a dice-pool combatant looks in the plan (DP-2, DP-4), and its initiative fraction.
-
-The initiative number the module writes is ``net successes + base / 100``: the whole part
-is the net successes (DP-2's first key; ``floor``, so −0.95 is −1 success with base 5), the
-two decimals are the base pool (DP-2's tie-break). When a base is outside 0..99 the number
-is the net successes alone (``adapter.engine.order._own_value``); when the fraction would
-not keep the order (a group kept together, a holder placed by hand), the engine spaces the
-fractions evenly instead; the whole part stays the net successes.
-"""
+"""How a dice-pool combatant looks in the plan (DP-2, DP-4), and its initiative fraction:
+the number the module writes is ``net successes + base / 100`` (docs/rules.md, dice-pool,
+"The initiative number in the tracker")."""
 
 from __future__ import annotations
 
@@ -25,10 +19,8 @@ def initiative_fraction(base: int) -> float | None:
 
 
 def describe(combat: Combat, c: Combatant) -> Entry:
-    """DP-4 "After an ordinary failure it may only defend (it loses its active phase); after
-    a critical failure it cannot act at all for that many turns": ``defend_only`` or ``none``
-    with tag ``hesitating`` while turns are lost (``detail.turns_lost``: how many more, after
-    the turn of this round, if it has passed); the place in the order is kept."""
+    """DP-4: a hesitating combatant ``defend_only`` (``none`` after a critical failure), tag
+    ``hesitating``, ``detail.turns_lost``; DP-1 … DP-3, DP-6, DP-7 in ``detail`` and ``rules``."""
     rules: list[str] = ["DP-1"]
     tags: list[str] = []
     detail: dict[str, Any] = {}

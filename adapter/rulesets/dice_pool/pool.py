@@ -1,21 +1,17 @@
-"""How many dice a combatant rolls: DP-1 (pool), DP-7 (the GM's modifier), DP-6 (groups).
-
-Stats come from the module in ``combatant.stats``: ``reaction``, ``wits``, ``size`` (0 for
-a human; −9 for a fly) and the optional ``pool_modifier`` (DP-7). The base initiative is the
-tie-break of DP-2 and is never changed by the GM's modifier; the pool is what is rolled.
-"""
+"""How many dice a combatant rolls: DP-1 (pool), DP-7 (the GM's modifier), DP-6 (groups),
+from ``combatant.stats``: ``reaction``, ``wits``, ``size`` and the optional ``pool_modifier``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation
 
 
-@dataclass(frozen=True)
-class Dice:
+class Dice(Struct, frozen=True):
     """The pool to roll and the base it ties on, for one combatant or one group."""
 
     pool: int

@@ -1,29 +1,11 @@
 """DP-5 "The order is kept for the whole fight unless someone declares an action that
 affects initiative (delay, waiting)": the sequence a round ends in is the sequence the next
-one starts in.
+one starts in, with the exceptions of the rulings (docs/rules.md, DP-5).
 
-**Ruling** (docs/rules.md, DP-5): what is kept is the sequence as it actually ended, in
-absolute terms: who stood before whom, not "right after X" wherever X goes later. At each
-round start (:func:`kept_sequence`, before the holds are cleared) the order the round ended
-in (``Combat.order``) becomes :attr:`DicePoolCombat.sequence`, with these exceptions:
-
-- a step-in for one round only (from a carried hold, ST-4/ST-5 rulings) and a movement-only
-  turn (``hold {next_round}``) go back where the combatant stood when that round started:
-  right after the one it followed then (first, if it was first);
-- a combatant not in the kept sequence (it joined, or its first roll came, in the round
-  that ended) or given a new score since (the GM's number) takes its place by DP-2
-  (:func:`merge`): before the first kept combatant it beats on successes, then base;
-- a group's members (but those who stand apart, having stepped in elsewhere or got the
-  GM's number) are kept together at the place of the first of them, in Foundry's order
-  (``_id``), DP-6; one who stepped in between them goes right after them (right before,
-  if it stepped in before one of them).
-
-Within a round the order is the engine's explicit ``Combat.order``. The sort key
-(:func:`sequence_key`) is only consulted to place someone among the turns still to come (a
-joiner, a new score) and to order step-ins at one point (ST-3): a combatant's root is its
-rank in the kept sequence with everyone new merged in by DP-2; a combatant that stepped in
-this round stands at its anchor's root one step down (after) or up (before), and those at
-one point are ordered by DP-2 (successes, base, ``_id``).
+Within a round the order is the engine's ``Combat.order``; :func:`sequence_key` places
+someone among the turns still to come (a joiner, a new score) and orders step-ins at one
+point (ST-3): its root is the rank in the kept sequence with everyone new merged in by
+DP-2; a step-in stands one step after (or before) its anchor's root.
 """
 
 from __future__ import annotations
@@ -41,15 +23,8 @@ from .pool import dice_for
 from .state import DicePoolState, combat_state, roll_of
 
 
-def unit(combat: Combat, c: Combatant) -> str:
-    """A group ties as one combatant: the smallest ``_id`` of its members (DP-6)."""
-    if c.group is None or c.group not in combat.groups:
-        return c.id
-    return min(x.id for x in combat.combatants.values() if x.group == c.group)
-
-
 def _units(combat: Combat) -> dict[str, str]:
-    """Every combatant's unit (DP-6), computed once."""
+    """Every combatant's unit: a group ties as one combatant, its smallest ``_id`` (DP-6)."""
     first: dict[str, str] = {}
     for c in combat.combatants.values():
         if c.group is not None and c.group in combat.groups:
@@ -138,8 +113,7 @@ def _ranked(combat: Combat) -> Ranked:
 
 
 def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
-    """DP-5: the place (paths end with 0, steps are ±1, so no place is a prefix of another),
-    then DP-2 for those at one place (ST-3)."""
+    """DP-5: the place (ended by 0, steps are ±1: no place prefixes another), then DP-2 (ST-3)."""
     _, ranks, dp2 = _ranked(combat)
     return (*position(combat, c, ranks), 0.0, *dp2(c.id))
 
@@ -148,8 +122,7 @@ def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
 
 
 def kept_sequence(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
-    """DP-5 at a round start (before the holds are cleared): the sequence the round ended
-    in is kept (see the module)."""
+    """DP-5 at a round start (before the holds are cleared): the sequence the round ended in is kept."""
     seq = _group_blocks(combat, _sequence_ended(combat))
     return replace(combat, ext=replace(combat_state(combat.ext), sequence=tuple(seq)))
 

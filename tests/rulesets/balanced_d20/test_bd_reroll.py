@@ -84,7 +84,7 @@ def test_the_score_is_the_total_and_ties_go_to_the_higher_dex_then_id() -> None:
     assert t.order() == [b, a, c]  # all 11: Dex 3 first, then by _id
     values = t.initiatives()
     assert [int(v or 0) for v in values.values()] == [11, 11, 11]
-    from adapter.engine.order import foundry_sort
+    from tests.foundry import foundry_sort
     assert foundry_sort(values) == t.order()
 
 

@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 from msgspec.structs import replace
 
-from adapter.engine.order import foundry_sort
 from adapter.errors import RuleViolation, SidecarError, UnknownCombatant, UnknownPrompt
 from adapter.rulesets.dice_pool.state import DicePoolState
+from tests.foundry import foundry_sort
 from tests.rulesets.dice_pool.dp_table import PLAYER, Table, pool_roll
 
 ABEL, BAKER, CHARLIE = "cmbAbel000000001", "cmbBaker00000001", "cmbCharlie000001"
