@@ -211,8 +211,5 @@ def _decimals(value: float) -> int:
     """How many decimals ``value`` is written with (24.18 → 2; 10.0 → 0), at most 10."""
     if value.is_integer():
         return 0
-    text = repr(value)
-    if "e" in text or "E" in text:
-        exponent = decimal.Decimal(text).as_tuple().exponent
-        return min(10, -exponent) if isinstance(exponent, int) and exponent < 0 else 0
-    return min(10, len(text) - text.index(".") - 1)
+    exponent = decimal.Decimal(repr(value)).as_tuple().exponent
+    return min(10, -exponent) if isinstance(exponent, int) else 0

@@ -12,13 +12,8 @@ from .state import declared_by, fighter, update_fighter
 
 READY_TO_STRIKE_MIN = 10  # BI-3: "if its initiative result is 10 or higher"
 
-#: the rule behind each reason a reaction is unavailable (for refusals)
-RULE_OF_REASON = {
-    "defeated": "balanced-d20",
-    "dashed": "BI-4",
-    "spent": "balanced-d20",
-    "before_first_turn": "BI-3",
-}
+#: the rule behind a reason a reaction is unavailable (for refusals; else the ruleset's id)
+RULE_OF_REASON = {"dashed": "BI-4", "before_first_turn": "BI-3"}
 
 
 def reaction_state(c: Combatant) -> tuple[bool, str]:
@@ -43,10 +38,10 @@ def require_reaction(c: Combatant, what: str, field: str = "combatant_id") -> No
     available, reason = reaction_state(c)
     if not available:
         spent_by = fighter(c).reaction_spent
-        rule = "BI-5" if spent_by in ("readied", "preemptive") else RULE_OF_REASON.get(reason)
+        rule = "BI-5" if spent_by in ("readied", "preemptive") else RULE_OF_REASON.get(reason, "balanced-d20")
         raise RuleViolation(
             f"{c.name or c.id} cannot {what}: its reaction is not available ({reason})",
-            rule=rule or "balanced-d20", field=field,
+            rule=rule, field=field,
         )
 
 

@@ -116,18 +116,19 @@ def ready_to_strike_start(ctx: Ctx, combat: Combat | None, intent: ReadyStart) -
                             field="weapon_ready")
     watch = Watch(actor_id=actor, token_id=intent.token_id, owners=owners,
                   watching=watching, started_at=ctx.world_time)
-    state = world_state(ctx)
-    put_world_state(ctx, WorldState(watches={**state.watches, actor: watch}))
+    ready_at = ctx.world_time + WATCH_SECONDS
+    return _declared(ctx, combat, {**world_state(ctx).watches, actor: watch}, actor,
+                     f"actor {actor} watches; ready at world time {ready_at:g} or when a GM confirms",
+                     state="watching", ready_at=ready_at)
+
+
+def _declared(ctx: Ctx, combat: Combat | None, watches: dict[str, Watch], actor: str, text: str,
+              **data: object) -> Combat | None:
+    """The declarations become ``watches``, shown in every combat not yet begun (the
+    message's own, if it names one, returned), with a ``ready_to_strike`` notice."""
+    put_world_state(ctx, WorldState(watches=watches))
     _show_elsewhere(ctx, {actor}, combat)
-    ctx.notice("ready_to_strike", f"actor {actor} watches; ready at world time "
-               f"{ctx.world_time + WATCH_SECONDS:g} or when a GM confirms",
-               actor_id=actor, state="watching", ready_at=ctx.world_time + WATCH_SECONDS)
-    return _shown_here(ctx, combat)
-
-
-def _shown_here(ctx: Ctx, combat: Combat | None) -> Combat | None:
-    """The message's own combat (if it names one) with the declarations shown, as
-    :func:`_show_elsewhere` shows them in the others."""
+    ctx.notice("ready_to_strike", text, actor_id=actor, **data)
     return _show_declarations(ctx, combat, clear=True) if combat is not None else None
 
 
@@ -148,11 +149,8 @@ def ready_to_strike_break(ctx: Ctx, combat: Combat | None, intent: ReadyBreak) -
         return None  # nothing to break: the module may report any activity
     if not ctx.is_gm() and ctx.user not in watch.owners:
         raise NotPermitted(f"user {ctx.user!r} does not own actor {actor!r}")
-    put_world_state(ctx, WorldState(watches={a: w for a, w in state.watches.items() if a != actor}))
-    _show_elsewhere(ctx, {actor}, combat)
-    ctx.notice("ready_to_strike", f"actor {actor} is no longer Ready to strike",
-               actor_id=actor, state="broken", reason=intent.reason)
-    return _shown_here(ctx, combat)
+    return _declared(ctx, combat, {a: w for a, w in state.watches.items() if a != actor}, actor,
+                     f"actor {actor} is no longer Ready to strike", state="broken", reason=intent.reason)
 
 
 def ready_to_strike_confirm(ctx: Ctx, combat: Combat | None, intent: ReadyConfirm) -> Combat | None:
@@ -170,11 +168,8 @@ def ready_to_strike_confirm(ctx: Ctx, combat: Combat | None, intent: ReadyConfir
     if watch is None:
         raise RuleViolation(f"actor {actor!r} has not declared Ready to strike (or broke it)",
                             rule="BI-3", field="actor_id")
-    put_world_state(ctx, WorldState(watches={**state.watches, actor: replace(watch, confirmed=True)}))
-    _show_elsewhere(ctx, {actor}, combat)
-    ctx.notice("ready_to_strike", f"actor {actor} is Ready to strike", actor_id=actor,
-               state="ready")
-    return _shown_here(ctx, combat)
+    return _declared(ctx, combat, {**state.watches, actor: replace(watch, confirmed=True)}, actor,
+                     f"actor {actor} is Ready to strike", state="ready")
 
 
 def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Combat:

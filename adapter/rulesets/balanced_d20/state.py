@@ -77,10 +77,7 @@ class Fighter(Struct, CombatantExt, frozen=True, tag=True):
     readied: Readied | None = None
 
     def dash_for(self, round_: int) -> int | None:
-        for r, amount in self.dashes:
-            if r == round_:
-                return amount
-        return None
+        return next((amount for r, amount in self.dashes if r == round_), None)
 
 
 class Watch(Struct, frozen=True):
@@ -121,11 +118,6 @@ def update_fighter(combat: Combat, cid: str, **changes: Any) -> Combat:
     return replace(combat, combatants={**combat.combatants, cid: replace(c, ext=replace(f, **changes))})
 
 
-def set_score(combat: Combat, cid: str, score: float | None) -> Combat:
-    c = combat.combatants[cid]
-    return replace(combat, combatants={**combat.combatants, cid: replace(c, score=score)})
-
-
 def dash_round(combat: Combat) -> int:
     """The round a dash in force now belongs to (before the start: round 1)."""
     return combat.round if combat.started else 1
@@ -134,8 +126,10 @@ def dash_round(combat: Combat) -> int:
 def scored(combat: Combat, cid: str, base: float | None) -> Combat:
     """Set a combatant's own initiative; its score adds a dash in force this round (BI-4)."""
     combat = update_fighter(combat, cid, base=base)
-    amount = fighter(combat.combatants[cid]).dash_for(dash_round(combat))
-    return set_score(combat, cid, None if base is None else base + (amount or 0))
+    c = combat.combatants[cid]
+    amount = fighter(c).dash_for(dash_round(combat))
+    score = None if base is None else base + (amount or 0)
+    return replace(combat, combatants={**combat.combatants, cid: replace(c, score=score)})
 
 
 def world_state(ctx: Ctx) -> WorldState:

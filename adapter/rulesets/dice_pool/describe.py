@@ -13,17 +13,14 @@ from .pool import dice_for
 from .state import hesitating, roll_of, turns_lost_of
 
 
-def initiative_fraction(base: int) -> float | None:
-    """The base pool as the fraction of the initiative number (5 net, base 13 → 5.13)."""
-    return round(base / 100, 2) if 0 <= base < 100 else None
-
-
 def describe(combat: Combat, c: Combatant) -> Entry:
     """DP-4: a hesitating combatant ``defend_only`` (``none`` after a critical failure), tag
-    ``hesitating``, ``detail.turns_lost``; DP-1 … DP-3, DP-6, DP-7 in ``detail`` and ``rules``."""
+    ``hesitating``, ``detail.turns_lost``; DP-1 … DP-3, DP-6, DP-7 in ``detail`` and ``rules``;
+    the base pool as the initiative's fraction (5 net, base 13 → 5.13)."""
     rules: list[str] = ["DP-1"]
     tags: list[str] = []
     detail: dict[str, Any] = {}
+    acts, hint = "full", None
     if c.group is not None and c.group in combat.groups:
         rules.append("DP-6")
         detail["group"] = c.group
@@ -32,28 +29,20 @@ def describe(combat: Combat, c: Combatant) -> Entry:
         dice = dice_for(combat, c)
         if dice is not None:
             detail.update(pool=dice.pool, base=dice.base)
-        return _finish(combat, c, "full", tags, detail, rules, None)
-    rules += ["DP-2", "DP-3", "DP-5"]
-    if roll.pool != roll.base:
-        rules.append("DP-7")
-    detail.update(pool=roll.pool, base=roll.base, successes=roll.net, dice=list(roll.dice))
-    acts = "full"
-    if hesitating(c.ext, combat.round):
-        rules.append("DP-4")
-        tags.append("hesitating")
-        if roll.critical:
-            tags.append("critical_failure")
-        detail["turns_lost"] = turns_lost_of(c.ext)
-        acts = "none" if roll.critical else "defend_only"
-    return _finish(combat, c, acts, tags, detail, rules, initiative_fraction(roll.base))
-
-
-def _finish(
-    combat: Combat, c: Combatant, acts: str, tags: list[str], detail: dict[str, Any],
-    rules: list[str], hint: float | None,
-) -> Entry:
+    else:
+        rules += ["DP-2", "DP-3", "DP-5"]
+        if roll.pool != roll.base:
+            rules.append("DP-7")
+        detail.update(pool=roll.pool, base=roll.base, successes=roll.net, dice=list(roll.dice))
+        hint = round(roll.base / 100, 2) if 0 <= roll.base < 100 else None
+        if hesitating(c.ext, combat.round):
+            rules.append("DP-4")
+            tags.append("hesitating")
+            if roll.critical:
+                tags.append("critical_failure")
+            detail["turns_lost"] = turns_lost_of(c.ext)
+            acts = "none" if roll.critical else "defend_only"
     if c.defeated:
         acts = "none"
         tags.append("defeated")
-    entry = Entry(acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules), hint=hint)
-    return HOLD.entry(combat, c, entry)
+    return HOLD.entry(combat, c, Entry(acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules), hint=hint))

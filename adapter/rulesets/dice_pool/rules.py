@@ -15,8 +15,7 @@ from ...engine.messages import Roll
 from ...engine.model import Combat, Combatant
 from ...engine.order import by_id
 from ...errors import RuleViolation, UnknownPrompt
-from .count import DiceSettings, pool_dice, success_count
-from .pool import Dice, dice_for, group_pool, members, pool
+from .pool import Dice, DiceSettings, dice_for, group_pool, members, pool, pool_dice, success_count
 from .sequence import sequence_key
 from .state import DicePoolState, PoolRoll, combat_state, roll_of
 

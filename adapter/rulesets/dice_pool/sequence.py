@@ -118,9 +118,6 @@ def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
     return (*position(combat, c, ranks), 0.0, *dp2(c.id))
 
 
-# ---------------------------------------------------------------- the rule
-
-
 def kept_sequence(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
     """DP-5 at a round start (before the holds are cleared): the sequence the round ended in is kept."""
     seq = _group_blocks(combat, _sequence_ended(combat))

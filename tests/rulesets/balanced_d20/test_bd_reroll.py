@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adapter.rulesets.balanced_d20.natural import natural_d20, reroll_formula
+from adapter.rulesets.balanced_d20.reroll import natural_d20, reroll_formula
 from adapter.rulesets.balanced_d20.state import fighter as fighter_state
 from tests.decoded import as_roll
 from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, Table, d20, fighter
