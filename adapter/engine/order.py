@@ -25,9 +25,8 @@ def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = No
 
     def key(cid: str) -> tuple[bool, tuple[float, ...], int, str]:
         c = combat.combatants[cid]
-        if c.score is None:
-            return (True, (), shown.get(cid, len(shown)), cid)
-        return (False, tuple(-k for k in sort_key(combat, c)), shown.get(cid, len(shown)), cid)
+        keys = () if c.score is None else tuple(-k for k in sort_key(combat, c))
+        return (c.score is None, keys, shown.get(cid, len(shown)), cid)
 
     return sorted(chosen, key=key)
 
@@ -95,11 +94,9 @@ def encode_initiatives(
 
     ``scores``: the rule scores (None: not rolled, last). ``hints``: preferred fractions in
     [0, 1) of a score's whole part (the dice-pool base). ``stored``: adopted values no rule
-    has moved since (:mod:`adapter.engine.adopt`). Each entry is wanted at its stored value,
-    else whole part plus hint, else its score; one placed below a lower value, just below
-    its predecessor. Entries wanted at one value are spread (:func:`_spread`), but for a tie
-    Foundry itself stores, in the order it shows (``shown``, then ``_id``) or in ``_id``
-    order (the rule-bearing rulesets' full-tie ruling): it stays unwritten.
+    has moved since (:mod:`adapter.engine.adopt`), kept; so is a tie among them in the order
+    Foundry shows (``shown``, then ``_id``) or in ``_id`` order. Entries wanted at one value
+    are spread apart (:func:`_runs`, :func:`_spread`).
     """
     if not hints and not stored:
         plain = _descending(order, scores)

@@ -1,6 +1,8 @@
 """Ruleset `balanced-d20`: the balanced initiative house rules for D&D 5e (BI-1 … BI-5,
 ../shared/rules/README.md section 1 and docs/rules.md), one module per rule."""
 
+from operator import attrgetter
+
 from ...engine.adopt import turn_begun
 from ...engine.context import Ctx
 from ...engine.events import (
@@ -30,12 +32,6 @@ from ...engine.ruleset import Ruleset
 from . import dash, reactions, readied, ready, reroll
 from .describe import describe
 from .state import Fighter, WorldState, sort_key, update_fighter
-
-
-def view_inputs(combat: Combat) -> int:
-    """What :func:`.describe.describe` reads of the combat besides the combatant: the round
-    (``started`` and the dash round follow from it)."""
-    return combat.round
 
 
 def adopt_initiative(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
@@ -78,10 +74,8 @@ RULESET = Ruleset(
     },
     sort_key=sort_key,
     describe=describe,
-    view_inputs=view_inputs,
+    view_inputs=attrgetter("round"),  # all describe reads of the combat (started, dash round)
     settings={"auto_approve_rerolls": False},
     adopt=adopt_initiative,
     state_types=(Fighter, WorldState),
 )
-
-__all__ = ["RULESET"]

@@ -46,10 +46,7 @@ def require_reaction(c: Combatant, what: str, field: str = "combatant_id") -> No
 
 
 def reactions(ctx: Ctx, combat: Combat, intent: UseReaction) -> Combat:
-    """Reactions: one per round, back at the start of the combatant's own turn.
-
-    ``reaction.use {reason?}`` spends it (owner or GM); an unavailable one is refused.
-    """
+    """``reaction.use {reason?}`` (owner or GM) spends the reaction; an unavailable one is refused."""
     c = declared_by(ctx, combat, intent.combatant_id, "use a reaction")
     require_reaction(c, "use a reaction")
     f = fighter(c)

@@ -5,9 +5,6 @@ available, a pre-emptive one spends it and opens an opposed check (docs/rules.md
 
 from __future__ import annotations
 
-from itertools import compress, repeat
-from operator import attrgetter, is_not
-
 from msgspec.structs import replace
 
 from ...engine.context import Ctx
@@ -123,8 +120,8 @@ def readied_action_opposed_result(ctx: Ctx, combat: Combat, intent: OpposedResul
 
 def readied_action_on_turn_end(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     """BI-5: the turn moving on ends a trigger's moment, and makes a kept action due."""
-    for cid in readied_holders(combat):
-        r = fighter(combat.combatants[cid]).readied
+    for cid, c in combat.combatants.items():  # each step changes its own combatant only
+        r = fighter(c).readied
         if r is None:
             continue
         if r.status == "triggered":  # the turn moved on: the trigger is past
@@ -138,22 +135,6 @@ def readied_action_on_turn_end(ctx: Ctx, combat: Combat, event: TurnEnded) -> Co
         elif r.status == "due" and not event.skipped:  # the turn that follows has ended
             combat = update_fighter(combat, cid, readied=None)
     return combat
-
-
-def readied_holders(combat: Combat) -> list[str]:
-    """The ids of the combatants holding a readied action, read at C speed (this runs at
-    every turn end, and again in the preview)."""
-    people = combat.combatants
-    try:
-        readied = list(map(_READIED, people.values()))
-    except AttributeError:  # a combatant with no ruleset state yet (or another's): walk
-        return [cid for cid, c in people.items() if fighter(c).readied is not None]
-    if readied.count(None) == len(readied):
-        return []
-    return list(compress(people, map(is_not, readied, repeat(None))))
-
-
-_READIED = attrgetter("ext.readied")
 
 
 def readied_tags(r: Readied | None) -> tuple[str, ...]:

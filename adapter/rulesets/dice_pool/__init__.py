@@ -6,8 +6,7 @@ DP-1 … DP-7; docs/rules.md): the rules in :mod:`.rules`, the kept sequence (DP
 from ...engine.events import CombatStarted, Joined, Rolled, RoundStarted, ScoreSet, TurnEnded
 from ...engine.ruleset import Ruleset, chain
 from . import rules, sequence
-from .delay import HOLD, INTENTS
-from .describe import describe
+from .delay import HOLD, INTENTS, describe
 from .state import DicePoolCombat, DicePoolState
 
 RULESET = Ruleset(

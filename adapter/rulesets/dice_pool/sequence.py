@@ -29,8 +29,7 @@ def _units(combat: Combat) -> dict[str, str]:
     for c in combat.combatants.values():
         if c.group is not None and c.group in combat.groups:
             first[c.group] = min(first.get(c.group, c.id), c.id)
-    return {cid: first.get(c.group or "", cid) if c.group in combat.groups else cid
-            for cid, c in combat.combatants.items()}
+    return {cid: first.get(c.group or "", cid) for cid, c in combat.combatants.items()}
 
 
 def _base(combat: Combat, c: Combatant) -> int:

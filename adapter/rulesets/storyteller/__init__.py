@@ -9,21 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...engine.context import Ctx
-from ...engine.dice import scored_by_total
 from ...engine.events import Rolled
 from ...engine.holding import hold_mechanics
 from ...engine.model import Combat, Combatant
 from ...engine.order import by_id
 from ...engine.ruleset import Entry, HoldRuleIds, Ruleset, chain, describe_plain
+from ..foundry_core import initiative_roll
 
 HOLD = hold_mechanics(HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5"))
-
-
-def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
-    """Section 3: "The initiative roll itself is the game system's (e.g. d10 + Dexterity +
-    Composure)": the score is the roll's total, whatever the system rolled."""
-    return scored_by_total(combat, event.roll, event.combatant_id, event.group_id)
 
 
 def initiative_mod(combatant: Combatant) -> float:
@@ -46,7 +39,8 @@ def describe(combat: Combat, combatant: Combatant) -> Entry:
 
 RULESET = Ruleset(
     id="storyteller",
-    # the roll is scored before the hold mechanics read the new score
+    # section 3: "The initiative roll itself is the game system's": its total, as in
+    # foundry-core; scored before the hold mechanics read the new score
     on=chain({Rolled: (initiative_roll,)}, HOLD.on),
     intents=HOLD.intents,
     sort_key=tie_rule,
