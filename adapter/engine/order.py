@@ -1,9 +1,6 @@
-"""Turn order: sorting by the rules, placing a combatant, and the numbers Foundry shows.
-
-The engine keeps the order explicitly (``Combat.order``) because rules place combatants
-where a sort would not (a hold, a dash waiting for the turn in progress).
-:func:`encode_initiatives` then chooses the numbers that make Foundry's own sort (and any
-system's) reproduce that order exactly: docs/rules.md, "How the order reaches Foundry".
+"""Turn order: sorting by the rules, placing a combatant where a sort would not (a hold, a
+dash waiting for the turn in progress), and the numbers that make Foundry's own sort, and
+any system's, show that order (docs/rules.md, "How the order reaches Foundry").
 """
 
 from __future__ import annotations
@@ -52,10 +49,9 @@ def place_before(order: Sequence[str], who: str, anchor: str) -> tuple[str, ...]
 
 
 def place_by_rules(combat: Combat, who: str, sort_key: SortKey) -> tuple[str, ...]:
-    """``combat.order`` with ``who`` re-placed among the turns still to come this round,
-    before the first one the rules sort after it (a plain sort before the start). The turns
-    over and the one in progress keep their places, ``who`` too if it is one of them: moved
-    among the waiting turns, it would skip those it jumped over."""
+    """``combat.order`` with ``who`` re-placed among the turns still to come, before the first
+    one the rules sort after (a plain sort before the start). The turns over and the one in
+    progress keep their places, ``who`` too if it is one (moved, it would skip turns)."""
     if not combat.started:
         return tuple(rules_sort(combat, sort_key))
     if (who == combat.current or who in combat.passed) and who in combat.order:
@@ -196,8 +192,7 @@ def _spread(run: list[str], value: float, anchor: int, above: float, below: floa
         room = (value - below) / 2 if below is not None else math.inf
         if top < above and (downs == 0 or value - bottom <= room) and len(set(spread.values())) == len(run):
             return spread
-    # no decimal step fits (values a float's width apart): spread the run evenly between its
-    # neighbours, the anchor included
+    # no decimal step fits (values a float's width apart): spread evenly between the neighbours
     top = above if above < math.inf else value + 1
     bottom = below if below is not None else value - 1
     gap = (top - bottom) / (len(run) + 1)

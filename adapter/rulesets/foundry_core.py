@@ -1,6 +1,5 @@
 """``foundry-core``: Foundry's own behaviour, for tables that want the sidecar's plumbing only
-(docs/rules.md, foundry-core): initiative descending, ties as Foundry's own order has them
-(:func:`adapter.engine.order.rules_sort`), the score the roll's total or the GM's number.
+(docs/rules.md, foundry-core): the score is the roll's total or the GM's number.
 """
 
 from __future__ import annotations

@@ -35,9 +35,8 @@ from .state import Fighter, WorldState, sort_key, update_fighter
 
 
 def adopt_initiative(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
-    """First contact (docs/rules.md, "Meeting a combat already under way"): BI-1 the value
-    kept as stored; BI-2 no offer (the natural d20 is unknown); BI-3 ruling from the turns
-    Foundry shows; a Ready to strike declaration shows on a combat not yet begun."""
+    """First contact (docs/rules.md, "Meeting a combat already under way"): BI-1 the value as
+    stored, BI-2 no offer (natural unknown), BI-3 from the turns Foundry shows and declarations."""
     c = combat.combatants[combatant_id]
     combat = update_fighter(
         combat, combatant_id, base=c.score, natural=None, first_turn_started=turn_begun(combat, c)

@@ -1,6 +1,5 @@
-"""BI-5 Extended readied action: ``readied.declare`` on the combatant's own turn, lasting
-until the start of its next; ``readied.trigger``: a standard trigger makes the reaction
-available, a pre-emptive one spends it and opens an opposed check (docs/rules.md, BI-5).
+"""BI-5 Extended readied action: declared on the combatant's own turn, lasting until the
+start of its next; a pre-emptive trigger spends the reaction on an opposed check (docs/rules.md).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """BI-3 Ready to strike, declared outside combat and applied when a combat starts (or when
-its actor joins one under way): the intents and rulings are in docs/rules.md, BI-3.
-
-A declaration is ready 6 s of world time after ``ready.start``, or at a GM's
-``ready.confirm``; ``ready.break`` ends it. Before the start it shows on its actor.
+its actor joins one under way): ready 6 s of world time after ``ready.start`` or at a GM's
+``ready.confirm``, ended by ``ready.break``; the rulings are in docs/rules.md, BI-3.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ from ...engine.events import Clock, CombatStarted, Joined
 from ...engine.messages import ReadyBreak, ReadyConfirm, ReadyStart
 from ...engine.model import Combat, Combatant
 from ...errors import NotPermitted, RuleViolation
-from .state import Watch, WorldState, fighter, put_world_state, update_fighter, world_state
+from .state import RULESET_ID, Watch, WorldState, fighter, update_fighter, world_state
 
 WATCH_SECONDS = 6.0  # BI-3: "at least 6 seconds (1 round)"
 
@@ -55,7 +53,7 @@ def _tick(ctx: Ctx, combat: Combat | None = None) -> None:
         if not w.elapsed and ctx.world_time - w.started_at >= WATCH_SECONDS
     }
     if late:
-        put_world_state(ctx, WorldState(watches={**state.watches, **late}))
+        ctx.ext[RULESET_ID] = WorldState(watches={**state.watches, **late})
         _show_elsewhere(ctx, set(late), combat)
 
 
@@ -126,7 +124,7 @@ def _declared(ctx: Ctx, combat: Combat | None, watches: dict[str, Watch], actor:
               **data: object) -> Combat | None:
     """The declarations become ``watches``, shown in every combat not yet begun (the
     message's own, if it names one, returned), with a ``ready_to_strike`` notice."""
-    put_world_state(ctx, WorldState(watches=watches))
+    ctx.ext[RULESET_ID] = WorldState(watches=watches)  # replaced, never mutated
     _show_elsewhere(ctx, {actor}, combat)
     ctx.notice("ready_to_strike", text, actor_id=actor, **data)
     return _show_declarations(ctx, combat, clear=True) if combat is not None else None
@@ -189,8 +187,8 @@ def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Comba
         combat = update_fighter(combat, c.id, ready_to_strike=watch.ready,
                                 watched=_watched(combat, c, watch) if watch.ready else ())
     if used:
-        put_world_state(ctx, WorldState(
-            watches={a: w for a, w in state.watches.items() if a not in used}))
+        ctx.ext[RULESET_ID] = WorldState(
+            watches={a: w for a, w in state.watches.items() if a not in used})
         _show_elsewhere(ctx, used, combat)
     return combat
 

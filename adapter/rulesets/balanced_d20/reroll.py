@@ -1,9 +1,7 @@
 """BI-1 Initiative roll and BI-2 Clever reroll (the prompts' flow: docs/rules.md, BI-2).
 
-The natural d20 is the one active result of the roll's only d20 term; a roll that does not
-fit is refused, not guessed at. A group's roll gets one offer for the whole group (ruling),
-and the reroll's result goes to every member. A pending prompt never blocks the order: the
-plan shows ``reroll_pending``.
+The natural d20 is the one active result of the roll's only d20 term (a roll that does not
+fit is refused). A group's roll gets one offer for the whole group (ruling).
 """
 
 from __future__ import annotations

@@ -71,8 +71,7 @@ class Fighter(Struct, CombatantExt, frozen=True, tag=True):
     #: why the reaction is spent (``used``, ``readied``, ``preemptive``), None if it is not
     reaction_spent: str | None = None
     ready_to_strike: bool = False
-    #: the watched creatures among the combatants when Ready to strike applied at the
-    #: combat's start (BI-3); empty when none of them is in the fight
+    #: the watched creatures in the fight when Ready to strike applied (BI-3)
     watched: tuple[str, ...] = ()
     readied: Readied | None = None
 
@@ -135,10 +134,6 @@ def scored(combat: Combat, cid: str, base: float | None) -> Combat:
 def world_state(ctx: Ctx) -> WorldState:
     state = ctx.ext.get(RULESET_ID)
     return state if isinstance(state, WorldState) else WorldState()
-
-
-def put_world_state(ctx: Ctx, state: WorldState) -> None:
-    ctx.ext[RULESET_ID] = state  # replaced, never mutated
 
 
 def stat(combatant: Combatant, name: str) -> int:

@@ -1,6 +1,5 @@
 """Ruleset ``dice-pool``: success-counting initiative (../shared/rules/README.md section 2,
-DP-1 … DP-7; docs/rules.md): the rules in :mod:`.rules`, the kept sequence (DP-5) in
-:mod:`.sequence`, delay and waiting through the engine's shared hold/act in :mod:`.delay`.
+DP-1 … DP-7; docs/rules.md): the rules, the kept sequence (DP-5), delay and waiting.
 """
 
 from ...engine.events import CombatStarted, Joined, Rolled, RoundStarted, ScoreSet, TurnEnded

@@ -1,7 +1,6 @@
 """The dice: how many a combatant rolls, DP-1 (pool), DP-7 (the GM's modifier), DP-6
-(groups), from ``combatant.stats`` (``reaction``, ``wits``, ``size``, ``pool_modifier``);
-and the roll checked to be that pool and recounted (DP-3) with the ruleset's settings, not
-trusting Foundry's ``total``."""
+(groups), from ``combatant.stats``; and the roll checked to be that pool and recounted
+with the ruleset's settings (DP-3), not trusting Foundry's ``total``."""
 
 from __future__ import annotations
 

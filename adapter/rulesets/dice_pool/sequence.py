@@ -1,11 +1,9 @@
 """DP-5 "The order is kept for the whole fight unless someone declares an action that
-affects initiative (delay, waiting)": the sequence a round ends in is the sequence the next
-one starts in, with the exceptions of the rulings (docs/rules.md, DP-5).
+affects initiative (delay, waiting)", with the exceptions of the rulings (docs/rules.md, DP-5).
 
-Within a round the order is the engine's ``Combat.order``; :func:`sequence_key` places
-someone among the turns still to come (a joiner, a new score) and orders step-ins at one
-point (ST-3): its root is the rank in the kept sequence with everyone new merged in by
-DP-2; a step-in stands one step after (or before) its anchor's root.
+:func:`sequence_key` places someone among the turns still to come and orders step-ins at
+one point (ST-3): by rank in the kept sequence, everyone new merged in by DP-2; a step-in
+one step after (or before) its anchor.
 """
 
 from __future__ import annotations
@@ -97,8 +95,7 @@ def position(combat: Combat, c: Combatant, ranks: Mapping[str, int],
 
 
 Ranked = tuple[Combat, dict[str, int], Callable[[str], tuple[float, ...]]]
-#: the last combat sorted, with its ranks and DP-2 keys: a sort asks once per combatant of
-#: one (immutable) combat; held by identity, swapped whole
+#: the last (immutable) combat sorted, its ranks and DP-2 keys: a sort asks once per combatant
 _last: list[Ranked] = []
 
 

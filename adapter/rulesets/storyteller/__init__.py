@@ -1,8 +1,5 @@
-"""Ruleset ``storyteller``: delaying action (../shared/rules/README.md section 3, ST-1 … ST-5).
-
-The initiative is the system's roll; holding, stepping in, holding into the next round and
-waiting across rounds are the engine's shared hold/act mechanics (:mod:`adapter.engine.holding`)
-under ST-1 … ST-5 as their ids.
+"""Ruleset ``storyteller``: delaying action (../shared/rules/README.md section 3, ST-1 … ST-5):
+the system's roll, and the engine's shared hold/act mechanics under ST-1 … ST-5 as their ids.
 """
 
 from __future__ import annotations
