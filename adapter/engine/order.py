@@ -8,6 +8,7 @@ from __future__ import annotations
 import decimal
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from operator import neg
 
 from .entry import SortKey
 from .model import Combat
@@ -17,21 +18,23 @@ def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = No
     """The order the ruleset's sort key gives, higher first; a tie it leaves (a key ending
     with :func:`by_id` leaves none) and the unrolled, last, go as Foundry's stated order
     (``Combat.turn_order``) has them, then by ``_id``."""
-    chosen = list(combat.combatants) if ids is None else list(ids)
     shown = {cid: i for i, cid in enumerate(combat.turn_order)}
 
     def key(cid: str) -> tuple[bool, tuple[float, ...], int, str]:
         c = combat.combatants[cid]
-        keys = () if c.score is None else tuple(-k for k in sort_key(combat, c))
+        keys = () if c.score is None else tuple(map(neg, sort_key(combat, c)))
         return (c.score is None, keys, shown.get(cid, len(shown)), cid)
 
-    return sorted(chosen, key=key)
+    return sorted(combat.combatants if ids is None else ids, key=key)
 
 
 def by_id(cid: str) -> tuple[float, ...]:
-    """``_id`` ascending as sort-key numbers (code points negated, then 1.0 so an id goes
-    before those it prefixes): the end of a ``sort_key`` whose rulings break ties by ``_id``."""
-    return (*(-float(ord(ch)) for ch in cid), 1.0)
+    """``_id`` ascending as sort-key numbers (UTF-8 bytes inverted, in C; then 256 so an id
+    goes before those it prefixes): the end of a ``sort_key`` whose rulings break ties by ``_id``."""
+    return (*cid.encode().translate(_INVERTED), 256)
+
+
+_INVERTED = bytes(range(255, -1, -1))
 
 
 def place_after(order: Sequence[str], who: str, anchor: str) -> tuple[str, ...]:
