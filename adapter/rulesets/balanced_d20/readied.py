@@ -12,7 +12,7 @@ from ...engine.messages import OpposedResult, ReadiedDeclare, ReadiedTrigger
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownCombatant
 from .reactions import require_reaction
-from .state import Readied, declared_by, fighter, pending_prompt, proficient, update_fighter
+from .state import Fighter, Readied, declared_by, fighter, pending_prompt, proficient, update_fighter
 
 PREEMPTIVE_SKILLS = ("insight", "sleight_of_hand")  # only if proficient (BI-5)
 TARGET_SKILLS = ("perception", "deception")
@@ -120,7 +120,7 @@ def readied_action_opposed_result(ctx: Ctx, combat: Combat, intent: OpposedResul
 def readied_action_on_turn_end(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     """BI-5: the turn moving on ends a trigger's moment, and makes a kept action due."""
     for cid, c in combat.combatants.items():  # each step changes its own combatant only
-        r = fighter(c).readied
+        r = c.ext.readied if isinstance(c.ext, Fighter) else None  # fighter() inlined: every turn end
         if r is None:
             continue
         if r.status == "triggered":  # the turn moved on: the trigger is past
