@@ -29,6 +29,16 @@ STATS = {
 SCENE = "Xo4bT8sKq1VnZ6cP"
 
 
+def foundry_sort(values: dict[str, float | None]) -> list[str]:
+    """The order Foundry's ``_sortCombatants`` gives: initiative descending, ties by id."""
+
+    def key(cid: str) -> tuple[bool, float, str]:
+        value = values[cid]
+        return (value is None, -(value if value is not None else 0.0), cid)
+
+    return sorted(values, key=key)
+
+
 def stats_of(system: tuple[str, str]) -> dict[str, Any]:
     """A document's ``_stats`` in a world of ``system`` (its id and version)."""
     return {**STATS, "systemId": system[0], "systemVersion": system[1]}

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adapter.engine.order import foundry_sort
 from adapter.replay import Replay, replay_lines
 from adapter.rulesets import RULESETS
+from tests.foundry import foundry_sort
 
 HERE = Path(__file__).parent
 # a copy of ../shared/research/foundry-sample-payloads.json, so the repository tests alone

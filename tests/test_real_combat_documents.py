@@ -172,11 +172,12 @@ def stored(doc: dict[str, Any]) -> dict[str, float | None]:
             for c in doc["combatants"]}
 
 
-def meet(name: str, ruleset: str, skip: bool = False,
-         dead_by_status: frozenset[str] = frozenset()) -> tuple[Contact, dict[str, Any]]:
-    doc = DOCS[name]
+def meet(name: str, ruleset: str, skip: bool = False, dead_by_status: frozenset[str] = frozenset(),
+         sort: Sort | None = None) -> tuple[Contact, dict[str, Any]]:
+    """First contact; with ``sort``, the module states that order as Foundry's (``turn_order``)."""
+    doc = DOCS[name] if sort is None else {**DOCS[name], "turn_order": sort(DOCS[name])}
     t = Contact(ruleset)
-    at = core_loaded(doc)
+    at = core_loaded(doc, sort or core_turns)
     ack = t.send("hook", {"hook": "updateCombat", "combat": as_sent(doc, skip, dead_by_status),
                           "current": {"round": at.round, "turn": at.turn, "combatantId": at.current,
                                       "tokenId": None}}).ack
@@ -184,10 +185,10 @@ def meet(name: str, ruleset: str, skip: bool = False,
     return t, t.plan(doc["_id"])
 
 
-def foundry_writes(doc: dict[str, Any], plan: dict[str, Any]) -> list[str]:
-    """What the module would have to write outside its own flags to make Foundry hold the
-    plan: an initiative, the round, the pointer."""
-    at = core_loaded(doc)
+def foundry_writes(doc: dict[str, Any], plan: dict[str, Any], sort: Sort = core_turns) -> list[str]:
+    """What the module would have to write outside its own flags to make Foundry (sorting by
+    ``sort``) hold the plan: an initiative, the round, the pointer."""
+    at = core_loaded(doc, sort)
     out = [f"initiative of {cid}: {value} -> {entries(plan)[cid]['initiative']}"
            for cid, value in stored(doc).items() if entries(plan)[cid]["initiative"] != value]
     if plan["round"] not in (doc["round"], at.round):
@@ -352,6 +353,17 @@ SYSTEM_ORDERS = {
     **{f"{n} (ties reversed)": (n, ties_reversed) for n in STARTED
        if ties_reversed(DOCS[n]) != core_turns(DOCS[n])},
 }
+
+
+@pytest.mark.parametrize("ruleset", RULE_BEARING)
+@pytest.mark.parametrize("case", sorted(SYSTEM_ORDERS))
+def test_first_contact_with_a_stated_order_under_a_rule_bearing_ruleset_writes_only_the_sidecars_flags(
+        case: str, ruleset: str) -> None:
+    """The rulings break a full tie by ``_id``, against the system's stated order: a tie
+    Foundry stores is kept unwritten all the same, and so are the round and the pointer."""
+    name, sort = SYSTEM_ORDERS[case]
+    _, plan = meet(name, ruleset, sort=sort)
+    assert foundry_writes(DOCS[name], plan, sort) == []
 
 
 def test_the_corpus_holds_a_tie_that_pf2e_breaks_against_the_id() -> None:

@@ -18,9 +18,8 @@ from typing import Any
 
 import pytest
 
-from adapter.engine.order import foundry_sort
 from tests.engine.first_contact import Contact, entries
-from tests.foundry import d20_roll
+from tests.foundry import d20_roll, foundry_sort
 from tests.rulesets.dice_pool.dp_table import pool_roll
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real-combats"

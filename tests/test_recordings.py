@@ -13,9 +13,9 @@ import pytest
 
 from adapter import protocol
 from adapter.cli import parser, run
-from adapter.engine.order import foundry_sort
 from adapter.replay import Replay, replay_lines
 from adapter.rulesets import RULESETS
+from tests.foundry import foundry_sort
 
 RECORDINGS = Path(__file__).parent / "recordings"
 CASES = sorted(p for p in RECORDINGS.rglob("*.jsonl") if not p.name.endswith(".golden.jsonl"))

@@ -1,71 +1,40 @@
-"""Turn order: sorting by the rules, placing a combatant, and the numbers Foundry shows.
-
-Foundry sorts combatants on every client by initiative descending, ties by ``_id``
-ascending, and null initiatives last; a system may break ties its own way (pf2e, dnd5e),
-which the module states as ``turn_order`` (:func:`rules_sort` follows it). The engine keeps
-the order explicitly (``Combat.order``) because rules place combatants where a sort would not (a hold, a dash
-waiting for the turn in progress). :func:`encode_initiatives` then chooses the numbers that
-make Foundry's own sort reproduce that order exactly, and with any system's comparator:
-
-- every entry's value is its rule score with the system's own decimals (``24.18`` from
-  dnd5e's Dexterity tie-breaker stays ``24.18``; ``13`` for a dash from 8 by +5);
-- every rolled entry's value is distinct, so no comparator's tie rule (core's ``_id``,
-  dnd5e's names, pf2e's priorities) ever decides: entries wanted at one value are spread by
-  a step finer than the value's own decimals (``10.01``/``10``; ``24.181``/``24.18``);
-- an entry placed below a lower score gets a value just below its predecessor, and the
-  plan reports its rule score in ``detail.score``;
-- the one exception: a tie Foundry itself stores, adopted at first contact and untouched
-  since, stays as stored when the order has it as Foundry shows it (the system's tie rule
-  as the module states it, ``Combat.turn_order``, else ``_id``): the module writes nothing
-  a rule did not change.
+"""Turn order: sorting by the rules, placing a combatant where a sort would not (a hold, a
+dash waiting for the turn in progress), and the numbers that make Foundry's own sort, and
+any system's, show that order (docs/rules.md, "How the order reaches Foundry").
 """
 
 from __future__ import annotations
 
 import decimal
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from operator import neg
 
-from .model import Combat, Combatant
-
-SortKey = Callable[[Combat, Combatant], Sequence[float]]
-
-
-def foundry_sort(values: dict[str, float | None]) -> list[str]:
-    """The order Foundry's ``_sortCombatants`` gives: initiative descending, ties by id."""
-
-    def key(cid: str) -> tuple[bool, float, str]:
-        value = values[cid]
-        return (value is None, -(value if value is not None else 0.0), cid)
-
-    return sorted(values, key=key)
+from .entry import SortKey
+from .model import Combat
 
 
 def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = None) -> list[str]:
-    """The order the ruleset's tie rules give: score and tie-breaks descending, then Foundry's.
-
-    A tie the rules leave goes as Foundry's own order has it (``Combat.turn_order``, the
-    system's sort as the module states it: pf2e's priorities, dnd5e's names), then by ``_id``
-    (core's tie rule, and the whole of it when the module does not state the order).
-    Combatants that have not rolled come last, the same way, as in Foundry.
-    """
-    chosen = list(combat.combatants) if ids is None else list(ids)
-    shown = shown_ranks(combat.turn_order)
+    """The order the ruleset's sort key gives, higher first; a tie it leaves (a key ending
+    with :func:`by_id` leaves none) and the unrolled, last, go as Foundry's stated order
+    (``Combat.turn_order``) has them, then by ``_id``."""
+    shown = {cid: i for i, cid in enumerate(combat.turn_order)}
 
     def key(cid: str) -> tuple[bool, tuple[float, ...], int, str]:
         c = combat.combatants[cid]
-        if c.score is None:
-            return (True, (), shown.get(cid, len(shown)), cid)
-        return (False, tuple(-k for k in sort_key(combat, c)), shown.get(cid, len(shown)), cid)
+        keys = () if c.score is None else tuple(map(neg, sort_key(combat, c)))
+        return (c.score is None, keys, shown.get(cid, len(shown)), cid)
 
-    return sorted(chosen, key=key)
+    return sorted(combat.combatants if ids is None else ids, key=key)
 
 
-def shown_ranks(turn_order: Sequence[str]) -> Mapping[str, int]:
-    """Each id's place in Foundry's stated order (those not in it go after, by ``_id``).
-    Built per call, never kept: the engine holds no module-global cache (hashing the order
-    for a cache would cost as much as building this)."""
-    return {cid: i for i, cid in enumerate(turn_order)}
+def by_id(cid: str) -> tuple[float, ...]:
+    """``_id`` ascending as sort-key numbers (UTF-8 bytes inverted, in C; then 256 so an id
+    goes before those it prefixes): the end of a ``sort_key`` whose rulings break ties by ``_id``."""
+    return (*cid.encode().translate(_INVERTED), 256)
+
+
+_INVERTED = bytes(range(255, -1, -1))
 
 
 def place_after(order: Sequence[str], who: str, anchor: str) -> tuple[str, ...]:
@@ -83,15 +52,9 @@ def place_before(order: Sequence[str], who: str, anchor: str) -> tuple[str, ...]
 
 
 def place_by_rules(combat: Combat, who: str, sort_key: SortKey) -> tuple[str, ...]:
-    """``combat.order`` with ``who`` re-placed among the turns still to come this round.
-
-    The turns already over and the turn in progress keep their places (a turn in progress
-    is never interrupted); ``who`` goes before the first waiting combatant that the rules
-    sort after it. Before the combat starts, this is a plain sort. When ``who`` itself is the
-    turn in progress or a turn already over (a late reroll, a GM's edit), it keeps its place:
-    moved among the waiting turns, it would stand where the module's pointer goes next, and
-    the turns it jumped over would be skipped.
-    """
+    """``combat.order`` with ``who`` re-placed among the turns still to come, before the first
+    one the rules sort after (a plain sort before the start). The turns over and the one in
+    progress keep their places, ``who`` too if it is one (moved, it would skip turns)."""
     if not combat.started:
         return tuple(rules_sort(combat, sort_key))
     if (who == combat.current or who in combat.passed) and who in combat.order:
@@ -128,19 +91,11 @@ def encode_initiatives(
 ) -> dict[str, float | None]:
     """Initiative values that make Foundry's sort reproduce ``order``, every rolled one distinct.
 
-    ``scores`` are the rule scores (None: not rolled; those must come last). ``hints`` are
-    preferred fractions in [0, 1) of a score's whole part (the dice-pool base); ``stored``
-    are values Foundry holds that the sidecar adopted and no rule has moved since (see
-    :func:`adapter.engine.adopt.adopt_combat`). Each entry's wanted value is its stored value,
-    else its whole part plus its hint, else its score, decimals included; an entry placed
-    below a lower value is wanted just below its predecessor. Entries wanted at one value
-    are spread by a step finer than that value's own decimals: those before the last entry
-    whose own value it is go above it, those placed after it just below (see
-    :func:`_spread`). Only a tie Foundry itself stores stays: all stored, in the order
-    Foundry shows them (``shown``, its stated turn order, then ``_id``; see :func:`rules_sort`)
-    or, as before the module stated the order, in ``_id`` order (core's tie rule; a
-    ruleset's own full-tie ruling by ``_id``, dice-pool's DP-2, stays unwritten at first
-    contact where the system shows the tie otherwise).
+    ``scores``: the rule scores (None: not rolled, last). ``hints``: preferred fractions in
+    [0, 1) of a score's whole part (the dice-pool base). ``stored``: adopted values no rule
+    has moved since (:mod:`adapter.engine.adopt`), kept; so is a tie among them in the order
+    Foundry shows (``shown``, then ``_id``) or in ``_id`` order. Entries wanted at one value
+    are spread apart (:func:`_runs`, :func:`_spread`).
     """
     if not hints and not stored:
         plain = _descending(order, scores)
@@ -158,7 +113,7 @@ def by_runs(
 ) -> dict[str, float | None]:
     """:func:`encode_initiatives` in full, run after run (the general case)."""
     runs = _runs(order, scores, hints or {}, stored or {})
-    ranks = shown_ranks(shown)
+    ranks = {cid: i for i, cid in enumerate(shown)}
     values: dict[str, float | None] = {}
     above = math.inf  # the lowest value given so far
     for k, (value, run, owners) in enumerate(runs):
@@ -180,9 +135,7 @@ def by_runs(
 
 def _descending(order: Sequence[str], scores: Mapping[str, float | None]) -> dict[str, float | None] | None:
     """The common case at C speed, or None: scores strictly descending along ``order`` (the
-    unrolled last), nothing stored or hinted. Every entry is then its own run at its own
-    score, which is what :func:`encode_initiatives` gives it (tests/engine/test_order.py
-    compares the two on random orders)."""
+    unrolled last), each its own value (tests/engine/test_order.py compares with :func:`by_runs`)."""
     values = list(map(scores.__getitem__, order))
     rolled = len(values) - values.count(None)
     if rolled < len(values) and values[rolled:].count(None) < len(values) - rolled:
@@ -230,10 +183,8 @@ def _runs(
 
 def _spread(run: list[str], value: float, anchor: int, above: float, below: float | None) -> dict[str, float]:
     """Distinct values for entries all wanted at ``value``: the ``anchor`` keeps it, those
-    before it go up by a step, those after it down (using at most half the gap to ``below``,
-    so the next value keeps room). The step is 0.01 for whole numbers, finer than the
-    value's own decimals otherwise (24.18 → 24.181), finer still when the neighbours are close.
-    """
+    before it go up by a step, those after it down within half the gap to ``below``. The step
+    is 0.01 for whole numbers, finer than the value's decimals otherwise (24.18 → 24.181)."""
     downs = len(run) - 1 - anchor
     first = max(2, _decimals(value) + len(str(len(run))))
     for digits in range(first, 16):
@@ -244,8 +195,7 @@ def _spread(run: list[str], value: float, anchor: int, above: float, below: floa
         room = (value - below) / 2 if below is not None else math.inf
         if top < above and (downs == 0 or value - bottom <= room) and len(set(spread.values())) == len(run):
             return spread
-    # no decimal step fits (values a float's width apart): spread the run evenly between its
-    # neighbours, the anchor included
+    # no decimal step fits (values a float's width apart): spread evenly between the neighbours
     top = above if above < math.inf else value + 1
     bottom = below if below is not None else value - 1
     gap = (top - bottom) / (len(run) + 1)
@@ -256,8 +206,5 @@ def _decimals(value: float) -> int:
     """How many decimals ``value`` is written with (24.18 → 2; 10.0 → 0), at most 10."""
     if value.is_integer():
         return 0
-    text = repr(value)
-    if "e" in text or "E" in text:
-        exponent = decimal.Decimal(text).as_tuple().exponent
-        return min(10, -exponent) if isinstance(exponent, int) and exponent < 0 else 0
-    return min(10, len(text) - text.index(".") - 1)
+    exponent = decimal.Decimal(repr(value)).as_tuple().exponent
+    return min(10, -exponent) if isinstance(exponent, int) else 0

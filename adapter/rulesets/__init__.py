@@ -1,7 +1,5 @@
-"""The built-in rulesets, by id: :data:`RULESETS` is their registry.
-
-The engine knows none of them by name and keeps no registry of its own; the pipeline (and
-anyone else applying messages, the tests included) hands it this mapping.
+"""The built-in rulesets, by id: :data:`RULESETS`, which the pipeline (and the tests) hand
+the engine; the engine knows none of them by name.
 """
 
 from __future__ import annotations

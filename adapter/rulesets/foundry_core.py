@@ -1,13 +1,5 @@
-"""``foundry-core``: Foundry's own behaviour, for tables that want the sidecar's plumbing only.
-
-Initiative descending, ties as Foundry's own order has them (the module's ``turn_order``: the
-system's sort, pf2e's priorities, dnd5e's names; without it ``_id`` ascending, core's rule;
-:func:`adapter.engine.order.rules_sort`), no prompts, no reactions: the score is the roll's
-total, or the number the GM sets by hand. A new round keeps nobody's turn where
-Foundry's turn is null, as core's ``nextRound`` does. A defeated combatant gets its turn
-unless core's Skip Defeated is on (the combat's ``skip_defeated``), as in core's
-``nextTurn``/``nextRound``; with it on and nobody left standing, the round starts at the
-first of the order (:func:`adapter.engine.turns.none_remaining`).
+"""``foundry-core``: Foundry's own behaviour, for tables that want the sidecar's plumbing only
+(docs/rules.md, foundry-core): the score is the roll's total or the GM's number.
 """
 
 from __future__ import annotations

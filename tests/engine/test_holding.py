@@ -25,12 +25,11 @@ from adapter.engine.holding import (
 )
 from adapter.engine.messages import Hold as HoldIntent
 from adapter.engine.model import Combat, Combatant
-from adapter.engine.order import foundry_sort
 from adapter.engine.ruleset import Entry, Ruleset, chain, describe_plain
 from adapter.errors import InvalidMessage, NotPermitted, RuleViolation, SidecarError, UnknownCombatant
 from adapter.rulesets import RULESETS
 from adapter.rulesets.foundry_core import initiative_roll
-from tests.foundry import combatant, total_roll
+from tests.foundry import combatant, foundry_sort, total_roll
 from tests.support.table import Table as OneTable
 
 
@@ -357,7 +356,7 @@ def test_a_hold_after_its_turn_or_before_the_start_is_refused() -> None:
 
 def test_rule_ids_travel_with_the_ruleset() -> None:
     from adapter.rulesets.dice_pool.delay import HOLD as DICE_POOL
-    from adapter.rulesets.storyteller.plan import HOLD as STORYTELLER
+    from adapter.rulesets.storyteller import HOLD as STORYTELLER
 
     assert STORYTELLER.ids == HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
     assert DICE_POOL.ids == HoldRuleIds.single("DP-5")

@@ -8,7 +8,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapter.engine.order import by_runs, encode_initiatives, foundry_sort, place_after, place_before
+from adapter.engine.order import by_id, by_runs, encode_initiatives, place_after, place_before
+from tests.foundry import foundry_sort
 from tests.support.examples import examples
 
 
@@ -203,3 +204,13 @@ def test_the_descending_shortcut_gives_what_the_runs_give(
     values = encode_initiatives(order, scores)
     assert values == by_runs(order, scores)
     assert [type(v) for v in values.values()] == [type(v) for v in by_runs(order, scores).values()]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=6), max_size=12))
+def test_by_id_ranks_ids_as_their_string_order_higher_first(given_ids: list[str]) -> None:
+    """The rulings' "Foundry's own order (`_id`)": a larger key goes first, so the keys sorted
+    descending give the ids ascending, an id before those it prefixes ("a" before "ab")."""
+    assert sorted(given_ids, key=by_id, reverse=True) == sorted(given_ids)
+    assert sorted(given_ids, key=lambda i: tuple(-k for k in by_id(i))) == sorted(given_ids)
+    assert (by_id("a") > by_id("ab")) and (by_id("ab") > by_id("b"))

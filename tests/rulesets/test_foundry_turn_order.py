@@ -5,7 +5,8 @@ A pf2e tie at 20 (``flags.pf2e.overridePriority``) puts ``c`` before ``b``, agai
 ``_id`` rule. Met at round 1 on the last turn, Foundry's Next Turn starts round 2 at ``c``:
 under ``foundry-core`` the sidecar lands there too and writes nothing (on the code before
 the field it started the round at ``b`` and moved Foundry's pointer). Without the field,
-ties go by ``_id`` as before (every golden recording replays unchanged).
+ties go by ``_id`` as before (every golden recording replays unchanged). The rule-bearing
+rulesets break a full tie by ``_id`` as their rulings write, whatever the stated order.
 """
 
 from __future__ import annotations
@@ -64,12 +65,27 @@ def test_without_a_stated_order_ties_go_by_id_as_core_breaks_them() -> None:
 
 
 @pytest.mark.parametrize("ruleset", ["balanced-d20", "storyteller"])
-def test_a_tie_the_rules_leave_goes_as_the_stated_order_under_a_rule_bearing_ruleset(ruleset: str) -> None:
-    """The rulings "then Foundry's own order": with no Dexterity or modifier to tell b and c
-    apart, the stated order decides, and the stored tie is written back as stored."""
+def test_a_full_tie_goes_by_id_against_the_stated_order_under_a_rule_bearing_ruleset(ruleset: str) -> None:
+    """The rulings "then Foundry's own order (`_id`)": with no Dexterity or modifier to tell
+    b and c apart, ``_id`` decides, not pf2e's stated order, and the stored tie is written
+    back as stored (nothing written at first contact)."""
     _, plan = met(ruleset, tied_fight(stated=True))
-    assert [e["combatant_id"] for e in plan["order"]] == PF2E_TURNS
+    assert [e["combatant_id"] for e in plan["order"]] == ["b", "c", "a"]
     assert initiatives(plan) == {"a": 10, "b": 20, "c": 20}
+    assert plan["next_round"]["current"] == "b"
+
+
+@pytest.mark.parametrize("ruleset", ["balanced-d20", "storyteller"])
+def test_a_roll_into_a_full_tie_is_placed_by_id_under_a_rule_bearing_ruleset(ruleset: str) -> None:
+    """A roll into a tie goes where ``_id`` puts it, wherever the system's sort shows it."""
+    doc = tied_fight(stated=True)
+    t, _ = met(ruleset, doc)
+    rolled = [{**c, "initiative": 20} if c["_id"] == "a" else c for c in doc["combatants"]]
+    roll = {"combatant_id": "a", "roll": {"class": "Roll", "formula": "1d20", "total": 20, "terms": [
+        {"class": "Die", "faces": 20, "number": 1, "results": [{"result": 20, "active": True}]}]}}
+    ack = t.hook({**doc, "combatants": rolled, "turn_order": ["c", "b", "a"]}, "a", "initiativeRoll", roll=roll).ack
+    assert ack["ok"], ack
+    assert t.plan("c1")["next_round"]["current"] == "a"
 
 
 def test_a_roll_into_a_tie_is_placed_as_the_system_sorts_it_under_foundry_core() -> None:

@@ -1,15 +1,5 @@
-"""BI-4 Initiative dash.
-
-``dash {amount}`` (owner or GM), between the combatant's turns:
-
-- ``0 < amount <= 5 + Dex`` (a combatant whose 5 + Dex <= 0 cannot dash);
-- declared before its turn this round, it moves that turn (a turn in progress is never
-  interrupted: a raised value above it comes right after it); declared after its turn, or
-  before the combat starts, it applies to the next round (round 1); one dash per round;
-- the dashed turn ``acts: movement_or_action``; no reaction from the dash until its first
-  turn after the dashed one starts; ``no_dominance`` until its next non-dashed turn starts;
-- the round after, it is back at its own value.
-"""
+"""BI-4 Initiative dash: ``dash {amount}`` (owner or GM) between the combatant's turns, by
+up to 5 + Dex, once per round; the rulings are in docs/rules.md, BI-4."""
 
 from __future__ import annotations
 
@@ -18,19 +8,14 @@ from ...engine.events import RoundStarted, TurnStarted
 from ...engine.messages import Dash
 from ...engine.model import Combat
 from ...errors import RuleViolation
-from .common import declared_by, replace_in_order
-from .state import dash_round, fighter, scored, stat, update_fighter
-
-
-def dash_limit(dex: int) -> int:
-    return 5 + dex
+from .state import dash_round, declared_by, fighter, replace_in_order, scored, stat, update_fighter
 
 
 def initiative_dash(ctx: Ctx, combat: Combat, intent: Dash) -> Combat:
     """BI-4: between its turns, raise the initiative for one round by up to 5 + Dex."""
     c = declared_by(ctx, combat, intent.combatant_id, "declare an initiative dash")
     amount = intent.amount
-    limit = dash_limit(stat(c, "dex"))
+    limit = 5 + stat(c, "dex")
     if limit <= 0:
         raise RuleViolation(f"{c.name or c.id} cannot dash: 5 + Dex modifier is {limit}",
                             rule="BI-4", field="amount")

@@ -12,11 +12,9 @@ from .state import Fighter, dash_round, fighter
 
 
 def describe(combat: Combat, c: Combatant) -> Entry:
-    """How the combatant looks in the plan. Asked for every combatant on every message (and
-    again in the next-round preview): a combatant with nothing on it but its roll and its
-    reaction, most of them, takes one of the few views built once below; any other is
-    described in full (:func:`view_of`). tests/rulesets/balanced_d20/test_bd_views.py proves
-    the two agree for any combatant and round."""
+    """How the combatant looks in the plan: one of the views built once below for one with
+    nothing on it but its roll and reaction (most), else :func:`view_of` (test_bd_views.py
+    proves the two agree)."""
     f = fighter(c)
     if (f.reroll is None and not f.dashes and f.reaction_blocked_through is None and not f.no_dominance
             and not f.ready_to_strike and f.readied is None):
@@ -69,8 +67,7 @@ def view_of(combat: Combat, c: Combatant) -> Entry:
 
 
 #: the views of a combatant with nothing on it but its roll and its reaction, by (defeated,
-#: rolled, reaction spent, first turn started): built by :func:`view_of` itself, once; the
-#: round does not change them (no dash, no Ready to strike). Shared: nothing writes into a view.
+#: rolled, reaction spent, first turn started), built once by :func:`view_of` (shared, never written)
 _PLAIN: dict[tuple[bool, bool, bool, bool], Entry] = {
     (defeated, rolled, spent, started): view_of(
         Combat(id="", ruleset="balanced-d20"),

@@ -1,13 +1,5 @@
-"""Reactions under `balanced-d20`: when a combatant has one, and ``reaction.use``.
-
-A reaction comes back at the start of the combatant's own turn, except while a dash
-blocks it (BI-4). Before its first turn no combatant has one (BI-3 ruling), unless it is
-Ready to strike with initiative >= 10. A standard readied action whose trigger happened
-makes it available with reason ``readied_trigger`` (BI-5).
-
-Reasons, first match wins: ``defeated``, ``dashed``, ``spent``, ``ready_to_strike`` /
-``before_first_turn``, ``readied_trigger``, ``available``.
-"""
+"""Reactions under `balanced-d20`: when a combatant has one (:func:`reaction_state`, the
+reasons in docs/rules.md, "Reactions"), and ``reaction.use``."""
 
 from __future__ import annotations
 
@@ -16,18 +8,12 @@ from ...engine.events import TurnStarted
 from ...engine.messages import UseReaction
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation
-from .common import declared_by
-from .state import fighter, update_fighter
+from .state import declared_by, fighter, update_fighter
 
 READY_TO_STRIKE_MIN = 10  # BI-3: "if its initiative result is 10 or higher"
 
-#: the rule behind each reason a reaction is unavailable (for refusals)
-RULE_OF_REASON = {
-    "defeated": "balanced-d20",
-    "dashed": "BI-4",
-    "spent": "balanced-d20",
-    "before_first_turn": "BI-3",
-}
+#: the rule behind a reason a reaction is unavailable (for refusals; else the ruleset's id)
+RULE_OF_REASON = {"dashed": "BI-4", "before_first_turn": "BI-3"}
 
 
 def reaction_state(c: Combatant) -> tuple[bool, str]:
@@ -52,18 +38,15 @@ def require_reaction(c: Combatant, what: str, field: str = "combatant_id") -> No
     available, reason = reaction_state(c)
     if not available:
         spent_by = fighter(c).reaction_spent
-        rule = "BI-5" if spent_by in ("readied", "preemptive") else RULE_OF_REASON.get(reason)
+        rule = "BI-5" if spent_by in ("readied", "preemptive") else RULE_OF_REASON.get(reason, "balanced-d20")
         raise RuleViolation(
             f"{c.name or c.id} cannot {what}: its reaction is not available ({reason})",
-            rule=rule or "balanced-d20", field=field,
+            rule=rule, field=field,
         )
 
 
 def reactions(ctx: Ctx, combat: Combat, intent: UseReaction) -> Combat:
-    """Reactions: one per round, back at the start of the combatant's own turn.
-
-    ``reaction.use {reason?}`` spends it (owner or GM); an unavailable one is refused.
-    """
+    """``reaction.use {reason?}`` (owner or GM) spends the reaction; an unavailable one is refused."""
     c = declared_by(ctx, combat, intent.combatant_id, "use a reaction")
     require_reaction(c, "use a reaction")
     f = fighter(c)

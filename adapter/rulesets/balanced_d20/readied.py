@@ -1,24 +1,8 @@
-"""BI-5 Extended readied action.
-
-``readied.declare {mode, trigger, action, target_id?}`` on the combatant's own turn (readying
-is its action); the ack's notice ``readied.declared`` carries the ``readied_id``. It lasts
-until the start of its owner's next turn (PHB p. 193).
-
-``readied.trigger {readied_id}`` (owner or GM) when the trigger happens:
-
-    standard     -> reaction available (``readied_trigger``) until reaction.use or the turn
-                    moves on
-    pre-emptive  -> the reaction is spent; prompt ``opposed_check`` to the GM;
-                    opposed.result: actor > target -> ``acts_before_trigger``;
-                    otherwise (a tie goes to the target) -> kept (``readied_pending``), due
-                    when the current turn ends, then taken by readied.trigger without a
-                    reaction until the end of the turn that follows
+"""BI-5 Extended readied action: declared on the combatant's own turn, lasting until the
+start of its next; a pre-emptive trigger spends the reaction on an opposed check (docs/rules.md).
 """
 
 from __future__ import annotations
-
-from itertools import compress, repeat
-from operator import attrgetter, is_not
 
 from msgspec.structs import replace
 
@@ -27,9 +11,8 @@ from ...engine.events import TurnEnded, TurnStarted
 from ...engine.messages import OpposedResult, ReadiedDeclare, ReadiedTrigger
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownCombatant
-from .common import declared_by, pending_prompt
 from .reactions import require_reaction
-from .state import Readied, fighter, proficient, update_fighter
+from .state import Fighter, Readied, declared_by, fighter, pending_prompt, proficient, update_fighter
 
 PREEMPTIVE_SKILLS = ("insight", "sleight_of_hand")  # only if proficient (BI-5)
 TARGET_SKILLS = ("perception", "deception")
@@ -135,12 +118,9 @@ def readied_action_opposed_result(ctx: Ctx, combat: Combat, intent: OpposedResul
 
 
 def readied_action_on_turn_end(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
-    """BI-5: the turn moving on ends a trigger's moment, and makes a kept action due. Only a
-    combatant with a readied action can be affected: those are found at C speed
-    (:func:`readied_holders`), so a turn end costs what the readied actions are, not the
-    size of the combat (it runs at every turn end, and again in the preview)."""
-    for cid in readied_holders(combat):
-        r = fighter(combat.combatants[cid]).readied
+    """BI-5: the turn moving on ends a trigger's moment, and makes a kept action due."""
+    for cid, c in combat.combatants.items():  # each step changes its own combatant only
+        r = c.ext.readied if isinstance(c.ext, Fighter) else None  # fighter() inlined: every turn end
         if r is None:
             continue
         if r.status == "triggered":  # the turn moved on: the trigger is past
@@ -154,24 +134,6 @@ def readied_action_on_turn_end(ctx: Ctx, combat: Combat, event: TurnEnded) -> Co
         elif r.status == "due" and not event.skipped:  # the turn that follows has ended
             combat = update_fighter(combat, cid, readied=None)
     return combat
-
-
-def readied_holders(combat: Combat) -> list[str]:
-    """The ids of the combatants whose state has a readied action, in the combat's order.
-    ``ext.readied`` is read by C functions (``attrgetter``, ``map``, ``compress``), with no
-    Python loop: it still looks at every combatant, at a fraction of a Python walk's cost
-    (an index of the holders would be combat state every snapshot must carry)."""
-    people = combat.combatants
-    try:
-        readied = list(map(_READIED, people.values()))
-    except AttributeError:  # a combatant with no ruleset state yet (or another's): walk
-        return [cid for cid, c in people.items() if fighter(c).readied is not None]
-    if readied.count(None) == len(readied):
-        return []
-    return list(compress(people, map(is_not, readied, repeat(None))))
-
-
-_READIED = attrgetter("ext.readied")
 
 
 def readied_tags(r: Readied | None) -> tuple[str, ...]:

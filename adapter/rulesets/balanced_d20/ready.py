@@ -1,20 +1,6 @@
-"""BI-3 Ready to strike, declared outside combat and applied when a combat starts.
-
-``ready.start {actor_id, token_id, owners, watching, sees, weapon_ready}`` at the message's
-world time (no combat needed). Ready once a later message's world time is 6 s past the
-start, or when a GM sends ``ready.confirm {actor_id}`` (Foundry's clock often stands still
-outside combat). ``ready.break {actor_id, reason}`` ends it: only a new ``ready.start``
-begins a new 6 s. When a combat starts with a ready actor in it, the combatant has, with
-initiative >= 10, its reaction before its first turn ("if its initiative result is 10 or
-higher" does not depend on who is watched); it is ``surprise_immune`` only when some of the
-creatures it watched are among the combatants ("cannot be surprised by the creatures it
-watches").
-
-Rulings (docs/rules.md, BI-3): a declaration shows on its actor in a combat not yet begun
-(``ready_to_strike`` before the start, its reaction usable as soon as it has rolled 10 or
-more, whichever the GM presses first, Roll All or Begin Combat); it is used up when the
-combat starts, or when its actor joins a combat already under way (it applies then, as at
-a start).
+"""BI-3 Ready to strike, declared outside combat and applied when a combat starts (or when
+its actor joins one under way): ready 6 s of world time after ``ready.start`` or at a GM's
+``ready.confirm``, ended by ``ready.break``; the rulings are in docs/rules.md, BI-3.
 """
 
 from __future__ import annotations
@@ -26,7 +12,7 @@ from ...engine.events import Clock, CombatStarted, Joined
 from ...engine.messages import ReadyBreak, ReadyConfirm, ReadyStart
 from ...engine.model import Combat, Combatant
 from ...errors import NotPermitted, RuleViolation
-from .state import Watch, WorldState, fighter, put_world_state, update_fighter, world_state
+from .state import RULESET_ID, Watch, WorldState, fighter, update_fighter, world_state
 
 WATCH_SECONDS = 6.0  # BI-3: "at least 6 seconds (1 round)"
 
@@ -41,7 +27,7 @@ def ready_to_strike_on_clock(ctx: Ctx, combat: Combat, event: Clock) -> Combat:
 def ready_to_strike_on_combat_start(ctx: Ctx, combat: Combat, event: CombatStarted) -> Combat:
     """BI-3: watch for 6 s, unseen, weapon ready: not surprised, reaction before turn one."""
     _tick(ctx, combat)
-    return _combat_starts(ctx, combat)
+    return _apply_declarations(ctx, combat, tuple(combat.combatants))
 
 
 def ready_to_strike_on_join(ctx: Ctx, combat: Combat, event: Joined) -> Combat:
@@ -59,15 +45,15 @@ def ready_to_strike_on_adopt(ctx: Ctx, combat: Combat, combatant_id: str) -> Com
 
 
 def _tick(ctx: Ctx, combat: Combat | None = None) -> None:
-    """A message's world time 6 s past a declaration makes it ready, for good (also on its
-    actor in the other combats not yet begun; ``combat`` is the message's own)."""
+    """A message's world time 6 s past a declaration makes it ready, for good, shown in the
+    combats not yet begun but ``combat``, the message's own."""
     state = world_state(ctx)
     late = {
         actor: replace(w, elapsed=True) for actor, w in state.watches.items()
         if not w.elapsed and ctx.world_time - w.started_at >= WATCH_SECONDS
     }
     if late:
-        put_world_state(ctx, WorldState(watches={**state.watches, **late}))
+        ctx.ext[RULESET_ID] = WorldState(watches={**state.watches, **late})
         _show_elsewhere(ctx, set(late), combat)
 
 
@@ -88,9 +74,8 @@ def _show_elsewhere(ctx: Ctx, actors: set[str], combat: Combat | None) -> None:
 
 def _show_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...] | None = None,
                        clear: bool = False) -> Combat:
-    """BI-3 before the start: each watcher among ``ids`` (everyone, by default) is
-    ``ready_to_strike`` while its declaration is ready (not used up: that comes with the
-    start). ``clear``: one whose declaration is gone (broken) is no longer."""
+    """BI-3 before the start: each watcher among ``ids`` (default: all) is ``ready_to_strike``
+    while its declaration is ready; ``clear``: one whose declaration is gone no longer is."""
     if combat.started:
         return combat
     state = world_state(ctx)
@@ -129,18 +114,19 @@ def ready_to_strike_start(ctx: Ctx, combat: Combat | None, intent: ReadyStart) -
                             field="weapon_ready")
     watch = Watch(actor_id=actor, token_id=intent.token_id, owners=owners,
                   watching=watching, started_at=ctx.world_time)
-    state = world_state(ctx)
-    put_world_state(ctx, WorldState(watches={**state.watches, actor: watch}))
+    ready_at = ctx.world_time + WATCH_SECONDS
+    return _declared(ctx, combat, {**world_state(ctx).watches, actor: watch}, actor,
+                     f"actor {actor} watches; ready at world time {ready_at:g} or when a GM confirms",
+                     state="watching", ready_at=ready_at)
+
+
+def _declared(ctx: Ctx, combat: Combat | None, watches: dict[str, Watch], actor: str, text: str,
+              **data: object) -> Combat | None:
+    """The declarations become ``watches``, shown in every combat not yet begun (the
+    message's own, if it names one, returned), with a ``ready_to_strike`` notice."""
+    ctx.ext[RULESET_ID] = WorldState(watches=watches)  # replaced, never mutated
     _show_elsewhere(ctx, {actor}, combat)
-    ctx.notice("ready_to_strike", f"actor {actor} watches; ready at world time "
-               f"{ctx.world_time + WATCH_SECONDS:g} or when a GM confirms",
-               actor_id=actor, state="watching", ready_at=ctx.world_time + WATCH_SECONDS)
-    return _shown_here(ctx, combat)
-
-
-def _shown_here(ctx: Ctx, combat: Combat | None) -> Combat | None:
-    """The message's own combat (if it names one) with the declarations shown, as
-    :func:`_show_elsewhere` shows them in the others."""
+    ctx.notice("ready_to_strike", text, actor_id=actor, **data)
     return _show_declarations(ctx, combat, clear=True) if combat is not None else None
 
 
@@ -161,11 +147,8 @@ def ready_to_strike_break(ctx: Ctx, combat: Combat | None, intent: ReadyBreak) -
         return None  # nothing to break: the module may report any activity
     if not ctx.is_gm() and ctx.user not in watch.owners:
         raise NotPermitted(f"user {ctx.user!r} does not own actor {actor!r}")
-    put_world_state(ctx, WorldState(watches={a: w for a, w in state.watches.items() if a != actor}))
-    _show_elsewhere(ctx, {actor}, combat)
-    ctx.notice("ready_to_strike", f"actor {actor} is no longer Ready to strike",
-               actor_id=actor, state="broken", reason=intent.reason)
-    return _shown_here(ctx, combat)
+    return _declared(ctx, combat, {a: w for a, w in state.watches.items() if a != actor}, actor,
+                     f"actor {actor} is no longer Ready to strike", state="broken", reason=intent.reason)
 
 
 def ready_to_strike_confirm(ctx: Ctx, combat: Combat | None, intent: ReadyConfirm) -> Combat | None:
@@ -183,22 +166,13 @@ def ready_to_strike_confirm(ctx: Ctx, combat: Combat | None, intent: ReadyConfir
     if watch is None:
         raise RuleViolation(f"actor {actor!r} has not declared Ready to strike (or broke it)",
                             rule="BI-3", field="actor_id")
-    put_world_state(ctx, WorldState(watches={**state.watches, actor: replace(watch, confirmed=True)}))
-    _show_elsewhere(ctx, {actor}, combat)
-    ctx.notice("ready_to_strike", f"actor {actor} is Ready to strike", actor_id=actor,
-               state="ready")
-    return _shown_here(ctx, combat)
-
-
-def _combat_starts(ctx: Ctx, combat: Combat) -> Combat:
-    """The declarations of the actors in this combat are used up; the ready ones apply."""
-    return _apply_declarations(ctx, combat, tuple(combat.combatants))
+    return _declared(ctx, combat, {**state.watches, actor: replace(watch, confirmed=True)}, actor,
+                     f"actor {actor} is Ready to strike", state="ready")
 
 
 def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Combat:
-    """The declarations of the actors of ``ids`` are used up; the ready ones apply (one not
-    ready, or broken or used up elsewhere since it showed before the start, does not). A
-    used-up declaration no longer shows on its actor in the other combats not yet begun."""
+    """The declarations of the actors of ``ids`` are used up (and no longer shown elsewhere);
+    the ready ones apply."""
     state = world_state(ctx)
     used: set[str] = set()
     for cid in ids:
@@ -213,8 +187,8 @@ def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Comba
         combat = update_fighter(combat, c.id, ready_to_strike=watch.ready,
                                 watched=_watched(combat, c, watch) if watch.ready else ())
     if used:
-        put_world_state(ctx, WorldState(
-            watches={a: w for a, w in state.watches.items() if a not in used}))
+        ctx.ext[RULESET_ID] = WorldState(
+            watches={a: w for a, w in state.watches.items() if a not in used})
         _show_elsewhere(ctx, used, combat)
     return combat
 

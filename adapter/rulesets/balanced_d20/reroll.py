@@ -1,48 +1,85 @@
-"""BI-1 Initiative roll and BI-2 Clever reroll.
+"""BI-1 Initiative roll and BI-2 Clever reroll (the prompts' flow: docs/rules.md, BI-2).
 
-Flow of a clever reroll (one made, or declined, per combatant per combat)::
-
-    initiativeRoll, natural d20 <= Int mod    -> prompt ``reroll`` to the owners (NPC: "gm")
-    reroll.decide {prompt_id, accept}          owner or GM; declined: the first roll stands
-      accept, auto_approve_rerolls             -> prompt ``reroll.roll`` (data.formula)
-      accept                                   -> prompt ``reroll.approval`` to "gm"
-    reroll.approve {prompt_id, approve}        GM only; approved -> prompt ``reroll.roll``
-    initiativeRoll with reroll_of = offer id   the new total stands, even if lower
-
-A group's roll (``group_id``) gets the offer too, for the whole group: it qualifies by the
-lowest Int modifier among the members (ruling), goes to the owners of every member (an NPC
-group's to the GM), names the first member as its ``combatant_id`` (with ``data.group_id``
-and ``data.members``), and the reroll's result goes to every member.
-
-A pending prompt never blocks the order: the plan shows the current value, tagged
-``reroll_pending``.
+The natural d20 is the one active result of the roll's only d20 term (a roll that does not
+fit is refused). A group's roll gets one offer for the whole group (ruling).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from msgspec.structs import replace
 
 from ...engine.context import Ctx
-from ...engine.dice import roll_total
+from ...engine.dice import active_results, dice_terms, roll_total
 from ...engine.events import Rolled, ScoreSet
-from ...engine.messages import RerollApprove, RerollDecide
+from ...engine.messages import RerollApprove, RerollDecide, Roll
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
-from .common import pending_prompt, replace_in_order
-from .natural import natural_d20, reroll_formula
-from .state import Reroll, fighter, scored, stat, update_fighter
+from .state import Reroll, fighter, pending_prompt, replace_in_order, scored, stat, update_fighter
 
-#: BI-2 "may reroll the d20 once": only a reroll made, or a decline, uses the right up; an
-#: offer withdrawn by a new roll, or denied by the GM, leaves it for the next qualifying roll
+#: the hook's roll, as a field of the message
+ROLL = ("roll", "roll")
+
+KEEP_DROP = ("kh", "kl", "k", "dh", "dl", "d")
+
+
+def d20_term(roll: Roll) -> Mapping[str, Any]:
+    """The roll's one d20 term; refuse a roll without one, or with more than one."""
+    terms = [t for t in dice_terms(roll) if t.get("faces") == 20]
+    if not terms:
+        raise RuleViolation(
+            "an initiative roll under balanced-d20 is a d20 roll (a Dexterity check); "
+            "this roll has no d20", rule="BI-1", field=ROLL,
+        )
+    if len(terms) > 1:
+        raise RuleViolation(
+            f"this initiative roll has {len(terms)} d20 terms; the natural d20 cannot be told",
+            rule="BI-1", field=ROLL,
+        )
+    return terms[0]
+
+
+def natural_d20(roll: Roll) -> int:
+    """The natural d20 of the roll (the one active result of its d20 term)."""
+    kept = active_results(d20_term(roll))
+    if len(kept) != 1:
+        raise RuleViolation(
+            f"the d20 term keeps {len(kept)} results; a roll of two d20s must keep or drop one "
+            "(2d20kh, 2d20kl) so that its natural d20 is known",
+            rule="BI-1", field=ROLL,
+        )
+    value = kept[0].get("result")
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 20:
+        raise RuleViolation(f"the d20 shows {value!r}, not 1..20", rule="BI-1", field=ROLL)
+    return value
+
+
+def reroll_formula(roll: Roll, natural: int) -> str:
+    """The formula of a clever reroll (BI-2 ruling): one d20 with its own modifiers but
+    keep/drop, plus the first total less its natural d20 (a bonus die kept as it fell)."""
+    term = d20_term(roll)
+    mods = "".join(
+        str(m) for m in term.get("modifiers") or ()
+        if not any(str(m).startswith(k) for k in KEEP_DROP)
+    )
+    bonus = roll_total(roll) - natural
+    die = f"1d20{mods}"
+    if bonus == 0:
+        return die
+    amount = int(bonus) if float(bonus).is_integer() else bonus
+    sign = "-" if bonus < 0 else "+"
+    return f"{die} {sign} {abs(amount)}"
+
+
+#: BI-2 "once": a reroll made or declined uses the right up (withdrawn or denied does not)
 USED_UP = ("declined", "rerolled")
 
 
 def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
-    """BI-1: the initiative is a Dexterity check, d20 + Dex (+ the system's bonuses).
-
-    The score is the roll's total; the natural d20 is read from its d20 term (a roll that
-    does not fit is refused).
-    """
+    """BI-1: the initiative is a Dexterity check: the score is the roll's total, the natural
+    d20 read from its d20 term; a second roll is the GM's or the clever reroll's (BI-2)."""
     natural = natural_d20(event.roll)
     total = roll_total(event.roll)
     members = rollers(combat, event)
@@ -60,9 +97,8 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
 
 
 def initiative_roll_on_score_set(ctx: Ctx, combat: Combat, event: ScoreSet) -> Combat:
-    """BI-1: a GM's ``initiative.set`` replaces the combatant's own value. BI-2 (ruling): the
-    GM's number is an override like a new roll by the GM: it withdraws a pending clever
-    reroll offer (a group's, for every member), and the typed number stands."""
+    """BI-1: a GM's ``initiative.set`` replaces the combatant's own value; it withdraws a
+    pending clever reroll offer, as a new roll does (BI-2 ruling)."""
     before = combat.combatants[event.combatant_id].score
     combat = _withdraw_offer(ctx, combat, event.combatant_id)
     combat = scored(combat, event.combatant_id, event.value)
@@ -72,8 +108,7 @@ def initiative_roll_on_score_set(ctx: Ctx, combat: Combat, event: ScoreSet) -> C
 
 
 def _withdraw_offer(ctx: Ctx, combat: Combat, cid: str) -> Combat:
-    """A pending offer lapses: its prompts close (answering them is ``unknown_prompt``), and
-    the right to reroll is not used up (``superseded``)."""
+    """A pending offer lapses (``superseded``): its prompts close, the right is not used up."""
     offer = fighter(combat.combatants[cid]).reroll
     if offer is None or not offer.pending:
         return combat
@@ -82,11 +117,8 @@ def _withdraw_offer(ctx: Ctx, combat: Combat, cid: str) -> Combat:
 
 
 def clever_reroll_on_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
-    """BI-2: a natural d20 <= the Int modifier may be rerolled once; the new result stands.
-
-    Ruling: the owner chooses, the GM approves (unless ``auto_approve_rerolls``); the
-    reroll replaces the d20 only, the modifiers are applied again to the new die.
-    """
+    """BI-2: a natural d20 <= the Int modifier may be rerolled once; the new result stands
+    (ruling: the owner chooses, the GM approves unless ``auto_approve_rerolls``)."""
     party = rollers(combat, event)
     if event.reroll_of is not None:
         return _rerolled(ctx, combat, party, event.reroll_of)
@@ -100,9 +132,8 @@ def rollers(combat: Combat, event: Rolled) -> list[str]:
         return _members(combat, event.group_id)
     cid = str(event.combatant_id)
     offer = fighter(combat.combatants[cid]).reroll
-    if (event.reroll_of is not None and offer is not None and offer.group is not None
-            and offer.offer_id == event.reroll_of):
-        return _members(combat, offer.group) or [cid]
+    if event.reroll_of is not None and offer is not None and offer.offer_id == event.reroll_of:
+        return _party(combat, cid, offer)
     return [cid]
 
 
@@ -115,14 +146,12 @@ def _party(combat: Combat, cid: str, reroll: Reroll) -> list[str]:
 
 
 def _lowest_int(combat: Combat, party: list[str]) -> int:
-    """BI-2 for a group roll (**ruling**): the group qualifies only when every member would
-    on its own, i.e. by the lowest Int modifier among them; every member takes the result."""
+    """BI-2 for a group roll (**ruling**): the lowest Int modifier among the members."""
     return min(stat(combat.combatants[cid], "int") for cid in party)
 
 
 def _offer_to(members: list[Combatant]) -> tuple[str, ...] | str:
-    """The owners who decide: a character's owners; for a group, the owners of every member
-    (who may roll for it); the GM for an NPC, or when no player owns every member."""
+    """Who decides: the owners of every member; the GM for an NPC, or when none owns them all."""
     if any(c.is_npc or not c.owners for c in members):
         return "gm"
     common = [u for u in members[0].owners if all(u in c.owners for c in members)]

@@ -1,9 +1,6 @@
-"""The state `balanced-d20` keeps: per combatant (``Combatant.ext``) and per world (BI-3).
-
-Every class is a frozen msgspec Struct held by one declared in ``Ruleset.state_types`` (snapshots read
-them back; the declared ones are tagged). Nothing is ever mutated: ``msgspec.structs.replace``
-builds the next value, and tuples stand in for lists.
-"""
+"""The state `balanced-d20` keeps per combatant (``Combatant.ext``) and per world (BI-3):
+frozen msgspec Structs, the ones in ``Ruleset.state_types`` tagged for snapshots; and the
+helpers its rules share."""
 
 from __future__ import annotations
 
@@ -14,19 +11,17 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from ...engine.context import Ctx
-from ...engine.model import Combat, Combatant, CombatantExt, WorldExt
+from ...engine.model import Combat, Combatant, CombatantExt, Prompt, WorldExt
+from ...engine.order import by_id, place_by_rules
+from ...errors import UnknownPrompt
 
 RULESET_ID = "balanced-d20"
 
 
 class Reroll(Struct, frozen=True):
-    """One clever reroll (BI-2) of a combatant's initiative (or a group's: every member holds
-    the same one, ``group`` set); one made or declined per combat.
-
-    ``status``: ``offered`` (the owner decides), ``approval`` (the GM decides), ``approved``
-    (waiting for the new roll), then one of ``declined``, ``denied``, ``rerolled``,
-    ``superseded`` (a plain roll replaced the initiative before the reroll came).
-    """
+    """One clever reroll (BI-2) of a combatant's (or a group's) initiative. ``status``:
+    ``offered``, ``approval``, ``approved`` (pending), then ``declined``, ``denied``,
+    ``rerolled`` or ``superseded`` (a plain roll came first)."""
 
     offer_id: str
     status: str
@@ -44,13 +39,9 @@ class Reroll(Struct, frozen=True):
 
 
 class Readied(Struct, frozen=True):
-    """A readied action (BI-5).
-
-    ``status``: ``waiting`` for its trigger; ``triggered`` (standard: may react now);
-    ``checking`` (pre-emptive: the opposed check is with the GM); ``won`` (acts before the
-    trigger); ``kept`` (check lost: falls due when the turn ``during`` ends); ``due`` (may be
-    taken without a reaction until the end of the turn that follows).
-    """
+    """A readied action (BI-5). ``status``: ``waiting``, ``triggered`` (may react now),
+    ``checking`` (opposed check with the GM), ``won``, ``kept`` (due when the turn
+    ``during`` ends), ``due`` (taken without a reaction until the next turn's end)."""
 
     readied_id: str
     mode: str
@@ -80,16 +71,12 @@ class Fighter(Struct, CombatantExt, frozen=True, tag=True):
     #: why the reaction is spent (``used``, ``readied``, ``preemptive``), None if it is not
     reaction_spent: str | None = None
     ready_to_strike: bool = False
-    #: the watched creatures among the combatants when Ready to strike applied at the
-    #: combat's start (BI-3); empty when none of them is in the fight
+    #: the watched creatures in the fight when Ready to strike applied (BI-3)
     watched: tuple[str, ...] = ()
     readied: Readied | None = None
 
     def dash_for(self, round_: int) -> int | None:
-        for r, amount in self.dashes:
-            if r == round_:
-                return amount
-        return None
+        return next((amount for r, amount in self.dashes if r == round_), None)
 
 
 class Watch(Struct, frozen=True):
@@ -115,28 +102,19 @@ class WorldState(Struct, WorldExt, frozen=True, tag=True):
     watches: Mapping[str, Watch] = {}
 
 
-# ---------------------------------------------------------------- access helpers
-
-
 def fighter(combatant: Combatant) -> Fighter:
     ext = combatant.ext
     return ext if isinstance(ext, Fighter) else Fighter()
 
 
 def update_fighter(combat: Combat, cid: str, **changes: Any) -> Combat:
-    """The combat with ``changes`` applied to one combatant's :class:`Fighter`; the same
-    combat when every change is the value already there (the very object: a reaction given
-    back at each turn start that was never spent), as a rule that changes nothing returns."""
+    """The combat with ``changes`` applied to one combatant's :class:`Fighter`; the very
+    same combat when every change is the object already there."""
     c = combat.combatants[cid]
     f = fighter(c)
     if c.ext is f and all(getattr(f, name) is value for name, value in changes.items()):
         return combat
     return replace(combat, combatants={**combat.combatants, cid: replace(c, ext=replace(f, **changes))})
-
-
-def set_score(combat: Combat, cid: str, score: float | None) -> Combat:
-    c = combat.combatants[cid]
-    return replace(combat, combatants={**combat.combatants, cid: replace(c, score=score)})
 
 
 def dash_round(combat: Combat) -> int:
@@ -147,17 +125,15 @@ def dash_round(combat: Combat) -> int:
 def scored(combat: Combat, cid: str, base: float | None) -> Combat:
     """Set a combatant's own initiative; its score adds a dash in force this round (BI-4)."""
     combat = update_fighter(combat, cid, base=base)
-    amount = fighter(combat.combatants[cid]).dash_for(dash_round(combat))
-    return set_score(combat, cid, None if base is None else base + (amount or 0))
+    c = combat.combatants[cid]
+    amount = fighter(c).dash_for(dash_round(combat))
+    score = None if base is None else base + (amount or 0)
+    return replace(combat, combatants={**combat.combatants, cid: replace(c, score=score)})
 
 
 def world_state(ctx: Ctx) -> WorldState:
     state = ctx.ext.get(RULESET_ID)
     return state if isinstance(state, WorldState) else WorldState()
-
-
-def put_world_state(ctx: Ctx, state: WorldState) -> None:
-    ctx.ext[RULESET_ID] = state  # replaced, never mutated
 
 
 def stat(combatant: Combatant, name: str) -> int:
@@ -168,3 +144,34 @@ def stat(combatant: Combatant, name: str) -> int:
 def proficient(combatant: Combatant) -> tuple[str, ...]:
     skills = combatant.stats.get("proficient") or ()
     return tuple(str(s) for s in skills) if isinstance(skills, (list, tuple)) else ()
+
+
+def sort_key(combat: Combat, combatant: Combatant) -> tuple[float, ...]:
+    """Section 1's tie ruling: "the higher Dex modifier first, then Foundry's own order
+    (`_id`)"."""
+    score = combatant.score if combatant.score is not None else 0.0
+    return (score, float(stat(combatant, "dex")), *by_id(combatant.id))
+
+
+def replace_in_order(combat: Combat, cid: str) -> Combat:
+    """Re-place one combatant among the turns still to come (a turn in progress stays)."""
+    return replace(combat, order=place_by_rules(combat, cid, sort_key))
+
+
+def declared_by(ctx: Ctx, combat: Combat, combatant_id: str, what: str) -> Combatant:
+    """The combatant an intent is about; its user must own it or be a GM."""
+    combatant = ctx.combatant(combat, combatant_id)
+    ctx.require_owner(combatant, what)
+    return combatant
+
+
+def pending_prompt(ctx: Ctx, combat: Combat, prompt_id: str, kind: str) -> Prompt:
+    """The pending prompt of ``kind`` that the intent's ``prompt_id`` names (``unknown_prompt``
+    for an unknown or answered one, or one of another combat)."""
+    prompt = ctx.pending(prompt_id)
+    if prompt is None or prompt.kind != kind or prompt.combat_id != combat.id:
+        raise UnknownPrompt(
+            f"there is no pending {kind} prompt {prompt_id!r} (unknown or already answered)",
+            field="prompt_id",
+        )
+    return prompt

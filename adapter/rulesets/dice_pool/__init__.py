@@ -1,31 +1,11 @@
-"""Ruleset ``dice-pool``: success-counting initiative (../shared/rules/README.md section 2).
-
-DP-1 pool = Reaction + Wits − size (+ the GM's dice, DP-7); DP-3 successes recounted from
-the dice; DP-2 order by net successes, then base, then ``_id``; DP-4 hesitation; DP-5 the
-order is kept for the fight, but for delay and waiting (the engine's shared hold/act,
-:mod:`.delay`): each round starts in the sequence the last one ended in (:mod:`.sequence`);
-DP-6 groups roll once with their slowest member's pool.
+"""Ruleset ``dice-pool``: success-counting initiative (../shared/rules/README.md section 2,
+DP-1 … DP-7; docs/rules.md): the rules, the kept sequence (DP-5), delay and waiting.
 """
 
 from ...engine.events import CombatStarted, Joined, Rolled, RoundStarted, ScoreSet, TurnEnded
 from ...engine.ruleset import Ruleset, chain
-from .adopt import adopt_pool_roll
-from .delay import HOLD, INTENTS
-from .describe import describe
-from .rules import (
-    SETTINGS,
-    group_initiative,
-    hesitation,
-    initiative_formula,
-    initiative_roll,
-    order_key,
-)
-from .sequence import (
-    kept_sequence,
-    kept_sequence_on_roll,
-    kept_sequence_on_score_set,
-    kept_sequence_on_start,
-)
+from . import rules, sequence
+from .delay import HOLD, INTENTS, describe
 from .state import DicePoolCombat, DicePoolState
 
 RULESET = Ruleset(
@@ -34,20 +14,20 @@ RULESET = Ruleset(
     # they clear them, and the roll is scored before they read the new score
     on=chain(
         {
-            Rolled: (initiative_roll, kept_sequence_on_roll),
-            CombatStarted: (kept_sequence_on_start,),
-            Joined: (group_initiative,),
-            TurnEnded: (hesitation,),
-            RoundStarted: (kept_sequence,),
-            ScoreSet: (kept_sequence_on_score_set,),
+            Rolled: (rules.initiative_roll, sequence.kept_sequence_on_roll),
+            CombatStarted: (sequence.kept_sequence_on_start,),
+            Joined: (rules.group_initiative,),
+            TurnEnded: (rules.hesitation,),
+            RoundStarted: (sequence.kept_sequence,),
+            ScoreSet: (sequence.kept_sequence_on_score_set,),
         },
         HOLD.on,
     ),
     intents=INTENTS,
-    sort_key=order_key,
+    sort_key=rules.order_key,
     describe=describe,
-    settings=SETTINGS,
-    formula=initiative_formula,
-    adopt=adopt_pool_roll,
+    settings=rules.SETTINGS,
+    formula=rules.initiative_formula,
+    adopt=rules.adopt_pool_roll,
     state_types=(DicePoolState, DicePoolCombat),
 )

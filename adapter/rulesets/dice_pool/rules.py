@@ -1,28 +1,22 @@
-"""The dice-pool rule functions, one per rule, each ``rule(ctx, combat, event) -> Combat`` for
-the one event class it is listed under (``Ruleset.on``).
-
-- :func:`initiative_roll` takes an ``initiativeRoll`` (DP-1, DP-3, DP-5, DP-6, DP-7),
-- :func:`group_initiative` gives a group's roll to a member who joins later (DP-6),
-- :func:`hesitation` counts the lost turns down as the combatant's turns pass (DP-4).
-
-The order itself comes from :func:`order_key` (DP-2) through the engine's sort.
-"""
+"""The dice-pool rule functions, one per rule (DP-1 … DP-7), the sort key (DP-2, DP-5), and
+first contact (docs/rules.md, "Meeting a combat already under way")."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
-from msgspec.structs import replace
+from msgspec.structs import asdict, replace
 
+from ...engine.adopt import turns_had
 from ...engine.context import Ctx
 from ...engine.events import Joined, Rolled, TurnEnded
 from ...engine.messages import Roll
 from ...engine.model import Combat, Combatant
+from ...engine.order import by_id
 from ...errors import RuleViolation, UnknownPrompt
-from .count import DiceSettings, pool_dice, success_count
-from .pool import Dice, dice_for, group_pool, members, pool
-from .sequence import sequence_key, unit, unit_rank
+from .pool import Dice, DiceSettings, dice_for, group_pool, members, pool, pool_dice, success_count
+from .sequence import sequence_key
 from .state import DicePoolState, PoolRoll, combat_state, roll_of
 
 SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
@@ -61,11 +55,8 @@ def hesitation_turns(roll: PoolRoll) -> int:
 
 
 def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
-    """DP-1 pool, DP-3 dice, DP-5 "the order is kept for the whole fight", DP-6 groups.
-
-    Recounts the forwarded roll, refuses one of the wrong size, and gives the combatant (or
-    every member of the group) its score: the net successes.
-    """
+    """DP-1 pool, DP-3 dice (recounted; a roll of the wrong size is refused), DP-5 rolled
+    once, DP-6 groups: the combatant, or every member of the group, scores the net successes."""
     if event.reroll_of is not None:
         raise UnknownPrompt(
             f"the dice-pool ruleset offers no rerolls; {event.reroll_of!r} is not a prompt",
@@ -89,8 +80,7 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
 
 
 def group_initiative(ctx: Ctx, combat: Combat, event: Joined) -> Combat:
-    """DP-6: a combatant who joins a group that has already rolled shares the group's roll
-    (members act together, consecutively)."""
+    """DP-6: a combatant who joins a group that has already rolled shares the group's roll."""
     c = combat.combatants[event.combatant_id]
     result = combat_state(combat.ext).groups.get(c.group) if c.group is not None else None
     if result is None or c.score is not None:
@@ -99,10 +89,8 @@ def group_initiative(ctx: Ctx, combat: Combat, event: Joined) -> Combat:
 
 
 def hesitation(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
-    """DP-4 "A negative result means the character hesitates and cannot act for as many turns
-    as the negative value": each of the combatant's turns that passes (the ones the module
-    skipped included) takes one off; its place in the order is kept. No turn passes before
-    the fight has begun."""
+    """DP-4 "cannot act for as many turns as the negative value": each of its turns that
+    passes (skipped ones too, none before the start) takes one off; its place is kept."""
     if not combat.started:
         return combat
     c = combat.combatants.get(event.combatant_id)
@@ -115,20 +103,12 @@ def hesitation(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
 
 def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
     """DP-2 "more successes act earlier; equal successes: the higher base initiative acts
-    earlier". DP-5: a round starts in the sequence the last one ended in, newcomers placed
-    among it by DP-2 (:mod:`.sequence`). **ruling**: then
-    Foundry's order (``_id``, added by the engine); a group ties as
-    one combatant with the smallest ``_id`` of its members, so its members stay together
-    (DP-6). While a group's turn is in progress, its members waiting for their turn go
-    before anyone placed meanwhile, so a joiner never slots in between them. (A member who
-    joins after its group's turn is over takes the group's roll and slots in on its own for
-    the rest of that round; from the next round on it acts with the group.)"""
+    earlier", within DP-5's kept sequence (:mod:`.sequence`); **ruling**: then Foundry's
+    order (``_id``), a group tying as one (DP-6). While a group's turn is in progress its
+    waiting members go before anyone placed meanwhile: a joiner never slots in between them."""
     if _group_under_way(combat, c):
-        return (math.inf, 0.0, -float(unit_rank(combat, unit(combat, c))))
+        return (math.inf, 0.0, *by_id(c.id))
     return sequence_key(combat, c)
-
-
-# ---------------------------------------------------------------- helpers
 
 
 def _group_under_way(combat: Combat, c: Combatant) -> bool:
@@ -175,19 +155,41 @@ def _count(ctx: Ctx, roll: Roll, dice: Dice, who: str, group: str | None) -> Poo
             total=total,
             net=count.net,
         )
-    return PoolRoll(
-        pool=dice.pool,
-        base=dice.base,
-        dice=faces,
-        successes=count.successes,
-        ones=count.ones,
-        net=count.net,
-        critical=count.critical,
-        group=group,
-    )
+    return PoolRoll(pool=dice.pool, base=dice.base, dice=faces, group=group, **asdict(count))
 
 
 def _give(combat: Combat, rolled: list[Combatant], result: PoolRoll) -> Combat:
     state = DicePoolState(roll=result, turns_lost=hesitation_turns(result))
     changed = {c.id: replace(c, score=float(result.net), ext=state) for c in rolled}
     return replace(combat, combatants={**combat.combatants, **changed})
+
+
+def base_from_value(value: float) -> int:
+    """The base the two decimals of ``value`` carry (5.13 → 13; −0.95 → 5), or 0."""
+    hundredths = (value - math.floor(value)) * 100
+    return round(hundredths) if abs(hundredths - round(hundredths)) < 1e-6 else 0
+
+
+def adopt_pool_roll(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
+    """DP-3 net successes from the stored value, DP-1 base from the stats, DP-4 turns lost
+    counted from the round it rolled in, DP-6 a group's value is the group's roll."""
+    c = combat.combatants[combatant_id]
+    if c.score is None:
+        return combat
+    net = math.floor(c.score)
+    dice = dice_for(combat, c)
+    group = c.group if c.group is not None and c.group in combat.groups else None
+    roll = PoolRoll(
+        pool=dice.pool if dice is not None else 0,
+        base=dice.base if dice is not None else base_from_value(c.score),
+        dice=(), successes=max(net, 0), ones=max(-net, 0), net=net, critical=False, group=group,
+    )
+    lost, had = hesitation_turns(roll), turns_had(combat, c)
+    lost_now = combatant_id in combat.passed and 0 < had <= lost  # this round's turn was lost
+    state = DicePoolState(roll=roll, turns_lost=max(0, lost - had),
+                          lost_in_round=combat.round if lost_now else None)
+    combatants = {**combat.combatants, combatant_id: replace(c, score=float(net), ext=state)}
+    groups = dict(combat_state(combat.ext).groups)
+    if group is not None:
+        groups.setdefault(group, roll)
+    return replace(combat, combatants=combatants, ext=replace(combat_state(combat.ext), groups=groups))

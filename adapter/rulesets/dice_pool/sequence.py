@@ -1,29 +1,9 @@
 """DP-5 "The order is kept for the whole fight unless someone declares an action that
-affects initiative (delay, waiting)": the sequence a round ends in is the sequence the next
-one starts in.
+affects initiative (delay, waiting)", with the exceptions of the rulings (docs/rules.md, DP-5).
 
-**Ruling** (docs/rules.md, DP-5): what is kept is the sequence as it actually ended, in
-absolute terms: who stood before whom, not "right after X" wherever X goes later. At each
-round start (:func:`kept_sequence`, before the holds are cleared) the order the round ended
-in (``Combat.order``) becomes :attr:`DicePoolCombat.sequence`, with these exceptions:
-
-- a step-in for one round only (from a carried hold, ST-4/ST-5 rulings) and a movement-only
-  turn (``hold {next_round}``) go back where the combatant stood when that round started:
-  right after the one it followed then (first, if it was first);
-- a combatant not in the kept sequence (it joined, or its first roll came, in the round
-  that ended) or given a new score since (the GM's number) takes its place by DP-2
-  (:func:`merge`): before the first kept combatant it beats on successes, then base;
-- a group's members (but those who stand apart, having stepped in elsewhere or got the
-  GM's number) are kept together at the place of the first of them, in Foundry's order
-  (``_id``), DP-6; one who stepped in between them goes right after them (right before,
-  if it stepped in before one of them).
-
-Within a round the order is the engine's explicit ``Combat.order``. The sort key
-(:func:`sequence_key`) is only consulted to place someone among the turns still to come (a
-joiner, a new score) and to order step-ins at one point (ST-3): a combatant's root is its
-rank in the kept sequence with everyone new merged in by DP-2; a combatant that stepped in
-this round stands at its anchor's root one step down (after) or up (before), and those at
-one point are ordered by DP-2 (successes, base, ``_id``).
+:func:`sequence_key` places someone among the turns still to come and orders step-ins at
+one point (ST-3): by rank in the kept sequence, everyone new merged in by DP-2; a step-in
+one step after (or before) its anchor.
 """
 
 from __future__ import annotations
@@ -36,31 +16,18 @@ from ...engine.context import Ctx
 from ...engine.events import CombatStarted, Rolled, RoundStarted, ScoreSet
 from ...engine.holding import GIVING_UP, HOLDING, STEPPED_IN, holding
 from ...engine.model import Combat, Combatant
-from ...engine.order import place_by_rules
+from ...engine.order import by_id, place_by_rules
 from .pool import dice_for
 from .state import DicePoolState, combat_state, roll_of
 
 
-def unit(combat: Combat, c: Combatant) -> str:
-    """A group ties as one combatant: the smallest ``_id`` of its members (DP-6)."""
-    if c.group is None or c.group not in combat.groups:
-        return c.id
-    return min(x.id for x in combat.combatants.values() if x.group == c.group)
-
-
-def unit_rank(combat: Combat, unit_id: str) -> int:
-    """The rank of a unit among the combat's units by ``_id``."""
-    return sorted(_units(combat).values()).index(unit_id)
-
-
 def _units(combat: Combat) -> dict[str, str]:
-    """Every combatant's unit (DP-6), computed once."""
+    """Every combatant's unit: a group ties as one combatant, its smallest ``_id`` (DP-6)."""
     first: dict[str, str] = {}
     for c in combat.combatants.values():
         if c.group is not None and c.group in combat.groups:
             first[c.group] = min(first.get(c.group, c.id), c.id)
-    return {cid: first.get(c.group or "", cid) if c.group in combat.groups else cid
-            for cid, c in combat.combatants.items()}
+    return {cid: first.get(c.group or "", cid) for cid, c in combat.combatants.items()}
 
 
 def _base(combat: Combat, c: Combatant) -> int:
@@ -74,17 +41,16 @@ def _base(combat: Combat, c: Combatant) -> int:
 Score = Callable[[Combatant], float]
 
 
-def _dp2(combat: Combat, score: Score) -> Callable[[str], tuple[float, float, float]]:
-    """DP-2's key (successes, base, then the unit's ``_id``), larger first."""
+def _dp2(combat: Combat, score: Score) -> Callable[[str], tuple[float, ...]]:
+    """DP-2's key (successes, base, then the unit's ``_id`` and the combatant's), larger first."""
     units = _units(combat)
-    ranks = {u: i for i, u in enumerate(sorted(set(units.values())))}
     bases: dict[str, float] = {}
 
-    def key(cid: str) -> tuple[float, float, float]:
+    def key(cid: str) -> tuple[float, ...]:
         c = combat.combatants[cid]
         if cid not in bases:
             bases[cid] = float(_base(combat, c))
-        return (score(c), bases[cid], -float(ranks[units[cid]]))
+        return (score(c), bases[cid], *by_id(units[cid]), *by_id(cid))
 
     return key
 
@@ -97,7 +63,7 @@ def merge(combat: Combat, kept: Sequence[str], new: Sequence[str], score: Score 
     """DP-5 with DP-2: ``kept`` as it stands; each of ``new`` right before the first kept
     combatant it beats on successes, then base (Foundry's ``_id`` for a full tie)."""
     key = _dp2(combat, score)
-    waiting = sorted(sorted(new), key=key, reverse=True)  # a full tie: by _id
+    waiting = sorted(new, key=key, reverse=True)
     merged: list[str] = []
     for cid in kept:
         while waiting and key(waiting[0]) > key(cid):
@@ -128,9 +94,8 @@ def position(combat: Combat, c: Combatant, ranks: Mapping[str, int],
     return (-float(ranks.get(c.id, len(ranks))),)
 
 
-Ranked = tuple[Combat, dict[str, int], Callable[[str], tuple[float, float, float]]]
-#: the last combat sorted, with its ranks and DP-2 keys: a sort asks once per combatant of
-#: one (immutable) combat; held by identity, swapped whole
+Ranked = tuple[Combat, dict[str, int], Callable[[str], tuple[float, ...]]]
+#: the last (immutable) combat sorted, its ranks and DP-2 keys: a sort asks once per combatant
 _last: list[Ranked] = []
 
 
@@ -144,18 +109,13 @@ def _ranked(combat: Combat) -> Ranked:
 
 
 def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
-    """DP-5: the place (paths end with 0, steps are ±1, so no place is a prefix of another),
-    then DP-2 for those at one place (ST-3)."""
+    """DP-5: the place (ended by 0, steps are ±1: no place prefixes another), then DP-2 (ST-3)."""
     _, ranks, dp2 = _ranked(combat)
     return (*position(combat, c, ranks), 0.0, *dp2(c.id))
 
 
-# ---------------------------------------------------------------- the rule
-
-
 def kept_sequence(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
-    """DP-5 at a round start (before the holds are cleared): the sequence the round ended
-    in is kept (see the module)."""
+    """DP-5 at a round start (before the holds are cleared): the sequence the round ended in is kept."""
     seq = _group_blocks(combat, _sequence_ended(combat))
     return replace(combat, ext=replace(combat_state(combat.ext), sequence=tuple(seq)))
 

@@ -1,18 +1,43 @@
-"""Ruleset ``storyteller``: delaying action (../shared/rules/README.md section 3, ST-1 … ST-5).
-
-The initiative is the system's roll (:mod:`.initiative`); holding, stepping in, holding
-into the next round and waiting across rounds are the engine's shared hold/act mechanics
-(:mod:`adapter.engine.holding`), built with ST-1 … ST-5 as their ids (:mod:`.plan`).
+"""Ruleset ``storyteller``: delaying action (../shared/rules/README.md section 3, ST-1 … ST-5):
+the system's roll, and the engine's shared hold/act mechanics under ST-1 … ST-5 as their ids.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 from ...engine.events import Rolled
-from ...engine.ruleset import Ruleset, chain
-from .initiative import initiative_roll, tie_rule
-from .plan import HOLD, describe
+from ...engine.holding import hold_mechanics
+from ...engine.model import Combat, Combatant
+from ...engine.order import by_id
+from ...engine.ruleset import Entry, HoldRuleIds, Ruleset, chain, describe_plain
+from ..foundry_core import initiative_roll
+
+HOLD = hold_mechanics(HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5"))
+
+
+def initiative_mod(combatant: Combatant) -> float:
+    value = combatant.stats.get("initiative_mod", 0)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def tie_rule(combat: Combat, combatant: Combatant) -> Sequence[float]:
+    """Section 3 ruling: "ties go to the higher initiative modifier, then to Foundry's own
+    order (`_id`)". ST-3 orders holders stepping in together by it."""
+    score = combatant.score if combatant.score is not None else 0.0
+    return (score, initiative_mod(combatant), *by_id(combatant.id))
+
+
+def describe(combat: Combat, combatant: Combatant) -> Entry:
+    """ST-1: a holder shows ``acts: held``; ST-4: a combatant giving up its round
+    ``movement_only``; ST-5: ``target_aware`` when the GM says the target knows."""
+    return HOLD.entry(combat, combatant, describe_plain(combat, combatant))
+
 
 RULESET = Ruleset(
     id="storyteller",
-    # the roll is scored before the hold mechanics read the new score
+    # section 3: "The initiative roll itself is the game system's": its total, as in
+    # foundry-core; scored before the hold mechanics read the new score
     on=chain({Rolled: (initiative_roll,)}, HOLD.on),
     intents=HOLD.intents,
     sort_key=tie_rule,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapter.engine.order import foundry_sort
+from tests.foundry import foundry_sort
 from tests.rulesets.balanced_d20.bd_table import GM, Table, fighter
 
 OGRE, CLERIC, GHOUL, FIGHTER = ("cmbOgre000000001", "cmbCleric0000001", "cmbGhoul00000001",

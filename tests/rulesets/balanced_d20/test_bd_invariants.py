@@ -18,9 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapter.engine import World
-from adapter.engine.order import foundry_sort
 from adapter.rulesets.balanced_d20.state import fighter
-from tests.foundry import combatant
+from tests.foundry import combatant, foundry_sort
 from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, d20
 from tests.support.examples import examples
 from tests.support.table import Table

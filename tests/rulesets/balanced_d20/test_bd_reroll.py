@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adapter.rulesets.balanced_d20.natural import natural_d20, reroll_formula
+from adapter.rulesets.balanced_d20.reroll import natural_d20, reroll_formula
 from adapter.rulesets.balanced_d20.state import fighter as fighter_state
 from tests.decoded import as_roll
 from tests.rulesets.balanced_d20.bd_table import COMBAT, GM, Table, d20, fighter
@@ -84,7 +84,7 @@ def test_the_score_is_the_total_and_ties_go_to_the_higher_dex_then_id() -> None:
     assert t.order() == [b, a, c]  # all 11: Dex 3 first, then by _id
     values = t.initiatives()
     assert [int(v or 0) for v in values.values()] == [11, 11, 11]
-    from adapter.engine.order import foundry_sort
+    from tests.foundry import foundry_sort
     assert foundry_sort(values) == t.order()
 
 

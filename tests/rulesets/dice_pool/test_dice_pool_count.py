@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adapter.errors import RuleViolation
-from adapter.rulesets.dice_pool.count import DiceSettings, pool_dice, success_count
+from adapter.rulesets.dice_pool.pool import DiceSettings, pool_dice, success_count
 from tests.decoded import as_roll
 from tests.rulesets.dice_pool.dp_table import pool_roll
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from adapter.engine.order import foundry_sort
 from adapter.errors import NotPermitted, RuleViolation, SidecarError
+from tests.foundry import foundry_sort
 from tests.rulesets.dice_pool.dp_table import PLAYER, Table
 
 ANN, BOB, CID, DEB = "cmbAnn0000000001", "cmbBob0000000001", "cmbCid0000000001", "cmbDeb0000000001"

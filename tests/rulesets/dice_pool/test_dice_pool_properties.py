@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapter.engine.order import foundry_sort
-from adapter.rulesets.dice_pool.count import DiceSettings, pool_dice, success_count
+from adapter.rulesets.dice_pool.pool import DiceSettings, pool_dice, success_count
 from tests.decoded import as_roll
+from tests.foundry import foundry_sort
 from tests.rulesets.dice_pool.dp_table import Table
 from tests.support.examples import examples
 

@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 from msgspec.structs import replace
 
-from adapter.engine.order import foundry_sort
 from adapter.errors import RuleViolation, SidecarError, UnknownCombatant, UnknownPrompt
 from adapter.rulesets.dice_pool.state import DicePoolState
+from tests.foundry import foundry_sort
 from tests.rulesets.dice_pool.dp_table import PLAYER, Table, pool_roll
 
 ABEL, BAKER, CHARLIE = "cmbAbel000000001", "cmbBaker00000001", "cmbCharlie000001"
@@ -395,6 +395,20 @@ def test_DP_6_a_joiner_never_slots_in_between_members_whose_turn_has_begun() -> 
     assert foundry_sort(values) == t.order()
     t.next_round()
     assert t.order() == ["cmbFox0000000001", WOLF1, WOLF2, WOLF3, "cmbEve0000000001"]
+
+
+def test_DP_6_ruling_members_of_a_group_under_way_go_by_id_whatever_order_foundry_states(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ruling "Foundry's own order (`_id`)": a member joining while its group's turn is in
+    progress goes after the members with lower ids, though the system states the reverse."""
+    t = pack()
+    t.roll_group(PACK, [6, 5])
+    t.roll("cmbEve0000000001", [4, 2, 2, 2, 2])
+    t.start()
+    snapshot = t.at.snapshot
+    monkeypatch.setattr(t.at, "snapshot", lambda: {**snapshot(), "turn_order": t.at.turns()[::-1]})
+    t.add(WOLF3, "Cub", {"reaction": 0, "wits": 1}, group=PACK, owners=())
+    assert t.order() == [WOLF1, WOLF2, WOLF3, "cmbEve0000000001"]
 
 
 def test_DP_6_ruling_a_member_joining_after_its_groups_turn_slots_in_alone_this_round() -> None:

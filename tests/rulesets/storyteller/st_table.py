@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 
 from adapter.engine.model import Combat
-from adapter.engine.order import foundry_sort
 from adapter.engine.ruleset import Ruleset
 from adapter.errors import SidecarError
-from tests.foundry import combatant, d10_roll
+from tests.foundry import combatant, d10_roll, foundry_sort
 from tests.support.table import Table as BaseTable
 
 __all__ = ["COMBAT", "GM", "Table", "d10", "owner"]
