@@ -12,6 +12,7 @@ as the schema's ``if``/``then``/``else`` picks its branch.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -21,8 +22,6 @@ Id = Annotated[str, Meta(min_length=1, max_length=128)]
 Number = int | float
 Acts = Literal["full", "movement_or_action", "movement_only", "defend_only", "none", "held"]
 Object = dict[str, Any]
-
-
 #: JSON Schema's ``integer``: any number with no fraction (``2.0`` is one), from 0, from 1
 Integer = int | Annotated[float, Meta(multiple_of=1)]
 Count = Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0, multiple_of=1)]
@@ -30,7 +29,7 @@ Positive = Annotated[int, Meta(ge=1)] | Annotated[float, Meta(ge=1, multiple_of=
 Seq = Annotated[int, Meta(ge=1, le=2**53 - 1)] | Annotated[float, Meta(ge=1, le=2**53 - 1, multiple_of=1)]
 
 
-class _Closed(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+class _Closed(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     """An object schema with ``additionalProperties: false``."""
 
 
@@ -84,7 +83,7 @@ class Prompt(_Closed, frozen=True):
     data: Object
 
 
-class Notice(Struct, frozen=True):
+class Notice(Struct, frozen=True, gc=False):
     """Open: a notice carries its data beside ``kind`` and ``text``."""
 
     kind: str
@@ -106,8 +105,6 @@ class Error(_Closed, frozen=True):
 
 
 class Ack(_Closed, frozen=True, kw_only=True):
-    """An accepted message's ack (``ok`` true)."""
-
     ok: bool
     seq: Seq
     duplicate: bool | UnsetType = UNSET
@@ -121,8 +118,6 @@ class Ack(_Closed, frozen=True, kw_only=True):
 
 
 class Refusal(_Closed, frozen=True):
-    """A refused message's ack (``ok`` false)."""
-
     ok: bool
     seq: Seq | None
     error: Error
@@ -185,17 +180,13 @@ def _by_ok(accepted: type[Struct], refused: type[Struct]) -> Callable[[Any], Any
     return check
 
 
-def _one(kind: type[Struct]) -> Callable[[Any], Any]:
-    return lambda instance: msgspec.convert(instance, kind)
-
-
 #: each outbound schema's check: the struct of the instance, or ``msgspec.ValidationError``
 CHECKS: dict[str, Callable[[Any], Any]] = {
     "ack": _by_ok(Ack, Refusal),
-    "plan": _one(Plan),
-    "prompt": _one(Prompt),
-    "welcome": _one(Welcome),
-    "superseded": _one(Superseded),
-    "connect-error": _one(ConnectError),
+    "plan": partial(msgspec.convert, type=Plan),
+    "prompt": partial(msgspec.convert, type=Prompt),
+    "welcome": partial(msgspec.convert, type=Welcome),
+    "superseded": partial(msgspec.convert, type=Superseded),
+    "connect-error": partial(msgspec.convert, type=ConnectError),
     "export-answer": _by_ok(Exported, NotExported),
 }
