@@ -255,7 +255,8 @@ class PlanMemo:
                 k = _Kept(view, value, c.score, started, f,
                           _entry(cid, view, value, c.score, actions_now(rs.intent_kinds, started, view), f))
                 same = False
-            if not k.checked:
+                pending.append(k)
+            elif not (fast or k.checked):  # fast: an unchecked entry kept is in cm.pending
                 pending.append(k)
             kept[i], entries[i], texts[i] = k, k.entry, k.text
         if len(pending) > 2 * len(kept) + 8:  # never checked (check_outbound off): bounded
