@@ -242,6 +242,7 @@ def process(
                           shallow_text=shallow)
         check_limits(world, event, payload)
         message = decode(event, payload)
+        plans = plans if plans is not None else PlanMemo()  # a plan's text is its memo's
         outcome = apply_message(world, message, rulesets, combatants_as_last=known and combat_id in world.combats,
                                 memo=plans)
         prompts = [p.to_wire() for p in outcome.prompts]
@@ -270,22 +271,19 @@ def process(
                   seen=seen_after(seen, message, combat_id, people, payload, keep_read))
 
 
-def check_ack(ack: dict[str, Any], plans: PlanMemo | None) -> None:
+def check_ack(ack: dict[str, Any], plans: PlanMemo) -> None:
     """The outbound check of an ack: its plans' entries that passed it once, unchanged since
     (:meth:`~.engine.plan.PlanMemo.checked_view`), are not walked again."""
-    if plans is None or not ack["plans"]:
-        protocol.check_outbound("ack", ack)
-        return
     views = [plans.checked_view(p) for p in ack["plans"]]
     protocol.check_outbound("ack", {**ack, "plans": [v if v is not None else p for v, p in zip(views, ack["plans"])]})
     for plan in ack["plans"]:
         plans.passed(plan)
 
 
-def encode_ack(ack: dict[str, Any], plans: PlanMemo | None) -> dict[str, Any]:
+def encode_ack(ack: dict[str, Any], plans: PlanMemo) -> dict[str, Any]:
     """:func:`.protocol.wirejson.encoded` of the ack; a plan whose text the memo holds is put
     in as that text (``orjson.Fragment``, the same bytes) and goes out as it (broadcast too)."""
-    known = [plans.wire_text(p) for p in ack["plans"]] if plans is not None and _FRAGMENT is not None else []
+    known = [plans.wire_text(p) for p in ack["plans"]] if _FRAGMENT is not None else []
     texts = [t for t in known if t is not None]
     if not texts or len(texts) < len(known):
         return wirejson.encoded(ack)

@@ -95,7 +95,7 @@ def plan_of(combat: Combat) -> dict[str, Any]:
 def replan(ctx: Ctx, combat: Combat, memo: PlanMemo | None = None) -> tuple[Combat, dict[str, Any] | None]:
     """The combat with its plan brought up to date, and the new plan's body (None when the
     plan is the one last sent: no new revision, nothing to send)."""
-    rs = ctx.ruleset
+    rs, memo = ctx.ruleset, memo if memo is not None else PlanMemo()
     cache, upcoming = next_round(ctx, combat) if combat.order else (None, None)
     formula = rs.formula
     body = plan_body(

@@ -1,20 +1,19 @@
-"""The plan: what the module shows and writes for one combat.
+"""The plan: what the module shows and writes for one combat (schemas/plan.schema.json).
 
-``plan`` = ``{combat_id, revision, round, turn, current, next_round, order: [entry...]}``;
-each entry = ``{combatant_id, initiative, acts, reaction, tags, detail, rules}`` plus, when
-they say something, ``actions``/``gm_actions`` (:mod:`.actions`) and ``formula`` (the dice
-the ruleset needs rolled, ``Ruleset.formula``). The
-``initiative`` numbers come from :func:`adapter.engine.order.encode_initiatives`, so that
-Foundry's own sort reproduces ``order`` on every client.
+Each entry's ``actions``/``gm_actions`` come from :mod:`.actions`, its ``formula`` from
+``Ruleset.formula``; the ``initiative`` numbers from :func:`.order.encode_initiatives`, so
+that Foundry's own sort reproduces ``order``. A :class:`PlanMemo` builds every plan: again
+only where its inputs changed, each entry encoded once, the plan's text joined from theirs
+(docs/performance.md, "The second step").
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from itertools import compress
-from operator import attrgetter, is_not, ne
+from operator import attrgetter, is_, is_not, ne
 from typing import Any
 
 import orjson
@@ -28,48 +27,19 @@ from .order import encode_initiatives
 
 
 def plan_body(
-    rs: Rules,
-    combat: Combat,
-    next_round: dict[str, Any] | None,
-    formula: Callable[[Combatant], str | None] | None = None,
-    memo: PlanMemo | None = None,
+    rs: Rules, combat: Combat, next_round: dict[str, Any] | None,
+    formula: Callable[[Combatant], str | None] | None = None, memo: PlanMemo | None = None,
 ) -> dict[str, Any]:
-    """The plan without its ``combat_id`` and revision (kept as ``Combat.last_plan``, compared to
-    the last one to see whether it changed; :func:`adapter.engine.apply.plan_of` adds both);
-    ``next_round`` is :func:`next_round_view` of the preview (:mod:`.preview`).
-    ``memo``: build again only the entries whose inputs changed (:class:`PlanMemo`); the
-    body is the same, value for value (tests/test_incremental.py)."""
-    if memo is not None:
-        return memo.body(rs, combat, next_round, formula)
-    order, views, values = _entries(rs.describe, combat)
-    current = combat.current
-    intents, started, combatants = rs.intent_kinds, combat.started, combat.combatants
-    # the menu is a function of the view: asked once per distinct view (most combatants
-    # share one, e.g. Foundry's own "acts fully" entry)
-    menus: dict[int, tuple[list[str], list[str]]] = {}
-    entries = []
-    for cid in order:
-        view = views[cid]
-        menu = menus.get(id(view))
-        if menu is None:
-            menu = menus[id(view)] = actions_now(intents, started, view)
-        combatant = combatants[cid]
-        entries.append(_extras(_entry(cid, view, values[cid], combatant.score), menu,
-                               formula(combatant) if formula is not None else None))
-    return {
-        "round": combat.round,
-        "turn": order.index(current) if current in order else None,
-        "current": current,
-        "next_round": next_round,
-        "order": entries,
-    }
+    """The plan without its ``combat_id`` and revision (:func:`adapter.engine.apply.plan_of`
+    adds both); ``next_round``: :func:`next_round_view` of the preview (:mod:`.preview`)."""
+    return (memo if memo is not None else PlanMemo()).body(rs, combat, next_round, formula)
 
 
 def plan_text(body: dict[str, Any], memo: PlanMemo | None = None, combat_id: str = "") -> str:
-    """A plan body as the JSON text kept in ``Combat.last_plan``: orjson's, or the standard
-    library's where orjson refuses (an integer beyond 64 bits, e.g. a stat a player typed:
-    the schema bounds no stat, and dice-pool shows its pool's stats in the plan). With the
-    ``memo`` that built ``body`` for ``combat_id``: joined from its entries' texts."""
+    """A plan body as the JSON text kept in ``Combat.last_plan``: with the ``memo`` that built
+    it, joined from its entries' texts (the very text of last time when no part changed, so
+    that comparing it with ``last_plan`` is an identity); else orjson's, or the standard
+    library's where orjson refuses (an integer beyond 64 bits, e.g. a stat a player typed)."""
     known = memo.text(combat_id, body) if memo is not None else None
     if known is not None:
         return known
@@ -80,42 +50,38 @@ def plan_text(body: dict[str, Any], memo: PlanMemo | None = None, combat_id: str
 
 
 def plan_from_text(text: str) -> dict[str, Any]:
-    """The plan body :func:`plan_text` wrote, value for value. Read by the standard library:
-    orjson would read an integer beyond 64 bits as a float; this runs only for a resent
-    message and the status page."""
+    """The body :func:`plan_text` wrote (the standard library: orjson reads an integer beyond
+    64 bits as a float)."""
     body: dict[str, Any] = json.loads(text)
     return body
 
 
 def next_round_view(describe: Describe, upcoming: Combat) -> dict[str, Any]:
-    """The plan's ``next_round``: the round, current and order the preview starts with, each
-    combatant as the ruleset's ``describe`` shows it."""
-    up_order, up_views, up_values = _entries(describe, upcoming)
+    """The plan's ``next_round``: the round, current and order the preview starts with."""
+    order = upcoming.order
+    views = [describe(upcoming, upcoming.combatants[cid]) for cid in order]
+    values = _numbers(upcoming, list(map(upcoming.combatants.__getitem__, order)), views)
     return {
         "round": upcoming.round,
         "current": upcoming.current,
-        "order": [
-            {"combatant_id": cid, "initiative": up_values[cid], "acts": up_views[cid].acts}
-            for cid in up_order
-        ],
+        "order": [{"combatant_id": cid, "initiative": values[cid], "acts": view.acts}
+                  for cid, view in zip(order, views)],
     }
 
 
-def _entries(
-    describe: Describe, combat: Combat
-) -> tuple[list[str], dict[str, Entry], dict[str, float | None]]:
-    order = list(combat.order)
-    views = {cid: describe(combat, combat.combatants[cid]) for cid in order}
-    hints = {cid: v.hint for cid, v in views.items() if v.hint is not None}
-    scores = {cid: combat.combatants[cid].score for cid in order}
-    return order, views, encode_initiatives(order, scores, hints, adopted_values(combat), combat.turn_order)
+def _numbers(combat: Combat, objs: list[Combatant], views: list[Entry]) -> dict[str, float | None]:
+    order = combat.order
+    hints = {cid: v.hint for cid, v in zip(order, views) if v.hint is not None}
+    scores = {cid: c.score for cid, c in zip(order, objs)}
+    return encode_initiatives(order, scores, hints, adopted_values(combat), combat.turn_order)
 
 
-def _entry(cid: str, view: Entry, value: float | None, score: float | None) -> dict[str, Any]:
+def _entry(cid: str, view: Entry, value: float | None, score: float | None,
+           actions: tuple[list[str], list[str]], formula: str | None) -> dict[str, Any]:
     detail = dict(view.detail)
     if value is not None and score is not None and math.floor(value) != math.floor(score):
         detail["score"] = score
-    return {
+    entry = {
         "combatant_id": cid,
         "initiative": value,
         "acts": view.acts,
@@ -124,11 +90,6 @@ def _entry(cid: str, view: Entry, value: float | None, score: float | None) -> d
         "detail": detail,
         "rules": list(view.rules),
     }
-
-
-def _extras(
-    entry: dict[str, Any], actions: tuple[list[str], list[str]], formula: str | None
-) -> dict[str, Any]:
     mine, gms = actions
     if mine:
         entry["actions"] = list(mine)
@@ -137,9 +98,6 @@ def _extras(
     if formula is not None:
         entry["formula"] = formula
     return entry
-
-
-# ---------------------------------------------------------------- built again only where it changed
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -166,23 +124,29 @@ def _finite(value: Any) -> bool:
     return True
 
 
+def _encoded(value: Any) -> bytes | None:
+    """orjson's text of ``value``, copied to its size (orjson's object keeps its 4 KB buffer)."""
+    try:
+        return bytes(memoryview(orjson.dumps(value)))
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
 class _Kept:
     """One combatant's plan entry as last built, with every input it was built from."""
 
     __slots__ = ("view", "value", "score", "started", "formula", "entry", "text", "finite", "checked")
 
     def __init__(self, view: Entry, value: float | None, score: float | None, started: bool,
-                 formula: str | None, entry: dict[str, Any], text: bytes) -> None:
+                 formula: str | None, entry: dict[str, Any]) -> None:
         self.view, self.value, self.score, self.started = view, value, score, started
-        self.formula, self.entry, self.text = formula, entry, text
+        self.formula, self.entry, self.text = formula, entry, _encoded(entry)
         self.finite = _finite(entry)
-        #: the entry passed the outbound schema (as part of an ack): it need not be walked again
+        #: the entry passed the outbound check (in an ack): it is not checked again
         self.checked = False
-
 
     def same(self, view: Entry, value: float | None, score: float | None, started: bool,
              formula: str | None) -> bool:
-        """Built from these very inputs (the view the same object, numbers written alike)."""
         return (self.view is view and _same(self.value, value) and _same(self.score, score)
                 and self.started == started and self.formula == formula)
 
@@ -190,28 +154,12 @@ class _Kept:
 _FINITE = attrgetter("finite")
 
 
-def _tight(text: bytes) -> bytes:
-    """A copy of orjson's bytes that holds only them: orjson's own object keeps the buffer
-    it wrote into (some 4 KB for a 200-byte entry), and these are kept."""
-    return bytes(memoryview(text))
-
-
-class _Sent:
-    """The last body :meth:`PlanMemo.body` built for a combat, with its text."""
-
-    __slots__ = ("body", "text", "finite", "pending", "next_round", "memo")
-
-    def __init__(self, body: dict[str, Any], text: bytes | None, finite: bool, pending: list[_Kept],
-                 next_round: tuple[Any, bytes, bool, bool] | None, memo: _CombatMemo) -> None:
-        self.body, self.text, self.finite, self.pending = body, text, finite, pending
-        self.next_round, self.memo = next_round, memo
-
-
 class _CombatMemo:
-    """What one combat's plan was last built from, place by place along its order."""
+    """What one combat's plan was last built from, place by place along its order, and the
+    plan built (``body``, its parts, its text once joined, the entries not yet checked)."""
 
-    __slots__ = ("ruleset", "view_key", "order", "started", "objs", "views", "values", "vals",
-                 "kept", "entries", "texts", "pending", "next_round", "sent")
+    __slots__ = ("ruleset", "view_key", "order", "started", "objs", "views", "values", "vals", "kept",
+                 "entries", "texts", "pending", "next_round", "body", "head", "whole", "text", "finite")
 
     def __init__(self, rs: Rules) -> None:
         self.ruleset = rs
@@ -219,49 +167,43 @@ class _CombatMemo:
         self.view_key: tuple[Any] | None = None
         self.order: tuple[str, ...] | None = None
         self.started: bool | None = None
-        #: along the order: the combatants, their views, their numbers, their entries
         self.objs: list[Combatant] = []
         self.views: list[Entry] = []
         self.values: dict[str, float | None] = {}
         self.vals: list[float | None] = []
         self.kept: list[_Kept] = []
         self.entries: list[dict[str, Any]] = []
-        self.texts: list[bytes] = []
-        #: entries built and not yet through the outbound check
+        self.texts: list[bytes | None] = []
         self.pending: list[_Kept] = []
         #: the next-round view last encoded: [the view, its text, finite, checked]
         self.next_round: list[Any] | None = None
-        self.sent: _Sent | None = None
+        self.body: dict[str, Any] | None = None
+        self.head: bytes = b""
+        self.whole: bytes | None = None
+        self.text: str | None = None
+        self.finite = True
 
 
 class PlanMemo:
     """What the plans of one world's combats were last built from, so that a message builds
     again only the entries whose inputs changed (a turn change at 200 combatants rebuilds a
-    handful, not 200). Held by the caller beside its world (:class:`adapter.service.Worlds`,
-    :class:`adapter.replay.Replay`) and handed to the engine; never a module global.
+    handful). Held by the caller beside its world (:class:`adapter.service.Worlds`,
+    :class:`adapter.replay.Replay`), never a module global; a plan built without one is
+    built by a fresh one (the same plan, value for value and byte for byte:
+    tests/test_incremental.py).
 
-    It cannot go stale, only unused: each entry is kept with every input it was built from
-    and reused only when each is the same — the very :class:`.Combatant` (immutable: the same
-    object is the same combatant), the same view (the object :meth:`Ruleset.describe` gave,
-    asked again only when the combatant changed or ``Ruleset.view_inputs`` of the combat
-    did; a ruleset that declares none is asked every time and its entries are reused only for
-    the very same view object), the same initiative number and score (compared as JSON writes
-    them: ``1`` is not ``1.0``), the same ``started`` and formula. So it may outlive a refused
-    message, a reload or a rollback: what it holds is still true of the objects it holds.
-    The numbers (:func:`.order.encode_initiatives`) are computed again only when the order,
-    or a score, an adopted value or a hint of someone in it, changed. Each entry keeps its
-    JSON text too: the plan's text is joined from them (``bytes.join``), byte for byte
-    what encoding the whole gives, and each entry is walked by the outbound schema check
-    once (:meth:`checked_view` of the ack). tests/test_incremental.py compares the bodies,
-    texts and acks with and without it over random hook sequences.
+    It cannot go stale, only unused: an entry is reused only when every input it was built
+    from is the same: the very :class:`.Combatant` (immutable), the very view
+    :meth:`Ruleset.describe` gave (asked again only when the combatant or
+    ``Ruleset.view_inputs`` of the combat changed; every time when the ruleset declares
+    none), the number and score as JSON writes them, ``started`` and the formula.
     """
 
     def __init__(self) -> None:
         self.combats: dict[str, _CombatMemo] = {}
 
     def keep_only(self, combat_ids: Collection[str]) -> None:
-        """Forget the combats not in ``combat_ids`` (deleted, or never kept: a refused
-        first contact), once there are more here than there."""
+        """Forget the combats not in ``combat_ids`` (deleted, or a refused first contact)."""
         if len(self.combats) > len(combat_ids):
             for gone in [cid for cid in self.combats if cid not in combat_ids]:
                 del self.combats[gone]
@@ -270,23 +212,21 @@ class PlanMemo:
         self, rs: Rules, combat: Combat, next_round: dict[str, Any] | None,
         formula: Callable[[Combatant], str | None] | None,
     ) -> dict[str, Any]:
-        """:func:`plan_body`, built again where its inputs changed. When the order, the round
-        and ``started`` are as last time (a turn change), who changed is found at C speed
-        (the combatants compared by identity along the order, ``map``/``compress``) and only
-        those are described and built again, with those whose number moved."""
+        """:func:`plan_body`. When the order, the round and ``started`` are as last time (a
+        turn change), who changed is found at C speed (the combatants compared by identity
+        along the order) and only they are described again, with those whose number moved."""
         cm = self.combats.get(combat.id)
         if cm is None or cm.ruleset is not rs:
             cm = self.combats[combat.id] = _CombatMemo(rs)
         reads = rs.view_inputs
         key = (reads(combat),) if reads is not None else None
-        order, combatants, started, describe = combat.order, combat.combatants, combat.started, rs.describe
-        objs = list(map(combatants.__getitem__, order))
+        order, started, describe = combat.order, combat.started, rs.describe
+        objs = list(map(combat.combatants.__getitem__, order))
         fast = (key is not None and cm.view_key is not None and _same(cm.view_key[0], key[0])
                 and formula is None and started == cm.started and order == cm.order)
         changed: list[int] = []
         if fast:
-            views = list(cm.views)
-            dirty = False
+            views, dirty = list(cm.views), False
             for i in compress(range(len(objs)), map(is_not, objs, cm.objs)):
                 changed.append(i)
                 c, was, view = objs[i], cm.objs[i], describe(combat, objs[i])
@@ -294,122 +234,106 @@ class PlanMemo:
                                       and _same(views[i].hint, view.hint))
                 views[i] = view
         else:
-            views = [describe(combat, c) for c in objs]
-            dirty = True
+            views, dirty = [describe(combat, c) for c in objs], True
+        values, vals = cm.values, cm.vals
         if dirty:
-            hints = {cid: v.hint for cid, v in zip(order, views) if v.hint is not None}
-            scores = {cid: c.score for cid, c in zip(order, objs)}
-            values = encode_initiatives(order, scores, hints, adopted_values(combat), combat.turn_order)
+            values = _numbers(combat, objs, views)
             vals = list(map(values.__getitem__, order))
             if fast:  # numbers are floats or None: ``!=`` tells them apart as JSON does
                 changed = sorted(set(changed).union(compress(range(len(vals)), map(ne, vals, cm.vals))))
-        else:
-            values, vals = cm.values, cm.vals
-        intents = rs.intent_kinds
-        kept: list[Any]
-        if fast:
-            kept, entries, texts = list(cm.kept), list(cm.entries), list(cm.texts)
-            pending = [k for k in cm.pending if not k.checked]
-            indices: Iterable[int] = changed
-            before: dict[str, _Kept] = {}
-        else:
-            kept = [None] * len(order)
-            entries, texts, pending = [{}] * len(order), [b""] * len(order), []
-            indices = range(len(order))
-            before = {k.entry["combatant_id"]: k for k in cm.kept}
-        for i in indices:
+        kept: list[Any] = list(cm.kept) if fast else [None] * len(order)
+        entries: list[Any] = list(cm.entries) if fast else [None] * len(order)
+        texts: list[Any] = list(cm.texts) if fast else [None] * len(order)
+        pending = [k for k in cm.pending if not k.checked] if fast else []
+        before = {} if fast else {k.entry["combatant_id"]: k for k in cm.kept}
+        same = fast  # every entry the very one of last time
+        for i in changed if fast else range(len(order)):
             cid, c, view, value = order[i], objs[i], views[i], vals[i]
             f = formula(c) if formula is not None else None
-            k = before.get(cid)
+            k = kept[i] if fast else before.get(cid)
             if k is None or not k.same(view, value, c.score, started, f):
-                entry = _extras(_entry(cid, view, value, c.score), actions_now(intents, started, view), f)
-                try:
-                    text = _tight(orjson.dumps(entry))
-                except (TypeError, orjson.JSONEncodeError):
-                    text = b""
-                k = _Kept(view, value, c.score, started, f, entry, text)
-            if not k.checked:
+                k = _Kept(view, value, c.score, started, f,
+                          _entry(cid, view, value, c.score, actions_now(rs.intent_kinds, started, view), f))
+                same = False
+                pending.append(k)
+            elif not (fast or k.checked):  # fast: an unchecked entry kept is in cm.pending
                 pending.append(k)
             kept[i], entries[i], texts[i] = k, k.entry, k.text
-        if len(pending) > 2 * len(kept) + 8:  # never checked (check_outbound off): bounded, amortized
+        if len(pending) > 2 * len(kept) + 8:  # never checked (check_outbound off): bounded
             pending = [k for k in kept if not k.checked]
-        cm.order, cm.started, cm.view_key, cm.objs, cm.views = order, started, key, objs, views
-        cm.values, cm.vals, cm.kept, cm.entries, cm.texts, cm.pending = values, vals, kept, entries, texts, pending
+        nr = cm.next_round
+        if next_round is not None and (nr is None or nr[0] is not next_round):
+            nr = [next_round, _encoded(next_round), _finite(next_round), False]
         current = combat.current
         body = {
             "round": combat.round,
             "turn": order.index(current) if current in order else None,
             "current": current,
             "next_round": next_round,
-            "order": entries,  # the memo's list, never changed after (the next one is a copy)
+            "order": entries,  # never changed after: the next build copies it
         }
-        text_ok = b"" not in texts
-        nr: list[Any] | None = None
-        if next_round is not None:
-            nr = cm.next_round
-            if nr is None or nr[0] is not next_round:
-                try:
-                    nr = [next_round, _tight(orjson.dumps(next_round)), _finite(next_round), False]
-                except (TypeError, orjson.JSONEncodeError):
-                    nr, text_ok = None, False
-            cm.next_round = nr
-        whole: bytes | None = None
-        if text_ok:
-            # orjson's text of the body, its two long parts put in as they are (one copy)
-            head = orjson.dumps({"round": body["round"], "turn": body["turn"], "current": body["current"]})
-            whole = b"".join((head[:-1], b',"next_round":', nr[1] if nr is not None else b"null",
-                              b',"order":[', b",".join(texts), b"]}"))
-        finite = all(map(_FINITE, kept)) and (nr is None or nr[2])
-        cm.sent = _Sent(body, whole, finite, list(pending), tuple(nr) if nr else None, cm)
+        head = orjson.dumps({"round": body["round"], "turn": body["turn"], "current": current})
+        if not fast:
+            same = len(kept) == len(cm.kept) and all(map(is_, kept, cm.kept))
+        unchanged = same and cm.body is not None and head == cm.head and next_round is cm.body["next_round"]
+        cm.order, cm.started, cm.view_key, cm.objs, cm.views = order, started, key, objs, views
+        cm.values, cm.vals, cm.kept, cm.entries, cm.texts = values, vals, kept, entries, texts
+        cm.pending, cm.next_round, cm.body, cm.head = pending, nr if next_round is not None else None, body, head
+        if not unchanged:
+            nr_text = b"null" if next_round is None else nr[1] if nr is not None else None
+            cm.whole = cm.text = None
+            if nr_text is not None and None not in texts:
+                cm.whole = b"".join((head[:-1], b',"next_round":', nr_text, b',"order":[',
+                                     b",".join(texts), b"]}"))
+            cm.finite = all(map(_FINITE, kept)) and (next_round is None or nr is not None and nr[2])
         return body
 
     def text(self, combat_id: str, body: dict[str, Any]) -> str | None:
         """:func:`plan_text` of the body :meth:`body` just built (None: not that body)."""
-        sent = self._sent(combat_id, body)
-        return sent.text.decode() if sent is not None and sent.text is not None else None
+        cm = self._built(combat_id, body)
+        if cm is None or cm.whole is None:
+            return None
+        if cm.text is None:
+            cm.text = cm.whole.decode()
+        return cm.text
 
     def wire_text(self, plan: Mapping[str, Any]) -> bytes | None:
         """orjson's text of a plan as sent (``combat_id``, ``revision``, then the body built
         last), with no float that is not finite; None when that is not known here."""
-        sent = self._sent(plan.get("combat_id"), plan)
-        if sent is None or sent.text is None or not sent.finite:
+        cm = self._built(plan.get("combat_id"), plan)
+        if cm is None or cm.whole is None or not cm.finite:
             return None
         head = orjson.dumps({"combat_id": plan["combat_id"], "revision": plan["revision"]})
-        return b"".join((head[:-1], b",", memoryview(sent.text)[1:]))
+        return b"".join((head[:-1], b",", memoryview(cm.whole)[1:]))
 
     def checked_view(self, plan: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The plan as the outbound check need see it: only its entries (and next-round
-        view) not yet checked, the others having passed the schema as they are (the schema
-        checks the order's items one by one, and nothing of the array as a whole); None
-        when the plan is not the body built last."""
-        sent = self._sent(plan.get("combat_id"), plan)
-        if sent is None:
+        """The plan as the outbound check need see it: only its entries (and next-round view)
+        not checked yet, the schema checking ``order`` item by item; None when the plan is
+        not the body built last."""
+        cm = self._built(plan.get("combat_id"), plan)
+        if cm is None:
             return None
-        nr = sent.next_round
-        return {**plan, "order": [k.entry for k in sent.pending],
+        nr = cm.next_round
+        return {**plan, "order": [k.entry for k in cm.pending],
                 "next_round": None if nr is not None and nr[3] else plan["next_round"]}
 
     def passed(self, plan: Mapping[str, Any]) -> None:
-        """The plan passed the outbound check: its entries need not be checked again."""
-        sent = self._sent(plan.get("combat_id"), plan)
-        if sent is None:
-            return
-        for k in sent.pending:
-            k.checked = True
-        sent.pending = []
-        nr = sent.memo.next_round
-        if nr is not None and sent.next_round is not None and nr[0] is sent.next_round[0]:
-            nr[3] = True
+        """The plan passed the outbound check: its entries are not checked again."""
+        cm = self._built(plan.get("combat_id"), plan)
+        if cm is not None:
+            for k in cm.pending:
+                k.checked = True
+            cm.pending = []
+            if cm.next_round is not None:
+                cm.next_round[3] = True
 
-    def _sent(self, combat_id: Any, plan: Mapping[str, Any]) -> _Sent | None:
+    def _built(self, combat_id: Any, plan: Mapping[str, Any]) -> _CombatMemo | None:
         cm = self.combats.get(combat_id) if isinstance(combat_id, str) else None
-        sent = cm.sent if cm is not None else None
-        if sent is None:
+        body = cm.body if cm is not None else None
+        if body is None:
             return None
-        body = sent.body
         if plan is body or (plan.get("order") is body["order"] and plan.get("next_round") is body["next_round"]
                             and _same(plan.get("round"), body["round"]) and _same(plan.get("turn"), body["turn"])
                             and plan.get("current") == body["current"]):
-            return sent
+            return cm
         return None
-

@@ -3,6 +3,8 @@ must survive it, and a resent message gets back the plan it was sent."""
 
 from __future__ import annotations
 
+from msgspec.structs import replace
+
 from tests.engine.first_contact import Contact, entries
 from tests.foundry import combat, combatant
 
@@ -21,3 +23,19 @@ def test_a_stat_beyond_64_bits_is_planned_and_resent_as_it_was() -> None:
     assert detail["pool"] == BIG + 3 and type(detail["pool"]) is int
     resent = table.send_again()
     assert resent.ack["duplicate"] and resent.ack["plans"] == [plan]
+
+
+def test_a_plan_whose_parts_are_those_of_last_time_is_found_unchanged_without_joining_its_text() -> None:
+    from adapter.engine.model import Combat, Combatant
+    from adapter.engine.plan import PlanMemo, plan_body, plan_text
+    from adapter.rulesets import RULESETS
+
+    rs, memo = RULESETS["balanced-d20"], PlanMemo()
+    ids = ["a" * 16, "b" * 16]
+    fight = Combat(id="c1", ruleset="balanced-d20", round=1, order=tuple(ids), current=ids[0],
+                   combatants={cid: Combatant(id=cid, score=float(10 - i)) for i, cid in enumerate(ids)})
+    first = plan_text(plan_body(rs, fight, None, None, memo), memo, fight.id)
+    again = plan_text(plan_body(rs, fight, None, None, memo), memo, fight.id)
+    assert again is first  # compared by its entries, not joined and decoded again
+    moved = plan_text(plan_body(rs, replace(fight, current=ids[1]), None, None, memo), memo, fight.id)
+    assert moved != first and '"turn":1' in moved

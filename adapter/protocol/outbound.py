@@ -1,0 +1,192 @@
+"""What the sidecar sends, as frozen msgspec structs: one per outbound schema in ``schemas/``.
+
+Each accepts exactly what its schema accepts (tests/protocol/test_outbound_structs.py proves
+it on generated instances, mutants and the goldens): ``additionalProperties: false`` is
+``forbid_unknown_fields``, an optional property is ``UNSET`` by default, an ``integer`` is any
+number with no fraction (``2.0`` is one to JSON Schema, ``true`` is not), the ``duplicate``
+const true is checked in ``__post_init__`` (msgspec has no boolean literal). :data:`CHECKS`
+maps a schema's name to its check; the ``ok`` of an ack or an export answer picks the struct
+as the schema's ``if``/``then``/``else`` picks its branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+Id = Annotated[str, Meta(min_length=1, max_length=128)]
+Number = int | float
+Acts = Literal["full", "movement_or_action", "movement_only", "defend_only", "none", "held"]
+Object = dict[str, Any]
+#: JSON Schema's ``integer``: any number with no fraction (``2.0`` is one), from 0, from 1
+Integer = int | Annotated[float, Meta(multiple_of=1)]
+Count = Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0, multiple_of=1)]
+Positive = Annotated[int, Meta(ge=1)] | Annotated[float, Meta(ge=1, multiple_of=1)]
+Seq = Annotated[int, Meta(ge=1, le=2**53 - 1)] | Annotated[float, Meta(ge=1, le=2**53 - 1, multiple_of=1)]
+
+
+class _Closed(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """An object schema with ``additionalProperties: false``."""
+
+
+class Reaction(_Closed, frozen=True):
+    available: bool
+    reason: str | None
+
+
+class PlanEntry(_Closed, frozen=True):
+    combatant_id: Id
+    initiative: Number | None
+    acts: Acts
+    reaction: Reaction | None
+    tags: list[str]
+    detail: Object
+    rules: list[str]
+    actions: list[str] | UnsetType = UNSET
+    gm_actions: list[str] | UnsetType = UNSET
+    formula: Annotated[str, Meta(max_length=200)] | UnsetType = UNSET
+
+
+class NextEntry(_Closed, frozen=True):
+    combatant_id: Id
+    initiative: Number | None
+    acts: Acts
+
+
+class NextRound(_Closed, frozen=True):
+    round: Integer
+    current: Id | None
+    order: list[NextEntry]
+
+
+class Plan(_Closed, frozen=True):
+    combat_id: Id
+    revision: Positive
+    round: Count
+    turn: Count | None
+    current: Id | None
+    next_round: NextRound | None
+    order: list[PlanEntry]
+
+
+class Prompt(_Closed, frozen=True):
+    prompt_id: Id
+    kind: Annotated[str, Meta(min_length=1)]
+    combat_id: Id | None
+    combatant_id: Id | None
+    to: Literal["gm"] | Annotated[list[Id], Meta(max_length=500)]
+    rule: str
+    data: Object
+
+
+class Notice(Struct, frozen=True, gc=False):
+    """Open: a notice carries its data beside ``kind`` and ``text``."""
+
+    kind: str
+    text: str
+
+
+ErrorCode = Literal[
+    "invalid_message", "too_large", "unknown_combat", "unknown_combatant", "not_permitted",
+    "rule_violation", "unknown_prompt", "out_of_order", "rate_limited", "superseded",
+    "too_many_combats", "too_many_combatants", "store_unavailable", "served_elsewhere", "internal_error",
+]
+
+
+class Error(_Closed, frozen=True):
+    code: ErrorCode
+    message: str
+    path: str | UnsetType = UNSET
+    rule: str | UnsetType = UNSET
+
+
+class Ack(_Closed, frozen=True, kw_only=True):
+    ok: bool
+    seq: Seq
+    duplicate: bool | UnsetType = UNSET
+    plans: list[Plan]
+    prompts: list[Prompt]
+    notices: list[Notice]
+
+    def __post_init__(self) -> None:
+        if self.duplicate is False:
+            raise ValueError("duplicate must be true")
+
+
+class Refusal(_Closed, frozen=True):
+    ok: bool
+    seq: Seq | None
+    error: Error
+
+
+class WelcomeCombat(_Closed, frozen=True):
+    combat_id: Id
+    revision: Count
+
+
+class WelcomeWarning(_Closed, frozen=True):
+    code: Literal["version_mismatch"]
+    message: str
+    data: Object | UnsetType = UNSET
+
+
+class Welcome(_Closed, frozen=True):
+    world: Id
+    ruleset: str
+    last_seq: Count
+    combats: list[WelcomeCombat]
+    warnings: list[WelcomeWarning] | UnsetType = UNSET
+    intents: list[str] | UnsetType = UNSET
+    skipped_acts: list[Acts] | UnsetType = UNSET
+
+
+class Superseded(_Closed, frozen=True):
+    world: Id
+    message: str
+
+
+class ConnectError(_Closed, frozen=True):
+    code: Literal["auth_failed", "origin_refused", "unknown_ruleset", "protocol_mismatch", "invalid_auth",
+                  "throttled", "invalid_message", "served_elsewhere", "store_unavailable"]
+    message: str
+    path: str | UnsetType = UNSET
+
+
+class Exported(_Closed, frozen=True):
+    ok: bool
+    world: Id
+    lines: Count
+    recording: str
+
+
+class NotExported(_Closed, frozen=True, kw_only=True):
+    ok: bool
+    seq: None | UnsetType = UNSET
+    error: Error
+
+
+def _by_ok(accepted: type[Struct], refused: type[Struct]) -> Callable[[Any], Any]:
+    """The schema's ``if ok is true then ... else ...``, which makes the ``ok`` of ``accepted``
+    true and that of ``refused`` false: a message without ``ok`` takes the ``then`` branch
+    (an ``if`` on an absent property holds), and fails its ``required``."""
+    def check(instance: Any) -> Any:
+        if type(instance) is dict and instance.get("ok", True) is not True:
+            return msgspec.convert(instance, refused)
+        return msgspec.convert(instance, accepted)
+    return check
+
+
+#: each outbound schema's check: the struct of the instance, or ``msgspec.ValidationError``
+CHECKS: dict[str, Callable[[Any], Any]] = {
+    "ack": _by_ok(Ack, Refusal),
+    "plan": partial(msgspec.convert, type=Plan),
+    "prompt": partial(msgspec.convert, type=Prompt),
+    "welcome": partial(msgspec.convert, type=Welcome),
+    "superseded": partial(msgspec.convert, type=Superseded),
+    "connect-error": partial(msgspec.convert, type=ConnectError),
+    "export-answer": _by_ok(Exported, NotExported),
+}
