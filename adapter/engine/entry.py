@@ -28,4 +28,6 @@ class Entry(Struct, frozen=True):
 
 
 Describe = Callable[[Combat, Combatant], Entry]
-SortKey = Callable[[Combat, Combatant], Sequence[float]]
+#: given a combat, the sort key of each of its combatants: built once per sort, so what a key
+#: reads of the whole combat (dice-pool's kept sequence) is computed there, not kept between sorts
+SortKey = Callable[[Combat], Callable[[Combatant], Sequence[float]]]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import decimal
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import neg
 
 from .entry import SortKey
@@ -18,14 +18,20 @@ def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = No
     """The order the ruleset's sort key gives, higher first; a tie it leaves (a key ending
     with :func:`by_id` leaves none) and the unrolled, last, go as Foundry's stated order
     (``Combat.turn_order``) has them, then by ``_id``."""
+    return sorted(combat.combatants if ids is None else ids, key=ranking(combat, sort_key))
+
+
+def ranking(combat: Combat, sort_key: SortKey) -> Callable[[str], tuple[bool, tuple[float, ...], int, str]]:
+    """:func:`rules_sort`'s key over ids (lower goes first), the ruleset's key built once."""
     shown = {cid: i for i, cid in enumerate(combat.turn_order)}
+    of = sort_key(combat)
 
     def key(cid: str) -> tuple[bool, tuple[float, ...], int, str]:
         c = combat.combatants[cid]
-        keys = () if c.score is None else tuple(map(neg, sort_key(combat, c)))
+        keys = () if c.score is None else tuple(map(neg, of(c)))
         return (c.score is None, keys, shown.get(cid, len(shown)), cid)
 
-    return sorted(combat.combatants if ids is None else ids, key=key)
+    return key
 
 
 def by_id(cid: str) -> tuple[float, ...]:
@@ -65,8 +71,10 @@ def place_by_rules(combat: Combat, who: str, sort_key: SortKey) -> tuple[str, ..
         if cid in combat.passed or cid == combat.current:
             fixed = i + 1
     head, tail = order[:fixed], order[fixed:]
+    rank = ranking(combat, sort_key)
+    mine = rank(who)
     for i, cid in enumerate(tail):
-        if rules_sort(combat, sort_key, (who, cid))[0] == who:
+        if mine < rank(cid):
             return tuple(head + tail[:i] + [who] + tail[i:])
     return tuple(head + tail + [who])
 

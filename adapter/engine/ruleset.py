@@ -47,7 +47,11 @@ def adopt_as_stored(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
     return combat
 
 
-def sort_by_score(combat: Combat, combatant: Combatant) -> Sequence[float]:
+def sort_by_score(combat: Combat) -> Callable[[Combatant], Sequence[float]]:
+    return _score
+
+
+def _score(combatant: Combatant) -> Sequence[float]:
     return (combatant.score if combatant.score is not None else 0.0,)
 
 

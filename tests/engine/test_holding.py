@@ -7,7 +7,7 @@ these tests pin the mechanics themselves; the storyteller tests pin the ST rules
 from __future__ import annotations
 
 import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -33,8 +33,8 @@ from tests.foundry import combatant, foundry_sort, total_roll
 from tests.support.table import Table as OneTable
 
 
-def _by_score_then_mod(combat: Combat, c: Combatant) -> Sequence[float]:
-    return (c.score if c.score is not None else 0.0, float(c.stats.get("mod", 0)))
+def _by_score_then_mod(combat: Combat) -> Callable[[Combatant], Sequence[float]]:
+    return lambda c: (c.score if c.score is not None else 0.0, float(c.stats.get("mod", 0)))
 
 
 def hold_test(ruleset_id: str, ids: HoldRuleIds) -> Ruleset:

@@ -95,3 +95,38 @@ def test_the_engine_and_the_rulesets_keep_no_module_global_cache() -> None:
         and any(_decorator_name(deco) in {"lru_cache", "cache"} for deco in node.decorator_list)
     ]
     assert found == []
+
+
+def _module_containers() -> dict[str, Any]:
+    """Every list, dict, set or bytearray held at module level in the engine and the rulesets,
+    copied one level deep (a value kept there between messages shows as a change)."""
+    import copy
+    import importlib
+    import pkgutil
+
+    import adapter.engine
+    import adapter.rulesets
+
+    found: dict[str, Any] = {}
+    for package in (adapter.engine, adapter.rulesets):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            module = importlib.import_module(info.name)
+            for name, value in vars(module).items():
+                if isinstance(value, (list, dict, set, bytearray)):
+                    found[f"{info.name}.{name}"] = copy.copy(value)
+    return found
+
+
+def test_replaying_every_golden_leaves_the_modules_as_they_were() -> None:
+    # issue 27: no module-global cache, whatever its form (a functools cache is caught above,
+    # a list or dict kept at module level here: dice-pool once kept its last sorted combat)
+    from adapter.replay import Replay, replay_lines
+
+    recordings = sorted((ADAPTER.parent / "tests" / "recordings").rglob("*.jsonl"))
+    recordings = [r for r in recordings if not r.name.endswith(".golden.jsonl")]
+    before = _module_containers()
+    for recording in recordings:
+        lines = recording.read_text(encoding="utf-8").splitlines()
+        assert list(replay_lines(lines, Replay(rulesets=RULESETS)))
+    after = _module_containers()
+    assert sorted(name for name in before if before[name] != after.get(name)) == []

@@ -9,7 +9,7 @@ from ...errors import RuleViolation
 from .. import messages
 from ..context import Ctx
 from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant, Hold
-from ..order import place_after, place_before, rules_sort
+from ..order import place_after, place_before, ranking
 from ..ruleset import HoldRuleIds, SortKey
 from ..turns import begin_next_acting, begin_turn, end_turn
 from .state import _name, _set, at_point, holding, is_waiting
@@ -243,8 +243,10 @@ def _neighbour(sort_key: SortKey, combat: Combat, who: str, point: tuple[str, st
     def started(cid: str) -> bool:  # an interrupter in an open moment has not begun (ST-3)
         return cid in combat.passed or (cid == combat.current and not _interrupting(combat, cid))
 
+    rank = ranking(combat, sort_key)
+
     def first(a: str, b: str) -> bool:  # the tie rule (ST-3): the ruleset's own sort
-        return rules_sort(combat, sort_key, (a, b))[0] == a
+        return rank(a) <= rank(b)
 
     if kind == "after":
         at = order.index(anchor) + 1

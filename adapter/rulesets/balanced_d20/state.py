@@ -4,7 +4,7 @@ helpers its rules share."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from msgspec import Struct
@@ -146,9 +146,13 @@ def proficient(combatant: Combatant) -> tuple[str, ...]:
     return tuple(str(s) for s in skills) if isinstance(skills, (list, tuple)) else ()
 
 
-def sort_key(combat: Combat, combatant: Combatant) -> tuple[float, ...]:
+def sort_key(combat: Combat) -> Callable[[Combatant], tuple[float, ...]]:
     """Section 1's tie ruling: "the higher Dex modifier first, then Foundry's own order
     (`_id`)"."""
+    return dex_then_id
+
+
+def dex_then_id(combatant: Combatant) -> tuple[float, ...]:
     score = combatant.score if combatant.score is not None else 0.0
     return (score, float(stat(combatant, "dex")), *by_id(combatant.id))
 

@@ -4,7 +4,7 @@ first contact (docs/rules.md, "Meeting a combat already under way")."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from msgspec.structs import asdict, replace
 
@@ -16,7 +16,7 @@ from ...engine.model import Combat, Combatant
 from ...engine.order import by_id
 from ...errors import RuleViolation, UnknownPrompt
 from .pool import Dice, DiceSettings, dice_for, group_pool, members, pool, pool_dice, success_count
-from .sequence import sequence_key
+from .sequence import sequence_keys
 from .state import DicePoolState, PoolRoll, combat_state, roll_of
 
 SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
@@ -101,14 +101,19 @@ def hesitation(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     return replace(combat, combatants={**combat.combatants, c.id: replace(c, ext=state)})
 
 
-def order_key(combat: Combat, c: Combatant) -> Sequence[float]:
+def order_key(combat: Combat) -> Callable[[Combatant], Sequence[float]]:
     """DP-2 "more successes act earlier; equal successes: the higher base initiative acts
     earlier", within DP-5's kept sequence (:mod:`.sequence`); **ruling**: then Foundry's
     order (``_id``), a group tying as one (DP-6). While a group's turn is in progress its
     waiting members go before anyone placed meanwhile: a joiner never slots in between them."""
-    if _group_under_way(combat, c):
-        return (math.inf, 0.0, *by_id(c.id))
-    return sequence_key(combat, c)
+    placed = sequence_keys(combat)
+
+    def key(c: Combatant) -> Sequence[float]:
+        if _group_under_way(combat, c):
+            return (math.inf, 0.0, *by_id(c.id))
+        return placed(c)
+
+    return key
 
 
 def _group_under_way(combat: Combat, c: Combatant) -> bool:

@@ -94,24 +94,16 @@ def position(combat: Combat, c: Combatant, ranks: Mapping[str, int],
     return (-float(ranks.get(c.id, len(ranks))),)
 
 
-Ranked = tuple[Combat, dict[str, int], Callable[[str], tuple[float, ...]]]
-#: the last (immutable) combat sorted, its ranks and DP-2 keys: a sort asks once per combatant
-_last: list[Ranked] = []
+def sequence_keys(combat: Combat) -> Callable[[Combatant], tuple[float, ...]]:
+    """DP-5: the place (ended by 0, steps are ±1: no place prefixes another), then DP-2 (ST-3).
+    The kept sequence is ranked once per sort, here, not kept between sorts."""
+    ranks = {cid: i for i, cid in enumerate(merged_sequence(combat))}
+    dp2 = _dp2(combat, _score)
 
+    def key(c: Combatant) -> tuple[float, ...]:
+        return (*position(combat, c, ranks), 0.0, *dp2(c.id))
 
-def _ranked(combat: Combat) -> Ranked:
-    last = _last[0] if _last else None
-    if last is not None and last[0] is combat:
-        return last
-    ranked = (combat, {cid: i for i, cid in enumerate(merged_sequence(combat))}, _dp2(combat, _score))
-    _last[:] = [ranked]
-    return ranked
-
-
-def sequence_key(combat: Combat, c: Combatant) -> tuple[float, ...]:
-    """DP-5: the place (ended by 0, steps are ±1: no place prefixes another), then DP-2 (ST-3)."""
-    _, ranks, dp2 = _ranked(combat)
-    return (*position(combat, c, ranks), 0.0, *dp2(c.id))
+    return key
 
 
 def kept_sequence(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
