@@ -116,8 +116,8 @@ class Combat(Struct, frozen=True, weakref=True):
     current: str | None = None
     #: Foundry core's Skip Defeated as the module sends it, or None when the snapshot does not say
     skip_defeated: bool | None = None
-    #: Foundry's own turn order as the module states it (``turn_order``), or (): the last
-    #: tie-break of every sort (:func:`.order.rules_sort`)
+    #: Foundry's own turn order as the module states it (``turn_order``), or (): how a tie the
+    #: ruleset's sort key leaves goes (:func:`.order.rules_sort`; foundry-core's ties)
     turn_order: tuple[str, ...] = ()
     ext: CombatExt | None = None
     revision: int = 0
