@@ -41,13 +41,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
 import orjson
 from msgspec.structs import replace
 
 from . import protocol
 from .engine import Session, World, apply, plan_of
-from .engine.messages import ENVELOPE, HOOKS, INTENTS, Hook, Intent
+from .engine.messages import ENVELOPE, Hook, Intent
 from .engine.model import Outcome
 from .engine.plan import PlanMemo
 from .engine.ruleset import SKIPPED_ACTS, Ruleset
@@ -238,10 +237,9 @@ def process(
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
         last = seen.get(str(combat_id)) if people is not None and seen is not None else None
         known = last is not None and last.text == people
-        protocol.validate(event, payload, encoded=text, from_wire=from_wire, combatants_known=known,
-                          shallow_text=shallow)
+        message = decode(event, payload, encoded=text, from_wire=from_wire, combatants_known=known,
+                         shallow_text=shallow)
         check_limits(world, event, payload)
-        message = decode(event, payload)
         outcome = apply_message(world, message, rulesets, combatants_as_last=known and combat_id in world.combats,
                                 memo=plans)
         prompts = [p.to_wire() for p in outcome.prompts]
@@ -355,31 +353,13 @@ def check_limits(world: World, event: str, payload: Mapping[str, Any]) -> None:
         )
 
 
-#: the class of each hook and intent, by its name on the wire
-HOOK_CLASSES: Mapping[str, type[Hook]] = {str(cls.__struct_config__.tag): cls for cls in HOOKS}
-INTENT_CLASSES: Mapping[str, type[Intent]] = {cls.kind: cls for cls in INTENTS}
-
-
-def decode(event: str, payload: Mapping[str, Any]) -> Hook | Intent:
-    """The typed message (adapter.engine.messages) of a payload that passed its schema.
-
-    Decoding comes after the schema check, so it never decides a refusal: the JSON Schemas
-    are the contract and the source of every refusal's message and path. An intent's
-    ``args`` become fields of its class next to the envelope's. ``strict=False`` only lets
-    through what the schema accepted and Python types apart (``2.0`` for an integer).
-    The validator's structs (:mod:`.protocol.typed`) are not reused: they are the schema's
-    shapes, not these classes, and under the byte memo they hold no combatants; this
-    conversion reads the envelope only (``combat`` stays raw): about 1 us at any size.
-    """
-    if event == "hook":
-        return msgspec.convert(payload, HOOK_CLASSES[payload["hook"]], strict=False)
-    if event == "intent":
-        # only the envelope's own names: a key the schema lets through at the top level
-        # (it allows extras) must not become an argument its args schema never checked
-        fields = {k: v for k, v in payload.items() if k in ENVELOPE and k != "kind"}
-        fields.update(payload.get("args") or {})
-        return msgspec.convert(fields, INTENT_CLASSES[payload["kind"]], strict=False)
-    raise InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")
+def decode(event: str, payload: Any, **options: Any) -> Hook | Intent:
+    """The engine's message of a payload, converted once (:func:`.protocol.decode`, which
+    takes the ``options``), or :class:`InvalidMessage` phrased by jsonschema."""
+    if event not in ("hook", "intent"):
+        raise InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")
+    message: Hook | Intent = protocol.decode(event, payload, **options)
+    return message
 
 
 def field_pointer(message: Hook | Intent, field: Field) -> str:

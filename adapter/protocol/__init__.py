@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..errors import InvalidMessage
-from . import wirejson
+from ..errors import InternalError, InvalidMessage
+from . import inbound, wirejson
 from .typed import Check, compile_typed
 
 if TYPE_CHECKING:  # imported when first needed (a refusal, check_schemas): see the docstring
@@ -316,40 +316,34 @@ def _plain(value: Any, depth: int) -> bool:
     return True
 
 
-def validate(
+def decode(
     name: str, instance: Any, encoded: bytes | None = None, from_wire: bool = False,
     combatants_known: bool = False, shallow_text: bool | None = None,
-) -> None:
-    """Raise :class:`InvalidMessage` with the deepest failing path, or return.
-
-    The typed check accepts the valid messages quickly; what it refuses, jsonschema
-    refuses too and phrases (message, path); it judges alone only a schema with no typed check.
-    ``encoded``: orjson's text of ``instance``, if the caller has it (not encoded again);
-    ``from_wire``: ``instance`` as :func:`.wirejson.loads` read it (see :func:`check_shape`).
-
-    ``combatants_known``: a ``hook`` whose ``combat.combatants`` are, byte for byte, a list
-    that passed this check before (the pipeline compares their text): the rest of the
-    message is checked with an empty list in their place. The schema constrains that list
-    only item by item and by its length (``maxItems``), so the answer is the whole check's;
-    a message it does not accept is checked whole, which phrases the refusal.
-    ``shallow_text``: :func:`shallow` of ``encoded``, if the caller has it.
-    """
+) -> Any:
+    """The inbound message as its strict struct (:mod:`.inbound`), converted once, or
+    :class:`InvalidMessage` with jsonschema's message and deepest failing path. A schema with
+    no struct is judged by jsonschema alone (``instance`` is returned).
+    ``encoded``, ``from_wire``, ``shallow_text``: see :func:`check_shape`;
+    ``combatants_known``: see :func:`.inbound.hook`."""
     check_shape(instance, encoded=encoded, from_wire=from_wire, shallow_text=shallow_text)
-    if combatants_known and is_valid_fast(name, without_combatants(instance)):
-        return
-    if is_valid_fast(name, instance):
-        return
-    v = validator(name)
-    errors = list(v.iter_errors(instance))
-    if not errors:
-        return
-    error = deepest(errors)
-    raise InvalidMessage(describe(error), path=pointer(error.absolute_path))
+    convert, refused = inbound.CONVERT.get(name), ""
+    if convert is not None:
+        try:
+            return convert(instance, combatants_known)
+        except ValueError as failure:  # msgspec.ValidationError, or a check of the struct
+            refused = str(failure)
+    errors = list(validator(name).iter_errors(instance))
+    if errors:
+        error = deepest(errors)
+        raise InvalidMessage(describe(error), path=pointer(error.absolute_path))
+    if convert is not None:  # a bug (tests/protocol/test_inbound_structs.py forbids it)
+        raise InternalError(f"the {name} struct refused what its schema accepts: {refused}")
+    return instance
 
 
-def without_combatants(hook: dict[str, Any]) -> dict[str, Any]:
-    """A hook with an empty ``combat.combatants`` (for :func:`validate`'s ``combatants_known``)."""
-    return {**hook, "combat": {**hook["combat"], "combatants": []}}
+def validate(name: str, instance: Any, **options: Any) -> None:
+    """:func:`decode`, for a caller that keeps the payload."""
+    decode(name, instance, **options)
 
 
 def deepest(errors: Iterable[ValidationError]) -> ValidationError:
