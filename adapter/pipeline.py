@@ -1,37 +1,17 @@
 """One inbound message, from raw payload to ack: the path shared by the server and replay.
 
-A straight line: read ``seq`` (duplicate? gap?), check the size, validate against the
-schema, apply to the engine, build the ack. Nothing here does I/O: the server stores and
-emits what :func:`process` returns, replay prints it. A message refused for its content is
-still acked, its ``seq`` used up, and stored with its error (``Result.record``); a
-duplicate, a gap or an unreadable ``seq`` is not stored and changes nothing.
+Read ``seq`` (duplicate? gap?), check the size, decode the message once (its strict struct,
+:func:`.protocol.decode`), apply it to the engine, build the ack. No I/O: the server stores
+and emits what :func:`process` returns, replay prints it. Once a ``seq`` is taken, every way
+out is an ack: a refusal for the content, ``internal_error`` (the state as it was) for a
+failure of the sidecar itself; a refusal is stored as :func:`.protocol.storable` copies it.
+A duplicate, a gap or an unreadable ``seq`` is not stored and changes nothing.
 
-Once a ``seq`` is taken, every way out is an ack: a refusal for the content, and for any
-failure of the sidecar itself (the engine, building the ack, the outbound schema check) an
-``internal_error`` with the state as it was. A refused message is stored as
-:func:`adapter.protocol.storable` copies it, so storing a refusal cannot fail on what the
-message held (a lone surrogate, JSON nested 990 levels deep).
-
-What a message costs. Each ``hook`` carries its whole combat (the wire stays whole, so
-first contact works from any message), but a turn change repeats every combatant as the
-last hook of that combat brought it. The caller keeps, beside each world, what the world's
-accepted hooks last brought (:data:`.seen.Seen`: per combat, orjson's text of
-``combat.combatants``, given to :func:`process` as ``seen`` and handed back in
-``Result.seen``; the memo and the frame reading that uses it are :mod:`adapter.seen`). A hook whose combatants have that very text is checked without them
-(:func:`adapter.protocol.validate`, ``combatants_known``: bytes that passed the schema pass
-it again) and the engine does not read them again (``combatants_as_last``). The text is
-cut out of the encoding the size check makes anyway (:func:`encode_parts`), so the
-comparison is one ``memcmp``. Equal text means equal JSON, down to ``true`` against ``1``
-and ``1`` against ``1.0`` (which Python's ``==`` confuses), so the answer is exactly the
-full check's: tests/test_incremental.py proves it on random sequences of hooks.
-
-A caller that reads the frames itself (replay; the server through
-:func:`.seen.frame_reader` and :data:`.protocol.wirejson.FRAME_READER`) passes them to
-:func:`.seen.loads_frame`, which does not parse a kept list again (``keep_read``:
-:attr:`.seen.Known.people`), and the list is then not encoded again either. On the way out, the world's :class:`~.engine.plan.PlanMemo`
-(kept by the caller too) builds again only the plan entries whose inputs changed, joins the
-plan's text from the entries' texts (the ack and the broadcast carry those bytes), and the
-outbound check walks only the entries it has not checked before (:func:`check_ack`).
+What a message costs (docs/performance.md, "A turn change by combat size"): a hook whose
+``combat.combatants`` have the very text the last accepted hook of that combat brought
+(:data:`.seen.Seen`, kept by the caller) is decoded without them and the engine does not read
+them again; the world's :class:`~.engine.plan.PlanMemo` rebuilds, encodes and checks only
+the plan entries whose inputs changed.
 """
 
 from __future__ import annotations
@@ -66,11 +46,8 @@ from .seen import Seen, seen_after
 
 log = logging.getLogger("initiative_sidecar.pipeline")
 
-#: the rulesets a world or a combat may name, by id. The pipeline names none: it is handed
-#: them by whoever builds it (the one composition root: :func:`adapter.server.create_app`
-#: for the server, :mod:`adapter.cli` for replay, the bench's runners), through
-#: :class:`adapter.service.Worlds` and :class:`adapter.replay.Replay`; the built-in ones are
-#: :data:`adapter.rulesets.RULESETS`, a test adds its own beside them
+#: the rulesets a world or a combat may name, by id, handed in by the one composition root
+#: (the server's ``create_app``, the command line, the bench)
 Rulesets = Mapping[str, Ruleset]
 
 #: combats one world keeps (a hook creating one more is refused ``too_many_combats``)
@@ -96,9 +73,8 @@ class Result:
 
 
 def encode(payload: Any) -> bytes | None:
-    """The message as JSON, encoded once (its size, its shape check and the log use these
-    bytes), or None for what orjson will not write (a lone surrogate, nesting past 254
-    levels, a huge integer)."""
+    """The message as JSON, encoded once (for its size, its shape check and the log), or None
+    for what orjson will not write."""
     try:
         return orjson.dumps(payload)
     except (TypeError, orjson.JSONEncodeError):
@@ -112,14 +88,10 @@ _FRAGMENT: Any = getattr(orjson, "Fragment", None)
 def encode_parts(
     payload: Any, seen: Seen | None = None,
 ) -> tuple[bytes | None, str | None, bytes | None, bool | None]:
-    """A hook's text as :func:`encode` gives it (the same bytes), its combat's id, the text
-    of its ``combat.combatants`` within it, and :func:`.protocol.shallow` of the text (None:
-    not asked). The list is encoded first, then placed in the whole (an ``orjson.Fragment``),
-    so the whole costs no more than one encoding. The id and the list's text are None for a
-    payload without them, or what orjson will not write. A list that is the very one
-    :data:`.seen.Seen` holds for its combat (given again by :func:`.seen.loads_frame`) is not encoded
-    again, and the depth is read from the text without it: that list, at this very place,
-    was within the depth allowed when its hook was accepted."""
+    """A hook's text as :func:`encode` gives it, its combat's id, the text of its
+    ``combat.combatants`` (encoded first, put in the whole as an ``orjson.Fragment``) and
+    :func:`.protocol.shallow` of the text (ids and texts None where absent or unwritable).
+    A list :data:`.seen.Seen` holds as read is not encoded again, nor its depth read again."""
     combat = payload.get("combat") if type(payload) is dict else None
     if type(combat) is not dict:
         return encode(payload), None, None, None
@@ -209,17 +181,10 @@ def process(
     keep_read: bool | int = False,
 ) -> Result:
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
-    ``rulesets``: the rulesets a world or combat may name (see :data:`Rulesets`).
-    ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
-    read, whose non-finite numbers are :class:`~.protocol.wirejson.NonFinite`: the shape check
-    then reads the depth from the encoded text instead of walking (see
-    :func:`.protocol.check_shape`). A payload built in Python keeps the walk.
-    ``seen``: the world's :data:`.seen.Seen` (see the module's docstring); keep ``Result.seen``.
-    ``plans``: the world's :class:`~.engine.plan.PlanMemo`, kept by the caller (plans built
-    again, checked and encoded only where they changed; the same acks without it).
-    ``keep_read``: the caller reads its frames with :func:`.seen.loads_frame`: keep the lists read
-    in :data:`.seen.Seen` (:attr:`.seen.Known.people`); a number: only lists whose text has at least
-    that many bytes (a small list is read quickly, and kept it costs memory per world)."""
+    ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` or replay read (see
+    :func:`.protocol.check_shape`). ``seen``, ``plans``: the world's memos, kept by the
+    caller (keep ``Result.seen``); the same acks without them. ``keep_read``: keep the lists
+    read by :func:`.seen.loads_frame` in ``seen`` (a number: only texts of that many bytes)."""
     seq = read_seq(payload)
     if seq is None:
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
