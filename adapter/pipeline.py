@@ -332,7 +332,7 @@ def field_pointer(message: Hook | Intent, field: Field) -> str:
     parts = (field,) if isinstance(field, str) else field
     if isinstance(message, Intent) and parts and parts[0] not in ENVELOPE and parts[0] != "kind":
         parts = ("args", *parts)
-    return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in parts)
+    return protocol.pointer(parts)
 
 
 def apply_message(
