@@ -10,7 +10,7 @@ only to phrase a refusal.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta, field
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 else:
     from ..engine.messages import Omittable, Whole
 
-_HOOK: Any = Union[HOOKS]  # noqa: UP007 (a tagged union: msgspec picks the class by ``hook``)
+HOOK_CLASSES: Mapping[str, type[Hook]] = {str(cls.__struct_config__.tag): cls for cls in HOOKS}
 INTENT_CLASSES: Mapping[str, type[Intent]] = {cls.kind: cls for cls in INTENTS}
 Ruleset = Annotated[str, Meta(min_length=1, max_length=64)]
 
@@ -50,10 +50,13 @@ def hook(payload: Any, combatants_known: bool = False) -> Hook:
     """``combatants_known``: ``combat.combatants`` are, byte for byte, a list that passed
     before (the schema constrains it item by item and by a length it held): the rest is
     checked, and the message holds the list as sent."""
+    kind = payload.get("hook") if type(payload) is dict else None
+    cls = HOOK_CLASSES.get(kind) if type(kind) is str else None
+    if cls is None:
+        raise ValueError("not a hook")
     if not combatants_known:
-        message: Hook = msgspec.convert(payload, _HOOK)
-        return message
-    message = msgspec.convert(without_combatants(payload), _HOOK)
+        return msgspec.convert(payload, cls)
+    message = msgspec.convert(without_combatants(payload), cls)
     force_setattr(message, "combat", payload["combat"])
     return message
 
