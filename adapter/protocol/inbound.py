@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
-from msgspec import Meta, field
+from msgspec import Meta
 from msgspec.structs import force_setattr
 
 from ..engine.messages import (
@@ -86,16 +86,14 @@ class _Open(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 StatPath = Annotated[str, Meta(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$")]
 Faces = Whole[int, Meta(ge=2, le=100)]
+#: a ruleset's ``stat_paths``: the stats it reads, each at most once (a closed object)
+D20Paths = dict[Literal["dex", "int", "proficient"], StatPath]
+PoolPaths = dict[Literal["reaction", "wits", "size", "pool_modifier"], StatPath]
+StorytellerPaths = dict[Literal["initiative_mod"], StatPath]
 
 
 class CoreSettings(_Closed, frozen=True, kw_only=True):
     pass
-
-
-class D20Paths(_Closed, frozen=True, kw_only=True):
-    dex: Omittable[StatPath] = None
-    int_: Omittable[StatPath] = field(name="int", default=None)
-    proficient: Omittable[StatPath] = None
 
 
 class D20Settings(_Closed, frozen=True, kw_only=True):
@@ -103,22 +101,11 @@ class D20Settings(_Closed, frozen=True, kw_only=True):
     stat_paths: Omittable[D20Paths] = None
 
 
-class PoolPaths(_Closed, frozen=True, kw_only=True):
-    reaction: Omittable[StatPath] = None
-    wits: Omittable[StatPath] = None
-    size: Omittable[StatPath] = None
-    pool_modifier: Omittable[StatPath] = None
-
-
 class PoolSettings(_Closed, frozen=True, kw_only=True):
     die_faces: Omittable[Faces] = None
     success_at: Omittable[Faces] = None
     ones_cancel: Omittable[bool] = None
     stat_paths: Omittable[PoolPaths] = None
-
-
-class StorytellerPaths(_Closed, frozen=True, kw_only=True):
-    initiative_mod: Omittable[StatPath] = None
 
 
 class StorytellerSettings(_Closed, frozen=True, kw_only=True):
