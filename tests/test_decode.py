@@ -1,8 +1,8 @@
 """Decoding the wire into the engine's typed messages (adapter.pipeline.decode).
 
 The JSON Schemas stay the contract: every message they accept decodes (all those of the
-recordings, and the real combats' fixtures), and a message they refuse never reaches
-``decode``: the refusal is jsonschema's, with its message and path. A rule's refusal names a
+recordings, and the real combats' fixtures), and a message they refuse never reaches the
+engine: the refusal is jsonschema's, with its message and path. A rule's refusal names a
 field and the pipeline turns it into the wire's JSON pointer.
 """
 
