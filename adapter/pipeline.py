@@ -1,37 +1,17 @@
 """One inbound message, from raw payload to ack: the path shared by the server and replay.
 
-A straight line: read ``seq`` (duplicate? gap?), check the size, validate against the
-schema, apply to the engine, build the ack. Nothing here does I/O: the server stores and
-emits what :func:`process` returns, replay prints it. A message refused for its content is
-still acked, its ``seq`` used up, and stored with its error (``Result.record``); a
-duplicate, a gap or an unreadable ``seq`` is not stored and changes nothing.
+Read ``seq`` (duplicate? gap?), check the size, decode the message once (its strict struct,
+:func:`.protocol.decode`), apply it to the engine, build the ack. No I/O: the server stores
+and emits what :func:`process` returns, replay prints it. Once a ``seq`` is taken, every way
+out is an ack: a refusal for the content, ``internal_error`` (the state as it was) for a
+failure of the sidecar itself; a refusal is stored as :func:`.protocol.storable` copies it.
+A duplicate, a gap or an unreadable ``seq`` is not stored and changes nothing.
 
-Once a ``seq`` is taken, every way out is an ack: a refusal for the content, and for any
-failure of the sidecar itself (the engine, building the ack, the outbound schema check) an
-``internal_error`` with the state as it was. A refused message is stored as
-:func:`adapter.protocol.storable` copies it, so storing a refusal cannot fail on what the
-message held (a lone surrogate, JSON nested 990 levels deep).
-
-What a message costs. Each ``hook`` carries its whole combat (the wire stays whole, so
-first contact works from any message), but a turn change repeats every combatant as the
-last hook of that combat brought it. The caller keeps, beside each world, what the world's
-accepted hooks last brought (:data:`.seen.Seen`: per combat, orjson's text of
-``combat.combatants``, given to :func:`process` as ``seen`` and handed back in
-``Result.seen``; the memo and the frame reading that uses it are :mod:`adapter.seen`). A hook whose combatants have that very text is checked without them
-(:func:`adapter.protocol.validate`, ``combatants_known``: bytes that passed the schema pass
-it again) and the engine does not read them again (``combatants_as_last``). The text is
-cut out of the encoding the size check makes anyway (:func:`encode_parts`), so the
-comparison is one ``memcmp``. Equal text means equal JSON, down to ``true`` against ``1``
-and ``1`` against ``1.0`` (which Python's ``==`` confuses), so the answer is exactly the
-full check's: tests/test_incremental.py proves it on random sequences of hooks.
-
-A caller that reads the frames itself (replay; the server through
-:func:`.seen.frame_reader` and :data:`.protocol.wirejson.FRAME_READER`) passes them to
-:func:`.seen.loads_frame`, which does not parse a kept list again (``keep_read``:
-:attr:`.seen.Known.people`), and the list is then not encoded again either. On the way out, the world's :class:`~.engine.plan.PlanMemo`
-(kept by the caller too) builds again only the plan entries whose inputs changed, joins the
-plan's text from the entries' texts (the ack and the broadcast carry those bytes), and the
-outbound check walks only the entries it has not checked before (:func:`check_ack`).
+What a message costs (docs/performance.md, "A turn change by combat size"): a hook whose
+``combat.combatants`` have the very text the last accepted hook of that combat brought
+(:data:`.seen.Seen`, kept by the caller) is decoded without them and the engine does not read
+them again; the world's :class:`~.engine.plan.PlanMemo` rebuilds, encodes and checks only
+the plan entries whose inputs changed.
 """
 
 from __future__ import annotations
@@ -41,13 +21,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
 import orjson
 from msgspec.structs import replace
 
 from . import protocol
 from .engine import Session, World, apply, plan_of
-from .engine.messages import ENVELOPE, HOOKS, INTENTS, Hook, Intent
+from .engine.messages import ENVELOPE, Hook, Intent
 from .engine.model import Outcome
 from .engine.plan import PlanMemo
 from .engine.ruleset import SKIPPED_ACTS, Ruleset
@@ -67,11 +46,8 @@ from .seen import Seen, seen_after
 
 log = logging.getLogger("initiative_sidecar.pipeline")
 
-#: the rulesets a world or a combat may name, by id. The pipeline names none: it is handed
-#: them by whoever builds it (the one composition root: :func:`adapter.server.create_app`
-#: for the server, :mod:`adapter.cli` for replay, the bench's runners), through
-#: :class:`adapter.service.Worlds` and :class:`adapter.replay.Replay`; the built-in ones are
-#: :data:`adapter.rulesets.RULESETS`, a test adds its own beside them
+#: the rulesets a world or a combat may name, by id, handed in by the one composition root
+#: (the server's ``create_app``, the command line, the bench)
 Rulesets = Mapping[str, Ruleset]
 
 #: combats one world keeps (a hook creating one more is refused ``too_many_combats``)
@@ -97,9 +73,8 @@ class Result:
 
 
 def encode(payload: Any) -> bytes | None:
-    """The message as JSON, encoded once (its size, its shape check and the log use these
-    bytes), or None for what orjson will not write (a lone surrogate, nesting past 254
-    levels, a huge integer)."""
+    """The message as JSON, encoded once (for its size, its shape check and the log), or None
+    for what orjson will not write."""
     try:
         return orjson.dumps(payload)
     except (TypeError, orjson.JSONEncodeError):
@@ -113,14 +88,10 @@ _FRAGMENT: Any = getattr(orjson, "Fragment", None)
 def encode_parts(
     payload: Any, seen: Seen | None = None,
 ) -> tuple[bytes | None, str | None, bytes | None, bool | None]:
-    """A hook's text as :func:`encode` gives it (the same bytes), its combat's id, the text
-    of its ``combat.combatants`` within it, and :func:`.protocol.shallow` of the text (None:
-    not asked). The list is encoded first, then placed in the whole (an ``orjson.Fragment``),
-    so the whole costs no more than one encoding. The id and the list's text are None for a
-    payload without them, or what orjson will not write. A list that is the very one
-    :data:`.seen.Seen` holds for its combat (given again by :func:`.seen.loads_frame`) is not encoded
-    again, and the depth is read from the text without it: that list, at this very place,
-    was within the depth allowed when its hook was accepted."""
+    """A hook's text as :func:`encode` gives it, its combat's id, the text of its
+    ``combat.combatants`` (encoded first, put in the whole as an ``orjson.Fragment``) and
+    :func:`.protocol.shallow` of the text (ids and texts None where absent or unwritable).
+    A list :data:`.seen.Seen` holds as read is not encoded again, nor its depth read again."""
     combat = payload.get("combat") if type(payload) is dict else None
     if type(combat) is not dict:
         return encode(payload), None, None, None
@@ -210,17 +181,10 @@ def process(
     keep_read: bool | int = False,
 ) -> Result:
     """Apply one ``hook``/``intent`` payload to the world; return the ack and broadcasts.
-    ``rulesets``: the rulesets a world or combat may name (see :data:`Rulesets`).
-    ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` (the server) or replay
-    read, whose non-finite numbers are :class:`~.protocol.wirejson.NonFinite`: the shape check
-    then reads the depth from the encoded text instead of walking (see
-    :func:`.protocol.check_shape`). A payload built in Python keeps the walk.
-    ``seen``: the world's :data:`.seen.Seen` (see the module's docstring); keep ``Result.seen``.
-    ``plans``: the world's :class:`~.engine.plan.PlanMemo`, kept by the caller (plans built
-    again, checked and encoded only where they changed; the same acks without it).
-    ``keep_read``: the caller reads its frames with :func:`.seen.loads_frame`: keep the lists read
-    in :data:`.seen.Seen` (:attr:`.seen.Known.people`); a number: only lists whose text has at least
-    that many bytes (a small list is read quickly, and kept it costs memory per world)."""
+    ``from_wire``: the payload is what :func:`.protocol.wirejson.loads` or replay read (see
+    :func:`.protocol.check_shape`). ``seen``, ``plans``: the world's memos, kept by the
+    caller (keep ``Result.seen``); the same acks without them. ``keep_read``: keep the lists
+    read by :func:`.seen.loads_frame` in ``seen`` (a number: only texts of that many bytes)."""
     seq = read_seq(payload)
     if seq is None:
         error = InvalidMessage(f"seq must be an integer from 1 to {MAX_SEQ}", path="/seq")
@@ -238,10 +202,9 @@ def process(
             raise TooLarge(f"the message has {size} bytes; the limit is {max_bytes}")
         last = seen.get(str(combat_id)) if people is not None and seen is not None else None
         known = last is not None and last.text == people
-        protocol.validate(event, payload, encoded=text, from_wire=from_wire, combatants_known=known,
-                          shallow_text=shallow)
+        message = decode(event, payload, encoded=text, from_wire=from_wire, combatants_known=known,
+                         shallow_text=shallow)
         check_limits(world, event, payload)
-        message = decode(event, payload)
         plans = plans if plans is not None else PlanMemo()  # a plan's text is its memo's
         outcome = apply_message(world, message, rulesets, combatants_as_last=known and combat_id in world.combats,
                                 memo=plans)
@@ -353,31 +316,13 @@ def check_limits(world: World, event: str, payload: Mapping[str, Any]) -> None:
         )
 
 
-#: the class of each hook and intent, by its name on the wire
-HOOK_CLASSES: Mapping[str, type[Hook]] = {str(cls.__struct_config__.tag): cls for cls in HOOKS}
-INTENT_CLASSES: Mapping[str, type[Intent]] = {cls.kind: cls for cls in INTENTS}
-
-
-def decode(event: str, payload: Mapping[str, Any]) -> Hook | Intent:
-    """The typed message (adapter.engine.messages) of a payload that passed its schema.
-
-    Decoding comes after the schema check, so it never decides a refusal: the JSON Schemas
-    are the contract and the source of every refusal's message and path. An intent's
-    ``args`` become fields of its class next to the envelope's. ``strict=False`` only lets
-    through what the schema accepted and Python types apart (``2.0`` for an integer).
-    The validator's structs (:mod:`.protocol.typed`) are not reused: they are the schema's
-    shapes, not these classes, and under the byte memo they hold no combatants; this
-    conversion reads the envelope only (``combat`` stays raw): about 1 us at any size.
-    """
-    if event == "hook":
-        return msgspec.convert(payload, HOOK_CLASSES[payload["hook"]], strict=False)
-    if event == "intent":
-        # only the envelope's own names: a key the schema lets through at the top level
-        # (it allows extras) must not become an argument its args schema never checked
-        fields = {k: v for k, v in payload.items() if k in ENVELOPE and k != "kind"}
-        fields.update(payload.get("args") or {})
-        return msgspec.convert(fields, INTENT_CLASSES[payload["kind"]], strict=False)
-    raise InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")
+def decode(event: str, payload: Any, **options: Any) -> Hook | Intent:
+    """The engine's message of a payload, converted once (:func:`.protocol.decode`, which
+    takes the ``options``), or :class:`InvalidMessage` phrased by jsonschema."""
+    if event not in ("hook", "intent"):
+        raise InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")
+    message: Hook | Intent = protocol.decode(event, payload, **options)
+    return message
 
 
 def field_pointer(message: Hook | Intent, field: Field) -> str:
@@ -385,7 +330,7 @@ def field_pointer(message: Hook | Intent, field: Field) -> str:
     parts = (field,) if isinstance(field, str) else field
     if isinstance(message, Intent) and parts and parts[0] not in ENVELOPE and parts[0] != "kind":
         parts = ("args", *parts)
-    return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in parts)
+    return protocol.pointer(parts)
 
 
 def apply_message(

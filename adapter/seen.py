@@ -1,13 +1,10 @@
-"""What a world's hooks last brought, kept beside the world, and the frame reading that uses it.
+"""What a world's hooks last brought, and the frame reading that uses it (no I/O).
 
-A hook carries its whole combat, and a turn change repeats every combatant as the last hook
-of that combat brought it (:mod:`adapter.pipeline`, "What a message costs"). :data:`Seen` is,
-per combat of a world, orjson's text of the ``combat.combatants`` the last accepted hook of
-that combat brought (and, for a caller that reads its own frames, the list as read):
-:func:`seen_after` moves it on with each accepted hook, :func:`loads_frame` reads a frame
-holding that very text without parsing the list again, :func:`frame_reader` is how the server
-reads a connection's frames with it. The caller keeps it beside the world (``Worlds.seen``,
-``Replay.seen``), never in a module global; nothing here does I/O.
+:data:`Seen` is, per combat of a world, orjson's text of the ``combat.combatants`` its last
+accepted hook brought (and, for a caller that reads its own frames, the list as read); the
+caller keeps it beside the world (``Worlds.seen``, ``Replay.seen``). :func:`seen_after` moves
+it on, :func:`loads_frame` reads a frame holding that very text without parsing the list
+again (docs/performance.md, "The frame is read without the kept list").
 """
 
 from __future__ import annotations
@@ -26,14 +23,12 @@ class Known(NamedTuple):
 
     #: orjson's text of the list
     text: bytes
-    #: the list as read, kept only for a caller that reads its frames with :func:`loads_frame`
-    #: (``process(keep_read=True)``), which gives it again to a frame holding this text;
-    #: never changed after (None: not kept, some 1.5 KB of Python objects per combatant)
+    #: the list as read, for :func:`loads_frame` (``process(keep_read=True)``); never changed
+    #: after (None: not kept, some 1.5 KB of Python objects per combatant)
     people: list[Any] | None
 
 
-#: per combat of a world, what the last hook of that combat accepted brought (see the
-#: module's docstring); kept by the caller beside the world
+#: per combat of a world, what its last accepted hook brought
 Seen = Mapping[str, Known]
 
 
@@ -64,14 +59,10 @@ def loads_frame(
     text: str | bytes, seen: Seen | None, payload_of: Callable[[Any], Any], *, worth: int = 2048,
 ) -> Any:
     """:func:`.protocol.wirejson.loads` of a frame (``payload_of`` finds the message in what
-    it reads), without reading again a combatant list :data:`Seen` holds: where the text of
-    the frame holds, at a ``"combatants":`` key, the very text of a kept list (of at least
-    ``worth`` bytes), the frame is read with ``[]`` there, then with ``[0]``; if the
-    message's ``combat.combatants`` is ``[]`` in the one and ``[0]`` in the other, that place
-    is the list's (not a string, another key, a duplicate key the reader drops), so the
-    frame is the one read with the kept list (:attr:`Known.people`) there: the same value
-    the whole read gives, the list's text being orjson's of that list. Anything else (no
-    such text, NaN or a huge integer elsewhere, ...) is read whole."""
+    it reads), with a kept list (of at least ``worth`` bytes) whose very text the frame holds
+    at a ``"combatants":`` key put in as read: the frame is read with ``[]`` there, then with
+    ``[0]``, and only if the message's ``combat.combatants`` is each in turn is that place the
+    list's. Anything else is read whole."""
     if seen:
         try:
             raw = text.encode() if isinstance(text, str) else text

@@ -60,10 +60,9 @@ TIER_PATHS = {
     "tests/test_fast_loop.py::test_make_test_collects_every_test_of_the_fast_loop_and_more": "subprocess",
     "tests/server/test_status_browser.py": "browser",
     "tests/test_replay_html.py": "browser",
-    # thousands of generated messages through a real server or three validators: long-running
+    # thousands of generated messages through a real server: long-running
     "tests/reliability/test_hostile_input.py": "slow",
     "tests/reliability/test_fuzz_acks.py": "slow",
-    "tests/protocol/test_fast_validation.py": "slow",
     # a whole fight night through a faulty proxy that drops, swaps and cuts: seconds of resends
     "tests/reliability/test_ordering.py::test_dropped_duplicated_and_reordered_messages_are_applied_once_in_order": "slow",
     # waits on the clock: a token back in the rate bucket (2 s), the database watcher's look (2 s)

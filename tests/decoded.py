@@ -1,9 +1,9 @@
 """The engine's typed messages and values for tests that drive the engine directly (no acks;
 the rulesets' tables go through the pipeline, ``tests/support/table.py``).
 
-Each is built as the module sends it (a wire payload), checked against its schema and
-decoded by the pipeline (:func:`adapter.pipeline.decode`), so a test hands the engine what it
-gets in service; a payload the schema refuses raises its ``InvalidMessage`` here. ``apply``
+Each is built as the module sends it (a wire payload) and decoded, strictly, by the pipeline
+(:func:`adapter.pipeline.decode`), so a test hands the engine what it gets in service; a
+payload the schema refuses raises its ``InvalidMessage`` here. ``apply``
 is :func:`adapter.pipeline.apply_message` (a refusal's field becomes its wire ``path``) under
 the built-in rulesets unless a test gives its own.
 """
@@ -15,7 +15,6 @@ from typing import Any
 
 import msgspec
 
-from adapter import protocol
 from adapter.engine.messages import Hook, Intent, Roll
 from adapter.engine.model import Outcome, World
 from adapter.pipeline import Rulesets, apply_message, decode
@@ -36,7 +35,6 @@ def hook(seq: int, user: str, world_time: float, hook: str, combat: Mapping[str,
     for name, value in (("changed", changed), ("options", options), ("roll", roll)):
         if value is not None:
             payload[name] = value
-    protocol.validate("hook", payload)
     message = decode("hook", payload)
     assert isinstance(message, Hook)
     return message
@@ -50,7 +48,6 @@ def intent(seq: int, user: str, world_time: float, kind: str, combat_id: str | N
         payload["combat_id"] = combat_id
     if combatant_id is not None:
         payload["combatant_id"] = combatant_id
-    protocol.validate("intent", payload)
     message = decode("intent", payload)
     assert isinstance(message, Intent)
     return message

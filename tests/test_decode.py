@@ -1,8 +1,8 @@
 """Decoding the wire into the engine's typed messages (adapter.pipeline.decode).
 
 The JSON Schemas stay the contract: every message they accept decodes (all those of the
-recordings, and the real combats' fixtures), and a message they refuse never reaches
-``decode``: the refusal is jsonschema's, with its message and path. A rule's refusal names a
+recordings, and the real combats' fixtures), and a message they refuse never reaches the
+engine: the refusal is jsonschema's, with its message and path. A rule's refusal names a
 field and the pipeline turns it into the wire's JSON pointer.
 """
 
@@ -20,6 +20,7 @@ from adapter import pipeline, protocol
 from adapter.engine import World
 from adapter.engine.messages import HOOKS, INTENTS, Act, Dash, Hold, Hook, InitiativeRoll, Intent
 from adapter.errors import InvalidMessage, SidecarError
+from adapter.protocol import inbound
 from adapter.rulesets import RULESETS
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -114,15 +115,17 @@ def spoiled(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield bad_roll
 
 
-def test_a_message_the_schema_refuses_never_reaches_decode(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_message_the_schema_refuses_is_refused_in_its_words_and_never_reaches_the_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     decoded: list[Any] = []
-    real = pipeline.decode
+    real = pipeline.apply_message
 
-    def spy(event: str, payload: Any) -> Hook | Intent:
-        decoded.append(payload)
-        return real(event, payload)
+    def spy(world: World, message: Hook | Intent, *args: Any, **options: Any) -> Any:
+        decoded.append(message)
+        return real(world, message, *args, **options)
 
-    monkeypatch.setattr(pipeline, "decode", spy)
+    monkeypatch.setattr(pipeline, "apply_message", spy)
     world = World(world="w", ruleset="balanced-d20", gm_users=frozenset({"gm"}))
     checked = 0
     for _, event, payload in MESSAGES[::7]:
@@ -178,7 +181,7 @@ def test_a_class_stricter_than_its_schema_is_a_bug_the_world_survives(monkeypatc
     class Stricter(Dash, frozen=True, kw_only=True):
         amount: str  # type: ignore[assignment]
 
-    monkeypatch.setitem(pipeline.INTENT_CLASSES, "dash", Stricter)
+    monkeypatch.setitem(inbound.INTENT_CLASSES, "dash", Stricter)
     world = World(world="w", ruleset="balanced-d20", gm_users=frozenset({"gm"}))
     dash = {"seq": 1, "user": "gm", "world_time": 0, "kind": "dash", "combat_id": "c",
             "combatant_id": "a", "args": {"amount": 2}}

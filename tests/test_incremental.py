@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from adapter import pipeline, protocol
 from adapter.benchkit.payloads import GM, combatant, roll
-from adapter.engine import World
+from adapter.engine import World, messages
 from adapter.engine import plan as plan_module
 from adapter.engine.plan import PlanMemo
 from adapter.pipeline import open_session, process
@@ -180,14 +180,13 @@ def _turns(count: int) -> list[dict[str, Any]]:
 
 def test_a_turn_change_checks_none_of_the_combatants_seen_last_time(monkeypatch: Any) -> None:
     checked: list[int] = []
-    real = protocol.is_valid_fast
+    real = messages.check_combat
 
-    def counting(name: str, instance: Any) -> bool:
-        if name == "hook":
-            checked.append(len(instance["combat"]["combatants"]))
-        return real(name, instance)
+    def counting(combat: dict[str, Any]) -> None:
+        checked.append(len(combat["combatants"]))
+        real(combat)
 
-    monkeypatch.setattr(protocol, "is_valid_fast", counting)
+    monkeypatch.setattr(messages, "check_combat", counting)
     world = _session("balanced-d20")
     seen: Seen = {}
     for payload in _turns(3):

@@ -1,87 +1,215 @@
-"""The inbound messages the engine takes: frozen, typed, one class per hook kind and per intent.
+"""The inbound messages the engine takes: frozen structs, one class per hook kind and per intent.
 
-The pipeline (:func:`adapter.pipeline.decode`, the one module that knows the wire) checks a
-payload against its JSON Schema and then converts it, once, into one of these classes with
-``msgspec.convert``; the schemas stay the contract and the source of every refusal's message
-and path, so a class here is never stricter or looser than its schema about what it keeps.
-The engine and the rulesets read typed fields (``intent.amount``, ``hook.roll.roll.total``)
-and dispatch on the class (:class:`adapter.engine.ruleset.Ruleset`: ``on``, ``intents``).
+Each class is also the strict check of its JSON Schema: :mod:`adapter.protocol.inbound`
+converts a payload once (``msgspec.convert``, strict) and what it returns is what the engine
+reads; jsonschema runs only to phrase a refusal. tests/protocol/test_inbound_structs.py proves
+each accepts exactly what its schema accepts. Two spellings carry the schema's meaning:
+:data:`Whole` is JSON Schema's integer (``2.0`` is one, ``true`` is not) and :data:`Omittable`
+a field that may be absent (then None) but not null.
 
-Hooks: :class:`Hook` and a subclass per Foundry hook (``tag`` = the wire's ``hook``);
-``combat`` stays Foundry's ``Combat#toObject()`` as sent (read by :mod:`.snapshot` and
-:mod:`.adopt`, which compare its raw fields to see at once that nothing changed), ``current``
-and ``roll`` are typed; the roll is a :class:`Roll` whose ``terms`` are Foundry's term objects
-as sent (read by :mod:`.dice`).
-
-Intents: a subclass of :class:`Intent` per ``schemas/intents/<kind>.schema.json``, its ``args``
-flattened into fields next to the envelope's (``seq``, ``user``, ``world_time``,
-``combat_id``, ``combatant_id``); ``kind`` names it on the wire. Where the intent schema
-requires ``combat_id``/``combatant_id``, the class types them ``str``.
-
-A refusal names the field it is about (:class:`adapter.errors.SidecarError` ``field``: a
-field of the message, or a tuple of names and indexes into it); the pipeline turns it into the
-JSON pointer of the wire (an intent's argument ``amount`` is ``/args/amount``).
+``Hook.combat`` stays Foundry's ``Combat#toObject()`` as sent (:mod:`.snapshot` and
+:mod:`.adopt` compare its raw fields), checked by :class:`CombatDoc`; a roll's ``terms`` stay
+Foundry's term objects (read by :mod:`.dice`), checked by :class:`RollTerm`. An intent's
+``args`` are fields of its class beside the envelope's; ``kind`` names it on the wire.
+A refusal names a field (:class:`adapter.errors.SidecarError` ``field``); the pipeline turns it
+into the wire's JSON pointer (an intent's ``amount`` is ``/args/amount``).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import msgspec
+from msgspec import Meta, field
+from msgspec.structs import force_setattr
+
+if TYPE_CHECKING:
+    from typing import Annotated as Whole
+    from typing import Optional as Omittable
+else:
+
+    class Whole:
+        """``Whole[int, Meta(...)]``: JSON Schema's integer, an int or a float with no
+        fraction (never a bool), within the bounds; a class that reads it as ``int`` makes a
+        float one with :func:`_as_int`."""
+
+        def __class_getitem__(cls, params: tuple[Any, Meta]) -> Any:
+            meta = params[1]
+            return Annotated[int, meta] | Annotated[float, Meta(ge=meta.ge, le=meta.le, multiple_of=1)]
+
+    class Omittable:
+        """``Omittable[T] = None``: a field the schema lets out (None then) but types ``T``, so
+        an explicit null is refused as the schema refuses it."""
+
+        def __class_getitem__(cls, kind: Any) -> Any:
+            return kind
+
+
+Id = Annotated[str, Meta(min_length=1, max_length=128)]
+Ids = Annotated[tuple[Id, ...], Meta(max_length=500)]
+Text = Annotated[str, Meta(max_length=2000)]
+Name = Annotated[str, Meta(max_length=512)]
+Short = Annotated[str, Meta(max_length=64)]
+Key = Annotated[str, Meta(max_length=128)]
+Number = int | float
+Integer = Whole[int, Meta()]
+Object = dict[str, Any]
+
+
+def _as_int(struct: msgspec.Struct, *names: str) -> None:
+    """A :data:`Whole` field read as ``int``: ``2.0`` becomes ``2``."""
+    for name in names:
+        value = getattr(struct, name)
+        if type(value) is float:
+            force_setattr(struct, name, int(value))
+
+
+class _Part(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """A part of a message the schema constrains (unknown fields pass, as it lets them)."""
+
+
+# ---------------------------------------------------------------- what is checked, kept raw
+
+
+class CombatantDoc(_Part, frozen=True, kw_only=True):
+    """A combatant of ``Combat#toObject()``, extended by the module."""
+
+    _id: Id
+    name: Name | None = None
+    owners: Omittable[Ids] = None
+    is_npc: Omittable[bool] = None
+    is_defeated: Omittable[bool] = None
+    hidden: Omittable[bool] = None
+    defeated: Omittable[bool] = None
+    group: Id | None = None
+    initiative: Number | None = None
+    actorId: Key | None = None  # noqa: N815
+    tokenId: Key | None = None  # noqa: N815
+    stats: Omittable[Annotated[Object, Meta(max_length=100)]] = None
+    roundJoined: Whole[int, Meta(ge=0, le=1_000_000)] | None = None  # noqa: N815
+
+
+class GroupDoc(_Part, frozen=True, kw_only=True):
+    _id: Id
+    name: Name | None = None
+    initiative: Number | None = None
+
+
+class CombatDoc(_Part, frozen=True, kw_only=True):
+    """``Combat#toObject()`` as the schema constrains it."""
+
+    _id: Id
+    round: Whole[int, Meta(ge=0, le=1_000_000)]
+    turn: Integer | None = None
+    combatants: Annotated[tuple[CombatantDoc, ...], Meta(max_length=500)]
+    groups: Omittable[Annotated[tuple[GroupDoc, ...], Meta(max_length=500)]] = None
+    active: Omittable[bool] = None
+    skip_defeated: Omittable[bool] = None
+    turn_order: Omittable[Ids] = None
+
+
+def check_combat(combat: Object) -> None:
+    """Raise ``msgspec.ValidationError`` where ``combat`` is not what the schema allows."""
+    msgspec.convert(combat, CombatDoc)
+
+
+class DieResult(_Part, frozen=True, kw_only=True):
+    result: Number
+    active: Omittable[bool] = None
+    count: Omittable[Number] = None
+    success: Omittable[bool] = None
+    failure: Omittable[bool] = None
+    discarded: Omittable[bool] = None
+    rerolled: Omittable[bool] = None
+    exploded: Omittable[bool] = None
+
+
+class RollTerm(_Part, frozen=True, kw_only=True):
+    """One of Foundry's roll terms (Die, OperatorTerm, PoolTerm...)."""
+
+    cls: Omittable[Short] = field(name="class", default=None)
+    number: Number | None = None
+    faces: Integer | None = None
+    modifiers: Omittable[Annotated[tuple[Short, ...], Meta(max_length=50)]] = None
+    results: Omittable[Annotated[tuple[DieResult, ...], Meta(max_length=1000)]] = None
+
+
+_TERMS = tuple[RollTerm, ...]
+
 
 # ---------------------------------------------------------------- parts
 
 
-class Roll(msgspec.Struct, frozen=True, kw_only=True):
+class Roll(_Part, frozen=True, kw_only=True):
     """Foundry's ``Roll#toJSON()``: the total as Foundry counted it and the dice terms."""
 
-    total: int | float
-    #: Foundry's term objects as sent (Die, OperatorTerm, PoolTerm...), walked by dice.py
-    terms: tuple[Any, ...]
-    formula: str | None = None
+    total: Number
+    #: Foundry's term objects as sent, walked by dice.py
+    terms: Annotated[tuple[Any, ...], Meta(max_length=200)]
+    formula: Omittable[Annotated[str, Meta(max_length=1000)]] = None
+    cls: Omittable[Short] = field(name="class", default=None)
+    evaluated: Omittable[bool] = None
+    options: Omittable[Object] = None
+
+    def __post_init__(self) -> None:
+        msgspec.convert(self.terms, _TERMS)
 
 
-class RollReport(msgspec.Struct, frozen=True, kw_only=True):
+class RollReport(_Part, frozen=True, kw_only=True):
     """An ``initiativeRoll``'s roll: who rolled (a combatant or a CombatantGroup) and what."""
 
     roll: Roll
-    combatant_id: str | None = None
-    group_id: str | None = None
+    combatant_id: Omittable[Id] = None
+    group_id: Omittable[Id] = None
     #: the reroll offer (BI-2) this roll answers
-    reroll_of: str | None = None
+    reroll_of: Omittable[Id] = None
+
+    def __post_init__(self) -> None:
+        if self.combatant_id is None and self.group_id is None:
+            raise ValueError("a roll names its combatant_id or its group_id")
 
 
-class Current(msgspec.Struct, frozen=True, kw_only=True):
+class Current(_Part, frozen=True, kw_only=True):
     """Foundry's ``Combat#current``: the engine reads only whose turn it is."""
 
-    combatant_id: str | None = msgspec.field(name="combatantId")
+    round: Whole[int, Meta(ge=0)] | None
+    turn: Integer | None = None
+    combatant_id: Id | None = field(name="combatantId")
+    token_id: Key | None = field(name="tokenId", default=None)
 
 
 # ---------------------------------------------------------------- envelopes
 
 
 class Message(msgspec.Struct, frozen=True, kw_only=True):
-    seq: int
-    user: str
-    world_time: float
+    seq: Whole[int, Meta(ge=1, le=2**53 - 1)]
+    user: Id
+    world_time: Annotated[float, Meta(ge=-1e15, le=1e15)]
+
+    def __post_init__(self) -> None:
+        _as_int(self, "seq")
 
 
 class Hook(Message, frozen=True, kw_only=True, tag_field="hook"):
     """A forwarded Foundry hook; ``combat``/``current`` are the state after the change."""
 
-    combat: dict[str, Any]
+    combat: Object
     current: Current
-    changed: Any = None
-    options: Any = None
-    roll: RollReport | None = None
+    changed: Object | None = None
+    options: Object | None = None
+    roll: Omittable[RollReport] = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_combat(self.combat)
 
 
-class Intent(Message, frozen=True, kw_only=True):
+class Intent(Message, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A declaration by a player or the GM (its arguments are the subclass's own fields)."""
 
     kind: ClassVar[str]
-    combat_id: str | None = None
-    combatant_id: str | None = None
+    combat_id: Omittable[Id] = None
+    combatant_id: Omittable[Id] = None
 
 
 # ---------------------------------------------------------------- hooks
@@ -144,43 +272,52 @@ class SetInitiative(Intent, frozen=True, kw_only=True):
     """GM only: a manual edit of a combatant's initiative (the engine's own, every ruleset)."""
 
     kind: ClassVar[str] = "initiative.set"
-    combat_id: str
-    combatant_id: str
-    value: float
+    combat_id: Id
+    combatant_id: Id
+    value: Annotated[float, Meta(ge=-10000, le=10000)]
 
 
 class UseReaction(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "reaction.use"
-    combat_id: str
-    combatant_id: str
-    reason: str | None = None
+    combat_id: Id
+    combatant_id: Id
+    reason: Omittable[Annotated[str, Meta(max_length=200)]] = None
 
 
 class Dash(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "dash"
-    combat_id: str
-    combatant_id: str
-    amount: int
+    combat_id: Id
+    combatant_id: Id
+    amount: Whole[int, Meta(ge=-1000, le=1000)]
+
+    def __post_init__(self) -> None:
+        _as_int(self, "seq", "amount")
 
 
 class Hold(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "hold"
-    combat_id: str
-    combatant_id: str
+    combat_id: Id
+    combatant_id: Id
     next_round: bool = False
     #: None when not given (only a GM gives it)
-    target_aware: bool | None = None
+    target_aware: Omittable[bool] = None
 
 
 class Act(Intent, frozen=True, kw_only=True):
-    """Exactly one of ``after``, ``before``, ``now`` (the schema says so)."""
+    """Exactly one of ``after``, ``before``, ``now`` (true)."""
 
     kind: ClassVar[str] = "act"
-    combat_id: str
-    combatant_id: str
-    after: str | None = None
-    before: str | None = None
-    now: bool = False
+    combat_id: Id
+    combatant_id: Id
+    after: Omittable[Id] = None
+    before: Omittable[Id] = None
+    #: True, or None when not given
+    now: Omittable[Literal[True]] = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if (self.after is not None) + (self.before is not None) + (self.now is not None) != 1:
+            raise ValueError("exactly one of after, before, now")
 
     @property
     def point(self) -> tuple[Literal["after", "before"], str] | None:
@@ -194,62 +331,62 @@ class Act(Intent, frozen=True, kw_only=True):
 
 class RerollDecide(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "reroll.decide"
-    combat_id: str
-    prompt_id: str
+    combat_id: Id
+    prompt_id: Id
     accept: bool
 
 
 class RerollApprove(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "reroll.approve"
-    combat_id: str
-    prompt_id: str
+    combat_id: Id
+    prompt_id: Id
     approve: bool
 
 
 class ReadyStart(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "ready.start"
-    actor_id: str
-    token_id: str
-    owners: tuple[str, ...]
-    watching: tuple[str, ...]
+    actor_id: Id
+    token_id: Id
+    owners: Ids
+    watching: Ids
     sees: bool
     weapon_ready: bool
 
 
 class ReadyBreak(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "ready.break"
-    actor_id: str
-    reason: str
+    actor_id: Id
+    reason: Annotated[str, Meta(max_length=200)]
 
 
 class ReadyConfirm(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "ready.confirm"
-    actor_id: str
+    actor_id: Id
 
 
 class ReadiedDeclare(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "readied.declare"
-    combat_id: str
-    combatant_id: str
+    combat_id: Id
+    combatant_id: Id
     mode: Literal["standard", "preemptive"]
-    trigger: str
-    action: str
-    target_id: str | None = None
+    trigger: Text
+    action: Text
+    target_id: Omittable[Id] = None
 
 
 class ReadiedTrigger(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "readied.trigger"
-    combat_id: str
-    combatant_id: str
-    readied_id: str
+    combat_id: Id
+    combatant_id: Id
+    readied_id: Id
 
 
 class OpposedResult(Intent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "opposed.result"
-    combat_id: str
-    prompt_id: str
-    actor_total: float
-    target_total: float
+    combat_id: Id
+    prompt_id: Id
+    actor_total: Annotated[float, Meta(ge=-1000, le=1000)]
+    target_total: Annotated[float, Meta(ge=-1000, le=1000)]
 
 
 INTENTS: tuple[type[Intent], ...] = (

@@ -1,23 +1,11 @@
-"""The wire protocol v1: every schema loaded once, every message checked both ways.
+"""The wire protocol v1: the schemas, and every message checked both ways.
 
-Inbound messages (``hook``, ``intent``, the connect ``auth``) that fail get an
-:class:`~adapter.errors.InvalidMessage` whose ``path`` is the JSON pointer of the deepest
-failing field (for a missing field: the object that lacks it, the message naming the
-field). Before the schema, :func:`check_shape` refuses what JSON itself forbids or what
-would make validation itself costly: NaN and infinities, and nesting deeper than the limit.
+An inbound message is decoded once into its strict struct (:func:`decode`, :mod:`.inbound`),
+after :func:`check_shape` refused what JSON forbids or would make checking costly. A refusal
+is an :class:`~adapter.errors.InvalidMessage` phrased by jsonschema, imported on the first
+refusal (docs/protocol.md): its message and the JSON pointer of the deepest failing field.
 An outbound message that fails its schema is a bug: :func:`check_outbound` raises
 ``AssertionError`` and the tests make sure none does.
-
-One run-time validator: the typed check (msgspec types built from the schemas, see
-:mod:`.typed`) accepts exactly what each schema accepts. jsonschema runs only on what it
-refuses: to phrase the refusal (its message and JSON path are the contract, :func:`deepest`
-picks the most specific error), and to judge a schema the typed check cannot express (none
-of the messages today: only ``common``, which holds definitions).
-
-Start-up: importing this module does not load jsonschema. The typed check of a schema is
-built on its first message, and jsonschema's validator, with ``jsonschema`` and
-``referencing`` themselves, on the first message the typed check refuses: in practice the
-first refusal (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -33,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import orjson
 
-from ..errors import InvalidMessage
-from . import outbound, wirejson
-from .typed import Check, compile_typed
+from ..errors import InternalError, InvalidMessage
+from . import inbound, outbound, wirejson
 
 if TYPE_CHECKING:  # imported when first needed (a refusal, check_schemas): see the docstring
     from jsonschema import Draft202012Validator
@@ -87,25 +74,6 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(schema, registry=registry())
 
 
-@lru_cache(maxsize=1)
-def _schemas() -> dict[str, dict[str, Any]]:
-    return load_schemas()
-
-
-@cache
-def typed_check(name: str) -> Check | None:
-    """The msgspec check of one schema (see :mod:`.typed`), built on first use, or None."""
-    return compile_typed(_schemas(), BASE_URI, name)
-
-
-def is_valid_fast(name: str, instance: Any) -> bool:
-    """The hot path, the one run-time validator: the typed check (msgspec), which accepts
-    exactly what the schema does. False means "ask jsonschema" to phrase the refusal (or,
-    outbound, a bug); for a schema with no typed check, jsonschema judges."""
-    typed = typed_check(name)
-    return typed is not None and typed(instance)
-
-
 def check_schemas() -> list[str]:
     """Problems with the schemas themselves (each against its metaschema, ``$id`` present)."""
     from jsonschema import Draft202012Validator
@@ -144,17 +112,12 @@ def check_shape(
     instance: Any, max_depth: int = MAX_DEPTH, encoded: bytes | None = None, from_wire: bool = False,
     shallow_text: bool | None = None,
 ) -> None:
-    """Refuse what no message may hold, naming where: NaN/Infinity (JSON has none), values
-    JSON has no type for (bytes of a binary attachment, an integer too long to read), text
-    with a lone UTF-16 surrogate (it cannot be stored or sent as UTF-8), and nesting deeper
-    than ``max_depth``. ``encoded``: orjson's text of ``instance`` if the caller has it.
-
-    ``from_wire``: ``instance`` is what :func:`.wirejson.loads` (or replay) read, so a number
-    JSON cannot hold is a :class:`.wirejson.NonFinite`, never a plain float. orjson refuses
-    that type, integers beyond 64 bits, lone surrogates and anything that is not JSON, so its
-    ``encoded`` text proves all of those absent, and only the depth is left: read from the
-    text (:func:`_shallow`), without walking the message; ``shallow_text``: that answer, if
-    the caller has it (:func:`shallow` of ``encoded``, at the default ``max_depth``)."""
+    """Refuse what no message may hold, naming where: NaN/Infinity, values JSON has no type
+    for, text with a lone UTF-16 surrogate, nesting deeper than ``max_depth``.
+    ``encoded``: orjson's text of ``instance``, if the caller has it. ``from_wire``:
+    ``instance`` is what :func:`.wirejson.loads` read (a non-finite number is a
+    :class:`.wirejson.NonFinite`, which orjson refuses): ``encoded`` then proves all but the
+    depth, read from the text; ``shallow_text``: :func:`shallow` of ``encoded``, if known."""
     if from_wire and encoded is not None:
         if shallow_text is None or max_depth != MAX_DEPTH:
             shallow_text = _shallow(encoded, max_depth)
@@ -216,9 +179,9 @@ def printable(text: str) -> str:
 
 
 def storable(value: Any, max_depth: int = MAX_DEPTH) -> Any:
-    """A copy of a refused message that the store can always write and a reader can always
-    read: lone surrogates written as ``\\uXXXX`` text, values JSON has no type for as
-    ``<what>``, anything nested deeper than ``max_depth`` as one string (no recursion)."""
+    """A copy of a refused message the store can always write: lone surrogates as ``\\uXXXX``
+    text, values JSON has no type for as ``<what>``, what lies deeper than ``max_depth`` as
+    one string."""
     root: list[Any] = [None]
     stack: list[tuple[Any, Any, Any, int]] = [(value, root, 0, 0)]
     while stack:
@@ -245,8 +208,7 @@ def storable(value: Any, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def _encodable(instance: Any) -> bool:
-    """orjson writes it (no surrogates, nothing but JSON types, integers within 64 bits,
-    nesting within 254): true of nearly every message, checked at C speed."""
+    """orjson writes it (no surrogates, only JSON types, 64-bit integers, nesting within 254)."""
     try:
         orjson.dumps(instance)
     except (TypeError, orjson.JSONEncodeError):
@@ -268,14 +230,9 @@ def shallow(text: bytes) -> bool:
 
 def _shallow(text: bytes, max_depth: int) -> bool:
     """True if no array or object in orjson's ``text`` lies more than ``max_depth`` deep;
-    False means "walk the message" (deeper, or a ``\\`` that may escape a quote).
-
-    orjson writes no spaces and escapes ``"`` and ``\\`` inside strings, and UTF-8 puts no
-    ASCII byte inside a multi-byte character. So with every byte but brackets and quotes
-    dropped, and each string (now its quotes around any brackets it held) cut out, what is
-    left is the nesting alone, and each pass that deletes every ``()`` peels one level. The
-    count includes empty containers, which hold nothing at that depth: this may send a
-    message to the walk that the walk accepts, never the other way round."""
+    False: walk the message. With every byte but brackets and quotes dropped and the strings
+    cut out, the nesting is left, and each pass deleting every ``()`` peels one level (empty
+    containers count: this may send to the walk what the walk accepts, never the reverse)."""
     nesting = text.translate(_BRACKETS, _DROP)
     if b"\\" in nesting:
         return False
@@ -291,9 +248,8 @@ def _shallow(text: bytes, max_depth: int) -> bool:
 
 
 def _plain(value: Any, depth: int) -> bool:
-    """The fast path of :func:`check_shape`: True if nothing in ``value`` is wrong (no paths
-    are built; when this says False, the slow walk finds and names the problem). One loop
-    with exact type tests: it runs on every inbound message."""
+    """The fast path of :func:`check_shape`: True if nothing in ``value`` is wrong (False:
+    the slow walk finds and names the problem). Exact type tests: it runs on every message."""
     stack: list[tuple[Any, int]] = [([value], depth + 1)]
     pop, push = stack.pop, stack.append
     while stack:
@@ -317,40 +273,34 @@ def _plain(value: Any, depth: int) -> bool:
     return True
 
 
-def validate(
+def decode(
     name: str, instance: Any, encoded: bytes | None = None, from_wire: bool = False,
     combatants_known: bool = False, shallow_text: bool | None = None,
-) -> None:
-    """Raise :class:`InvalidMessage` with the deepest failing path, or return.
-
-    The typed check accepts the valid messages quickly; what it refuses, jsonschema
-    refuses too and phrases (message, path); it judges alone only a schema with no typed check.
-    ``encoded``: orjson's text of ``instance``, if the caller has it (not encoded again);
-    ``from_wire``: ``instance`` as :func:`.wirejson.loads` read it (see :func:`check_shape`).
-
-    ``combatants_known``: a ``hook`` whose ``combat.combatants`` are, byte for byte, a list
-    that passed this check before (the pipeline compares their text): the rest of the
-    message is checked with an empty list in their place. The schema constrains that list
-    only item by item and by its length (``maxItems``), so the answer is the whole check's;
-    a message it does not accept is checked whole, which phrases the refusal.
-    ``shallow_text``: :func:`shallow` of ``encoded``, if the caller has it.
-    """
+) -> Any:
+    """The inbound message as its strict struct (:mod:`.inbound`), converted once, or
+    :class:`InvalidMessage` with jsonschema's message and deepest failing path. A schema with
+    no struct is judged by jsonschema alone (``instance`` is returned).
+    ``encoded``, ``from_wire``, ``shallow_text``: see :func:`check_shape`;
+    ``combatants_known``: see :func:`.inbound.hook`."""
     check_shape(instance, encoded=encoded, from_wire=from_wire, shallow_text=shallow_text)
-    if combatants_known and is_valid_fast(name, without_combatants(instance)):
-        return
-    if is_valid_fast(name, instance):
-        return
-    v = validator(name)
-    errors = list(v.iter_errors(instance))
-    if not errors:
-        return
-    error = deepest(errors)
-    raise InvalidMessage(describe(error), path=pointer(error.absolute_path))
+    convert, refused = inbound.CONVERT.get(name), ""
+    if convert is not None:
+        try:
+            return convert(instance, combatants_known)
+        except ValueError as failure:  # msgspec.ValidationError, or a check of the struct
+            refused = str(failure)
+    errors = list(validator(name).iter_errors(instance))
+    if errors:
+        error = deepest(errors)
+        raise InvalidMessage(describe(error), path=pointer(error.absolute_path))
+    if convert is not None:  # a bug (tests/protocol/test_inbound_structs.py forbids it)
+        raise InternalError(f"the {name} struct refused what its schema accepts: {refused}")
+    return instance
 
 
-def without_combatants(hook: dict[str, Any]) -> dict[str, Any]:
-    """A hook with an empty ``combat.combatants`` (for :func:`validate`'s ``combatants_known``)."""
-    return {**hook, "combat": {**hook["combat"], "combatants": []}}
+def validate(name: str, instance: Any, **options: Any) -> None:
+    """:func:`decode`, for a caller that keeps the payload."""
+    decode(name, instance, **options)
 
 
 def deepest(errors: Iterable[ValidationError]) -> ValidationError:
@@ -371,8 +321,6 @@ def describe(error: ValidationError) -> str:
     where = pointer(error.absolute_path) or "the message"
     if error.validator == "required":
         return f"{where} is missing a field: {error.message}"
-    if error.validator == "additionalProperties":
-        return f"{where}: {error.message}"
     return f"{where}: {error.message}"
 
 

@@ -1,23 +1,11 @@
-"""JSON for socket.io packets: orjson where it gives the same result as the standard library,
-the standard library where it would not.
+"""JSON for socket.io packets (python-socketio's ``json``): orjson, and the standard library
+where orjson would differ (``NaN``/``Infinity``, integers beyond 64 bits, lone surrogates,
+non-string keys), so what a peer can send and what the sidecar answers are unchanged.
 
-python-socketio takes a ``json`` module (``dumps``/``loads``). orjson is several times faster
-but differs on a few inputs: it refuses ``NaN``/``Infinity`` literals, integers beyond 64 bits,
-lone surrogates and non-string keys. Those fall back to :mod:`json`, so what a peer can send
-and what the sidecar answers are unchanged; only the spacing and escaping of the text differ
-(no spaces, UTF-8 instead of ``\\u`` escapes), which every JSON reader treats alike.
-orjson would write ``NaN`` as ``null``: floats that are not finite go to :mod:`json` too.
-
-Reading never fails on a value it cannot hold: an integer of more than
-:data:`MAX_INTEGER_DIGITS` digits (Python refuses to convert 4,300 or more) becomes an
-:class:`Unreadable` that :func:`adapter.protocol.check_shape` refuses with its path, so the
-message gets its ``invalid_message`` ack instead of a traceback. JSON nested too deep for
-either parser is a ``ValueError`` (a malformed frame).
-
-What :func:`loads` reads holds no ``float`` that is not finite: a ``NaN``, an ``Infinity`` or a
-number too large for a double (``1e400``) is read as a :class:`NonFinite`, a float of its own
-type that orjson will not write. So a message read here that orjson then encodes holds only
-JSON's own values (:func:`adapter.protocol.check_shape` is left with the depth to check).
+Reading never fails on a value it cannot hold: a huge integer becomes an :class:`Unreadable`
+and a number JSON has no value for a :class:`NonFinite`, which
+:func:`adapter.protocol.check_shape` refuses with their path; JSON nested too deep for either
+parser is a ``ValueError`` (a malformed frame).
 """
 
 from __future__ import annotations
@@ -42,9 +30,8 @@ def dumps(obj: Any, **kwargs: Any) -> str:
 
 
 class Encoded(dict[str, Any]):
-    """A JSON object together with its text, encoded once: the message log stores that text,
-    the socket.io packet (:mod:`adapter.server.packet`) and replay write it as it is. Only
-    :meth:`of` and :func:`encoded` make one, and nothing changes the object after."""
+    """A JSON object with its text, encoded once (stored, sent and replayed as it is); made
+    only by :meth:`of` and :func:`encoded`, never changed after."""
 
     __slots__ = ("raw", "_text")
     #: orjson's bytes
@@ -84,7 +71,7 @@ MAX_INTEGER_DIGITS = 400
 
 class Unreadable:
     """A value read from the wire that no message may hold (a huge integer, a binary
-    attachment); :func:`adapter.protocol.check_shape` refuses it by its ``what``."""
+    attachment), refused by its ``what``."""
 
     __slots__ = ("what",)
 
@@ -103,10 +90,8 @@ def _parse_int(digits: str) -> int | Unreadable:
 
 
 class NonFinite(float):
-    """A number read from the wire that JSON has no value for (``NaN``, ``Infinity``,
-    ``-Infinity``, or a number beyond a double's range): still the float it reads as
-    (``math.isnan`` and the refusal's text see no difference), but a type of its own, which
-    orjson refuses to write, so a message holding one never passes for plain JSON."""
+    """A number read from the wire that JSON has no value for (``NaN``, ``Infinity``, beyond
+    a double's range): the float it reads as, of a type orjson refuses to write."""
 
     __slots__ = ()
 
@@ -133,8 +118,7 @@ def loads(text: str | bytes, **kwargs: Any) -> Any:
 
 
 def _has_nonfinite(value: Any) -> bool:
-    """Whether a float that is not finite hides anywhere in ``value`` (one loop, exact types:
-    it runs on every outgoing packet whose text has a ``null``)."""
+    """Whether a float that is not finite hides anywhere in ``value``."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -156,15 +140,13 @@ def _has_nonfinite(value: Any) -> bool:
     return False
 
 
-#: how the socket.io frame being decoded is read, set by the server around each frame of a
-#: connection whose world keeps combatant lists (:func:`adapter.seen.loads_frame`);
-#: None: :func:`loads`
+#: how the frame being decoded is read, set by the server for a connection whose world keeps
+#: combatant lists (:func:`adapter.seen.frame_reader`); None: :func:`loads`
 FRAME_READER: ContextVar[Callable[[str | bytes], Any] | None] = ContextVar("frame_reader", default=None)
 
 
 class _Frames:
-    """This module as python-socketio's ``json``: :func:`loads` goes through
-    :data:`FRAME_READER` when the server set one for the frame in hand."""
+    """This module as python-socketio's ``json``, reading through :data:`FRAME_READER`."""
 
     dumps = staticmethod(dumps)
 

@@ -4,9 +4,8 @@ prompt of the goldens and on mutants of some of them."""
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,31 +15,16 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis.internal.conjecture import utils as conjecture_utils
 
 from adapter import protocol
 from adapter.protocol.outbound import CHECKS
+from tests.support.mutants import from_schema, mutated, paths, replaced
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 GENERATED = settings(max_examples=40, deadline=None, database=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                             HealthCheck.data_too_large, HealthCheck.large_base_example])
 
-_END = object()
-
-
-def _more(self: Any) -> bool:
-    """``many.more()``, which hypothesis-jsonschema 0.23 calls and hypothesis 6.16x dropped."""
-    if self._depth is None:
-        self.__enter__()
-        self._elements = iter(self)
-    return next(self._elements, _END) is not _END
-
-
-if not hasattr(conjecture_utils.many, "more"):
-    conjecture_utils.many.more = _more  # type: ignore[attr-defined]
-
-from hypothesis_jsonschema import from_schema  # noqa: E402  (after the shim it needs)
 
 
 def inlined(schema: Any, base: str, documents: dict[str, Any]) -> Any:
@@ -95,33 +79,6 @@ def _changes(value: Any) -> list[Any]:
     return out
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    yield path
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
-        yield from _paths(item, path + (key,))
-
-
-def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
-    if not path:
-        return new
-    copied = copy.copy(value)
-    copied[path[0]] = _replaced(value[path[0]], path[1:], new)
-    return copied
-
-
-def mutated(valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    @st.composite
-    def build(draw: Callable[..., Any]) -> Any:
-        instance = draw(valid)
-        path = draw(st.sampled_from(list(_paths(instance))))
-        at = instance
-        for part in path:
-            at = at[part]
-        return _replaced(instance, path, draw(st.sampled_from(_changes(at))))
-    return build()
-
-
 def struct_accepts(name: str, instance: Any) -> bool:
     try:
         CHECKS[name](instance)
@@ -163,7 +120,7 @@ def test_the_struct_accepts_every_instance_generated_from_its_schema(name: str) 
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_the_struct_refuses_exactly_the_mutants_its_schema_refuses(name: str) -> None:
     @GENERATED
-    @given(mutated(generated(name)))
+    @given(mutated(generated(name), _changes))
     def judged_alike(instance: Any) -> None:
         agree(name, instance)
 
@@ -183,13 +140,13 @@ def test_mutants_of_golden_outputs_are_judged_alike() -> None:
     for index, (name, instance) in enumerate(golden_outputs()):
         if index % 40:
             continue
-        paths = list(_paths(instance))
-        for path in paths[::len(paths) // 25 + 1]:
+        places = list(paths(instance))
+        for path in places[::len(places) // 25 + 1]:
             at = instance
             for part in path:
                 at = at[part]
             for change in _changes(at):
-                refused += not agree(name, _replaced(instance, path, change))
+                refused += not agree(name, replaced(instance, path, change))
     assert refused > 100, refused
 
 
