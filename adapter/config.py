@@ -88,18 +88,6 @@ class Config:
 _DEFAULTS = {f.name: f.default for f in fields(Config)}
 
 
-def _pick(flag: Any, env: str, default: Any, cast: Callable[[str], Any]) -> Any:
-    if flag is not None:
-        return flag
-    raw = os.environ.get(ENV_PREFIX + env)
-    if raw is None:
-        return default
-    try:
-        return cast(raw)
-    except ValueError as error:
-        raise ConfigError(f"{ENV_PREFIX}{env}={raw!r} is not valid: {error}") from error
-
-
 def _bool(raw: str) -> bool:
     if raw.lower() in ("1", "true", "yes", "on"):
         return True
@@ -114,8 +102,15 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
     :class:`Config`'s default."""
 
     def get(name: str, cast: Callable[[str], Any] = str, default: Any = None) -> Any:
-        fallback = _DEFAULTS.get(name) if default is None else default
-        return _pick(getattr(args, name, None), name.upper(), fallback, cast)
+        if (flag := getattr(args, name, None)) is not None:
+            return flag
+        env = ENV_PREFIX + name.upper()
+        if (raw := os.environ.get(env)) is None:
+            return _DEFAULTS.get(name) if default is None else default
+        try:
+            return cast(raw)
+        except ValueError as error:
+            raise ConfigError(f"{env}={raw!r} is not valid: {error}") from error
 
     def positive(name: str, cast: Callable[[str], Any], what: str) -> Any:
         value = get(name, cast)
@@ -259,15 +254,15 @@ def _with_stored_token(config: Config, announce: Callable[[str], None]) -> Confi
         token = path.read_text(encoding="utf-8").strip()
         if not token:
             raise ConfigError(f"the token file {path} is empty; delete it to make a new token")
-        return Config(**{**config.__dict__, "token": token})
-    token = secrets.token_urlsafe(32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-    announce(
-        f"A new token was made and stored in {path} (readable by you only).\n"
-        f"Paste it into the module settings (Initiative Sidecar > Sidecar token):\n\n    {token}\n\n"
-        "It will not be shown again; read it from that file if you need it."
-    )
+    else:
+        token = secrets.token_urlsafe(32)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+        announce(
+            f"A new token was made and stored in {path} (readable by you only).\n"
+            f"Paste it into the module settings (Initiative Sidecar > Sidecar token):\n\n    {token}\n\n"
+            "It will not be shown again; read it from that file if you need it."
+        )
     return Config(**{**config.__dict__, "token": token})
