@@ -1,19 +1,11 @@
 """Snapshots as data (docs/reliability.md, "Snapshots are data, not code"): a world's state
 in msgspec's MessagePack, read back typed as the engine's state Structs and, in the places
-marked for a ruleset's state (``CombatantExt``, ``CombatExt``, ``WorldExt``), as the tagged
-Structs the given rulesets declare (``Ruleset.state_types``), each only in a place of the
-ruleset that declares it. The store imports no ruleset: whoever opens it gives the
-:class:`Codec` its rulesets.
-
-Anything else raises :class:`SnapshotUnreadable` (the store then rebuilds the world from its
-log); a state the format cannot hold raises :class:`SnapshotUnwritable` (not written).
-Fields a class does not have are ignored; ``Combat.preview_cache`` is never written, and
-dropped if found.
+marked for a ruleset's state (``PLACES``), as the tagged Structs the :class:`Codec`'s
+rulesets declare, each only in a place of the ruleset that declares it. Fields a class does
+not have are ignored; ``Combat.preview_cache`` is never written, and dropped if found.
 
 The bytes: ``MAGIC``, then frames, each a 4-byte length and zlib-compressed MessagePack:
-the world without its combats, then one ``[combat key, combat]`` per combat. A combat's
-frame is reused while the world holds the same (immutable) combat object, so a snapshot
-re-encodes only the combats that changed.
+the world without its combats, then one ``[combat key, combat]`` per combat.
 """
 
 from __future__ import annotations
