@@ -129,38 +129,34 @@ class Codec:
 
     def decode(self, blob: bytes) -> World:
         """The world in snapshot bytes; :class:`SnapshotUnreadable` for anything else."""
-        if not isinstance(blob, bytes) or not blob.startswith(MAGIC):
-            start = blob[:4] if isinstance(blob, bytes) else b""
-            older = "a pickle, the format of older versions" if start[:1] == b"\x80" else OLDER.get(start)
+        if not blob.startswith(MAGIC):
+            older = "a pickle, the format of older versions" if blob[:1] == b"\x80" else OLDER.get(blob[:4])
             raise SnapshotUnreadable("not in the snapshot format" + (f" ({older}, no longer read)" if older else ""))
         # no garbage collection meanwhile: every object decoded lives on (no cycles), and each
         # collection their allocation triggers would walk them all again
         was = gc.isenabled()
         gc.disable()
         try:
-            return self._decode(blob)
+            frames = _frames(blob)
+            head = next(frames, None)
+            if head is None:
+                raise SnapshotUnreadable("no world in it")
+            world = _read(self._head, head)
+            if world.combats:
+                raise SnapshotUnreadable("starts with a World holding its combats, not one without")
+            for ruleset, kept in world.ext.items():
+                self._owned_by(ruleset, kept, f"World.ext[{ruleset!r}]")
+            combats: dict[str, Combat] = {}
+            for frame in frames:
+                key, combat = _read(self._combat, frame)
+                for state in (combat.ext, *(c.ext for c in combat.combatants.values())):
+                    self._owned_by(combat.ruleset, state, f"combat {key!r}")
+                # the preview's cache is never written; whatever a tampered file puts there is dropped
+                combats[key] = combat if combat.preview_cache is None else replace(combat, preview_cache=None)
+            return replace(world, combats=combats)
         finally:
             if was:
                 gc.enable()
-
-    def _decode(self, blob: bytes) -> World:
-        frames = _frames(blob)
-        head = next(frames, None)
-        if head is None:
-            raise SnapshotUnreadable("no world in it")
-        world = _read(self._head, head)
-        if world.combats:
-            raise SnapshotUnreadable("starts with a World holding its combats, not one without")
-        for ruleset, kept in world.ext.items():
-            self._owned_by(ruleset, kept, f"World.ext[{ruleset!r}]")
-        combats: dict[str, Combat] = {}
-        for frame in frames:
-            key, combat = _read(self._combat, frame)
-            for state in (combat.ext, *(c.ext for c in combat.combatants.values())):
-                self._owned_by(combat.ruleset, state, f"combat {key!r}")
-            # the preview's cache is never written; whatever a tampered file puts there is dropped
-            combats[key] = combat if combat.preview_cache is None else replace(combat, preview_cache=None)
-        return replace(world, combats=combats)
 
     def _owned_by(self, ruleset: str, state: Any, where: str) -> None:
         """The tag alone would let one ruleset's state into another's place."""
