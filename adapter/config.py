@@ -164,16 +164,13 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
     return config
 
 
-HOSTED_EXTRA = "pip install 'initiative-sidecar[hosted]'"
-
-
 def _hosted_package(value: str, flag: str, packages: tuple[str, ...]) -> None:
     """Hosted mode's packages are an extra: asked for without any one of ``packages``, say
     which install brings them, before anything starts."""
     if value and all(importlib.util.find_spec(p) is None for p in packages):
         needs = " or ".join(packages)
         raise ConfigError(f"{flag} (hosted mode) needs the {needs} package, which is not installed: "
-                          f"{HOSTED_EXTRA} (see docs/hosting.md)")
+                          "pip install 'initiative-sidecar[hosted]' (see docs/hosting.md)")
 
 
 def _redis_packages(url: str) -> tuple[str, ...]:
