@@ -1,9 +1,6 @@
 """Configuration, read in one place: command-line flags, then ``INITIATIVE_SIDECAR_*``
-environment variables, then defaults. A bad value fails loudly at start.
-
-The token: ``--token`` or ``INITIATIVE_SIDECAR_TOKEN``; without one, a token is generated on
-first start, stored beside the database (``<db stem>.token``, mode 0600) and printed once.
-A token file open to others is refused (docs/reliability.md, "Secrets and exposure").
+environment variables, then defaults; a bad value fails loudly at start. The token made and
+stored when none is given: docs/reliability.md, "Secrets and exposure".
 """
 
 from __future__ import annotations

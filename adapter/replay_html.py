@@ -219,7 +219,7 @@ def render(title: str, tl: Timeline, problems: Iterable[str] = ()) -> str:
     combats = [{"id": cid, "rounds": rounds} for cid, rounds in tl.in_order()]
     return environment().get_template("replay.html").render(
         title=title, tl=tl, combats=combats, problems=list(problems), t=TEXTS["en"],
-        version=__version__, protocol=protocol.PROTOCOL_VERSION, names=tl.names,
+        version=__version__, protocol=protocol.PROTOCOL_VERSION,
     )
 
 
