@@ -190,12 +190,11 @@ def _plan(tl: Timeline, number: int, plan: Mapping[str, Any]) -> None:
                                  rules=list(row["rules"])))
     if plan["current"] != tl.current_of.get(cid) or new_round:
         tl.current_of[cid] = plan["current"]
-        found = [r for r in rows if r["current"]]
-        if found:
-            row = found[0]
-            tags = f" [{', '.join(row['tags'])}]" if row["tags"] else ""
-            tl.add(cid, Step(number, "turn", f"{row['name']}'s turn at {_score(row)}: {row['acts']}{tags}",
-                             rules=list(row["rules"]), detail=TURN_CLASS.get(row["acts"], "")))
+        turn = next((r for r in rows if r["current"]), None)
+        if turn is not None:
+            tags = f" [{', '.join(turn['tags'])}]" if turn["tags"] else ""
+            tl.add(cid, Step(number, "turn", f"{turn['name']}'s turn at {_score(turn)}: {turn['acts']}{tags}",
+                             rules=list(turn["rules"]), detail=TURN_CLASS.get(turn["acts"], "")))
 
 
 def _score(row: Mapping[str, Any]) -> str:
