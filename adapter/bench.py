@@ -39,19 +39,15 @@ class Plan:
     client_processes: int = 2
     deflate: bool = True
 
-    @classmethod
-    def full(cls) -> Plan:
-        return cls(scenarios=(("1x2000", 1, 2000), ("50x200", 50, 200), ("200x50", 200, 50)),
-                   rounds=3, replay_messages=20_000, memory_worlds=1000)
 
-    @classmethod
-    def quick(cls) -> Plan:
-        return cls(scenarios=(("1x200", 1, 200), ("10x20", 10, 20), ("20x10", 20, 10)),
-                   rounds=1, replay_messages=1000, memory_worlds=50)
+FULL = Plan(scenarios=(("1x2000", 1, 2000), ("50x200", 50, 200), ("200x50", 200, 50)),
+            rounds=3, replay_messages=20_000, memory_worlds=1000)
+QUICK = Plan(scenarios=(("1x200", 1, 200), ("10x20", 10, 20), ("20x10", 20, 10)),
+             rounds=1, replay_messages=1000, memory_worlds=50)
 
 
 def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    plan = Plan.quick() if getattr(args, "quick", False) else Plan.full()
+    plan = QUICK if getattr(args, "quick", False) else FULL
     plan = Plan(**{**plan.__dict__, "deflate": not getattr(args, "no_deflate", False),
                    "client_processes": getattr(args, "client_processes", None) or plan.client_processes,
                    "rounds": getattr(args, "rounds", None) or plan.rounds})

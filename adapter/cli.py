@@ -202,7 +202,7 @@ def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         Path(args.html).write_text(page, encoding="utf-8")
         stdout.write(f"wrote {args.html}\n")
     if args.pretty:
-        from .pretty import pretty
+        from .replay_html import pretty
 
         for text in pretty(outputs, inputs):
             stdout.write(text + "\n")

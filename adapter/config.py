@@ -1,9 +1,6 @@
 """Configuration, read in one place: command-line flags, then ``INITIATIVE_SIDECAR_*``
-environment variables, then defaults. A bad value fails loudly at start.
-
-The token: ``--token`` or ``INITIATIVE_SIDECAR_TOKEN``; without one, a token is generated on
-first start, stored beside the database (``<db stem>.token``, mode 0600) and printed once.
-A token file open to others is refused (docs/reliability.md, "Secrets and exposure").
+environment variables, then defaults; a bad value fails loudly at start. The token made and
+stored when none is given: docs/reliability.md, "Secrets and exposure".
 """
 
 from __future__ import annotations
@@ -88,18 +85,6 @@ class Config:
 _DEFAULTS = {f.name: f.default for f in fields(Config)}
 
 
-def _pick(flag: Any, env: str, default: Any, cast: Callable[[str], Any]) -> Any:
-    if flag is not None:
-        return flag
-    raw = os.environ.get(ENV_PREFIX + env)
-    if raw is None:
-        return default
-    try:
-        return cast(raw)
-    except ValueError as error:
-        raise ConfigError(f"{ENV_PREFIX}{env}={raw!r} is not valid: {error}") from error
-
-
 def _bool(raw: str) -> bool:
     if raw.lower() in ("1", "true", "yes", "on"):
         return True
@@ -114,8 +99,15 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
     :class:`Config`'s default."""
 
     def get(name: str, cast: Callable[[str], Any] = str, default: Any = None) -> Any:
-        fallback = _DEFAULTS.get(name) if default is None else default
-        return _pick(getattr(args, name, None), name.upper(), fallback, cast)
+        if (flag := getattr(args, name, None)) is not None:
+            return flag
+        env = ENV_PREFIX + name.upper()
+        if (raw := os.environ.get(env)) is None:
+            return _DEFAULTS.get(name) if default is None else default
+        try:
+            return cast(raw)
+        except ValueError as error:
+            raise ConfigError(f"{env}={raw!r} is not valid: {error}") from error
 
     def positive(name: str, cast: Callable[[str], Any], what: str) -> Any:
         value = get(name, cast)
@@ -169,16 +161,13 @@ def from_args(args: Any, *, announce: Callable[[str], None] = print) -> Config:
     return config
 
 
-HOSTED_EXTRA = "pip install 'initiative-sidecar[hosted]'"
-
-
 def _hosted_package(value: str, flag: str, packages: tuple[str, ...]) -> None:
     """Hosted mode's packages are an extra: asked for without any one of ``packages``, say
     which install brings them, before anything starts."""
     if value and all(importlib.util.find_spec(p) is None for p in packages):
         needs = " or ".join(packages)
         raise ConfigError(f"{flag} (hosted mode) needs the {needs} package, which is not installed: "
-                          f"{HOSTED_EXTRA} (see docs/hosting.md)")
+                          "pip install 'initiative-sidecar[hosted]' (see docs/hosting.md)")
 
 
 def _redis_packages(url: str) -> tuple[str, ...]:
@@ -259,15 +248,15 @@ def _with_stored_token(config: Config, announce: Callable[[str], None]) -> Confi
         token = path.read_text(encoding="utf-8").strip()
         if not token:
             raise ConfigError(f"the token file {path} is empty; delete it to make a new token")
-        return Config(**{**config.__dict__, "token": token})
-    token = secrets.token_urlsafe(32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-    announce(
-        f"A new token was made and stored in {path} (readable by you only).\n"
-        f"Paste it into the module settings (Initiative Sidecar > Sidecar token):\n\n    {token}\n\n"
-        "It will not be shown again; read it from that file if you need it."
-    )
+    else:
+        token = secrets.token_urlsafe(32)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+        announce(
+            f"A new token was made and stored in {path} (readable by you only).\n"
+            f"Paste it into the module settings (Initiative Sidecar > Sidecar token):\n\n    {token}\n\n"
+            "It will not be shown again; read it from that file if you need it."
+        )
     return Config(**{**config.__dict__, "token": token})

@@ -17,7 +17,6 @@ from . import protocol
 from .engine import World
 from .engine.plan import PlanMemo
 from .errors import InvalidMessage
-from .limits import DEFAULT_MAX_BYTES
 from .pipeline import Rulesets, open_session, process, read_seq
 from .protocol.wirejson import Encoded
 from .seen import Seen, loads_frame
@@ -31,7 +30,6 @@ class Replay:
     rulesets: Rulesets = field(kw_only=True)
     world: World | None = None
     problems: list[str] = field(default_factory=list)
-    max_bytes: int = DEFAULT_MAX_BYTES
     #: a session line was just read: the next message may skip ahead (recording resumed)
     resumed: bool = False
     #: what the world's hooks last brought, and its plans were built from (as in the server)
@@ -75,7 +73,7 @@ class Replay:
             )
             self.world = replace(self.world, last_seq=seq - 1)
         self.resumed = False
-        result = process(self.world, event, data, rulesets=self.rulesets, max_bytes=self.max_bytes,
+        result = process(self.world, event, data, rulesets=self.rulesets,
                          from_wire=True, seen=self.seen, plans=self.plans, keep_read=True)
         self.world = result.world
         if result.seen is not None:

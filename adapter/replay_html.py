@@ -1,11 +1,12 @@
-"""``replay FILE --html OUT.html``: a recording as one self-contained page, each combat round
-by round (docs/operations.md, "The picture of a recording"). Every text from the recording
-is escaped by the templates (:mod:`adapter.html`).
+"""A recording's timeline, each combat round by round, for people: ``replay FILE --html
+OUT.html`` draws it as one self-contained page (docs/operations.md, "The picture of a
+recording"; every text from the recording is escaped by the templates, :mod:`adapter.html`),
+``replay --pretty`` prints it for a terminal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,12 +190,11 @@ def _plan(tl: Timeline, number: int, plan: Mapping[str, Any]) -> None:
                                  rules=list(row["rules"])))
     if plan["current"] != tl.current_of.get(cid) or new_round:
         tl.current_of[cid] = plan["current"]
-        found = [r for r in rows if r["current"]]
-        if found:
-            row = found[0]
-            tags = f" [{', '.join(row['tags'])}]" if row["tags"] else ""
-            tl.add(cid, Step(number, "turn", f"{row['name']}'s turn at {_score(row)}: {row['acts']}{tags}",
-                             rules=list(row["rules"]), detail=TURN_CLASS.get(row["acts"], "")))
+        turn = next((r for r in rows if r["current"]), None)
+        if turn is not None:
+            tags = f" [{', '.join(turn['tags'])}]" if turn["tags"] else ""
+            tl.add(cid, Step(number, "turn", f"{turn['name']}'s turn at {_score(turn)}: {turn['acts']}{tags}",
+                             rules=list(turn["rules"]), detail=TURN_CLASS.get(turn["acts"], "")))
 
 
 def _score(row: Mapping[str, Any]) -> str:
@@ -218,5 +218,32 @@ def render(title: str, tl: Timeline, problems: Iterable[str] = ()) -> str:
     combats = [{"id": cid, "rounds": rounds} for cid, rounds in tl.in_order()]
     return environment().get_template("replay.html").render(
         title=title, tl=tl, combats=combats, problems=list(problems), t=TEXTS["en"],
-        version=__version__, protocol=protocol.PROTOCOL_VERSION, names=tl.names,
+        version=__version__, protocol=protocol.PROTOCOL_VERSION,
     )
+
+
+def pretty(outputs: Iterable[Mapping[str, Any]], inputs: Mapping[int, Mapping[str, Any]]) -> Iterator[str]:
+    for cid, rounds in timeline(inputs, outputs).in_order():
+        where = "outside any combat" if cid == OUTSIDE else f"combat {cid}"
+        for r in rounds:
+            yield f"== {where}, round {r.number} =="
+            for step in r.steps:
+                rules = "".join(f" [{rule}]" for rule in step.rules)
+                yield f"  [{step.line}] {step.text}{rules}" + (f" (by {step.who})" if step.who else "")
+            if r.plan is not None:
+                yield f"  plan at the round's end (revision {r.plan['revision']}):"
+                for row in r.plan["rows"]:
+                    yield "    " + _row(row)
+
+
+def _row(row: Mapping[str, Any]) -> str:
+    shown = "  -  " if row["initiative"] is None else f"{row['initiative']:6.2f}"
+    parts = [f"{'>' if row['current'] else ' '} {shown}  {row['name']:<20} {row['acts']}"]
+    reaction = row.get("reaction")
+    if reaction is not None:
+        parts.append("reaction " + ("yes" if reaction["available"] else f"no ({reaction['reason']})"))
+    if row["tags"]:
+        parts.append("tags " + ",".join(row["tags"]))
+    if row["detail"]:
+        parts.append(str(row["detail"]))
+    return "  ".join(parts)

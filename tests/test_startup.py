@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: loaded only by the commands or the messages that need them
 NOT_AT_START = ("jsonschema", "referencing", "jsonschema_specifications", "rich", "jinja2", "redis",
-                "psycopg", "adapter.replay", "adapter.replay_html", "adapter.pretty", "adapter.bench",
+                "psycopg", "adapter.replay", "adapter.replay_html", "adapter.bench",
                 "adapter.benchkit", "adapter.progress")
 
 #: the child's prelude: an install without the hosted extra

@@ -1,19 +1,11 @@
 """Snapshots as data (docs/reliability.md, "Snapshots are data, not code"): a world's state
 in msgspec's MessagePack, read back typed as the engine's state Structs and, in the places
-marked for a ruleset's state (``CombatantExt``, ``CombatExt``, ``WorldExt``), as the tagged
-Structs the given rulesets declare (``Ruleset.state_types``), each only in a place of the
-ruleset that declares it. The store imports no ruleset: whoever opens it gives the
-:class:`Codec` its rulesets.
-
-Anything else raises :class:`SnapshotUnreadable` (the store then rebuilds the world from its
-log); a state the format cannot hold raises :class:`SnapshotUnwritable` (not written).
-Fields a class does not have are ignored; ``Combat.preview_cache`` is never written, and
-dropped if found.
+marked for a ruleset's state (``PLACES``), as the tagged Structs the :class:`Codec`'s
+rulesets declare, each only in a place of the ruleset that declares it. Fields a class does
+not have are ignored; ``Combat.preview_cache`` is never written, and dropped if found.
 
 The bytes: ``MAGIC``, then frames, each a 4-byte length and zlib-compressed MessagePack:
-the world without its combats, then one ``[combat key, combat]`` per combat. A combat's
-frame is reused while the world holds the same (immutable) combat object, so a snapshot
-re-encodes only the combats that changed.
+the world without its combats, then one ``[combat key, combat]`` per combat.
 """
 
 from __future__ import annotations
@@ -137,38 +129,34 @@ class Codec:
 
     def decode(self, blob: bytes) -> World:
         """The world in snapshot bytes; :class:`SnapshotUnreadable` for anything else."""
-        if not isinstance(blob, bytes) or not blob.startswith(MAGIC):
-            start = blob[:4] if isinstance(blob, bytes) else b""
-            older = "a pickle, the format of older versions" if start[:1] == b"\x80" else OLDER.get(start)
+        if not blob.startswith(MAGIC):
+            older = "a pickle, the format of older versions" if blob[:1] == b"\x80" else OLDER.get(blob[:4])
             raise SnapshotUnreadable("not in the snapshot format" + (f" ({older}, no longer read)" if older else ""))
         # no garbage collection meanwhile: every object decoded lives on (no cycles), and each
         # collection their allocation triggers would walk them all again
         was = gc.isenabled()
         gc.disable()
         try:
-            return self._decode(blob)
+            frames = _frames(blob)
+            head = next(frames, None)
+            if head is None:
+                raise SnapshotUnreadable("no world in it")
+            world = _read(self._head, head)
+            if world.combats:
+                raise SnapshotUnreadable("starts with a World holding its combats, not one without")
+            for ruleset, kept in world.ext.items():
+                self._owned_by(ruleset, kept, f"World.ext[{ruleset!r}]")
+            combats: dict[str, Combat] = {}
+            for frame in frames:
+                key, combat = _read(self._combat, frame)
+                for state in (combat.ext, *(c.ext for c in combat.combatants.values())):
+                    self._owned_by(combat.ruleset, state, f"combat {key!r}")
+                # the preview's cache is never written; whatever a tampered file puts there is dropped
+                combats[key] = combat if combat.preview_cache is None else replace(combat, preview_cache=None)
+            return replace(world, combats=combats)
         finally:
             if was:
                 gc.enable()
-
-    def _decode(self, blob: bytes) -> World:
-        frames = _frames(blob)
-        head = next(frames, None)
-        if head is None:
-            raise SnapshotUnreadable("no world in it")
-        world = _read(self._head, head)
-        if world.combats:
-            raise SnapshotUnreadable("starts with a World holding its combats, not one without")
-        for ruleset, kept in world.ext.items():
-            self._owned_by(ruleset, kept, f"World.ext[{ruleset!r}]")
-        combats: dict[str, Combat] = {}
-        for frame in frames:
-            key, combat = _read(self._combat, frame)
-            for state in (combat.ext, *(c.ext for c in combat.combatants.values())):
-                self._owned_by(combat.ruleset, state, f"combat {key!r}")
-            # the preview's cache is never written; whatever a tampered file puts there is dropped
-            combats[key] = combat if combat.preview_cache is None else replace(combat, preview_cache=None)
-        return replace(world, combats=combats)
 
     def _owned_by(self, ruleset: str, state: Any, where: str) -> None:
         """The tag alone would let one ruleset's state into another's place."""

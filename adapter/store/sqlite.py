@@ -73,14 +73,6 @@ def damaged(path: Path, what: str) -> str:
     )
 
 
-def _refuse_emptied(path: Path) -> None:
-    """An existing 0-byte database (without a -wal holding its data) was truncated: opening it
-    would silently start empty (docs/reliability.md, "A damaged database stops the start")."""
-    wal = path.with_name(path.name + "-wal")
-    if path.exists() and path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size > 0):
-        raise StoreCorrupt(damaged(path, "the file is empty: 0 bytes, truncated or not written by the sidecar"))
-
-
 class Store:
     """The database of one sidecar (a :class:`.contract.WorldStore`). ``serving=True`` (the
     server's store) also takes the database's lock and watches its files; tools (``export``,
@@ -119,7 +111,11 @@ class Store:
             threading.Thread(target=self._watch, args=(watch_every,), name="store-watch", daemon=True).start()
 
     def _open(self) -> None:
-        _refuse_emptied(self.path)
+        # an existing 0-byte database (without a -wal holding its data) was truncated: opening it
+        # would silently start empty (docs/reliability.md, "A damaged database stops the start")
+        path, wal = self.path, self.path.with_name(self.path.name + "-wal")
+        if path.exists() and path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size > 0):
+            raise StoreCorrupt(damaged(path, "the file is empty: 0 bytes, truncated or not written by the sidecar"))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -236,16 +232,13 @@ class Store:
         self.check()
         self._appended += 1
         if self._appended >= CHECKPOINT_EVERY and not self._checkpointing:
-            self._checkpoint_soon()
-
-    def _checkpoint_soon(self) -> None:
-        """Copy the -wal into the database in the snapshot thread, not inside a commit on the
-        event loop (docs/performance.md); PASSIVE never blocks the writer."""
-        self._appended = 0
-        self._checkpointing = True
-        self._writer.submit(self._checkpoint)
+            self._appended = 0
+            self._checkpointing = True
+            self._writer.submit(self._checkpoint)
 
     def _checkpoint(self) -> None:
+        """Copy the -wal into the database in the snapshot thread, not inside a commit on the
+        event loop (docs/performance.md); PASSIVE never blocks the writer."""
         try:
             if self.gone is None:  # a deleted database is left as it is (see check)
                 self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()

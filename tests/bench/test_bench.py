@@ -40,7 +40,7 @@ def test_percentiles_by_nearest_rank() -> None:
 def test_a_tiny_run_gives_well_formed_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import adapter.bench as bench
 
-    monkeypatch.setattr(bench.Plan, "quick", classmethod(lambda cls: TINY))
+    monkeypatch.setattr(bench, "QUICK", TINY)
     out = tmp_path / "bench.json"
     args = argparse.Namespace(quick=True, json_out=str(out), client_processes=None, no_deflate=False)
     stdout, stderr = io.StringIO(), io.StringIO()
@@ -75,7 +75,7 @@ def test_more_rounds_give_each_round_s_ratio_beside_the_median(tmp_path: Path, m
     from adapter.cli import parser
 
     one_scenario = Plan(**{**TINY.__dict__, "scenarios": (("1x6", 1, 6),)})
-    monkeypatch.setattr(bench.Plan, "quick", classmethod(lambda cls: one_scenario))
+    monkeypatch.setattr(bench, "QUICK", one_scenario)
     monkeypatch.setattr(bench, "replay_throughput", lambda plan, tmp: {"messages": 0, "msgs_per_s": 0.0, "problems": 0})
     monkeypatch.setattr(bench, "memory", lambda plan, tmp: ({}, {}))
     out = tmp_path / "bench.json"
