@@ -81,10 +81,6 @@ def encode(payload: Any) -> bytes | None:
         return None
 
 
-#: orjson's way to put text already encoded inside a document (orjson 3.9.15 and later)
-_FRAGMENT: Any = getattr(orjson, "Fragment", None)
-
-
 def encode_parts(
     payload: Any, seen: Seen | None = None,
 ) -> tuple[bytes | None, str | None, bytes | None, bool | None]:
@@ -96,17 +92,17 @@ def encode_parts(
     if type(combat) is not dict:
         return encode(payload), None, None, None
     people, combat_id = combat.get("combatants"), combat.get("_id")
-    if type(people) is not list or type(combat_id) is not str or _FRAGMENT is None:
+    if type(people) is not list or type(combat_id) is not str:
         return encode(payload), None, None, None
     known = seen.get(combat_id) if seen is not None else None
     try:
         if known is not None and known.people is people:
             body = known.text
-            text = orjson.dumps({**payload, "combat": {**combat, "combatants": _FRAGMENT(body)}})
+            text = orjson.dumps({**payload, "combat": {**combat, "combatants": orjson.Fragment(body)}})
             rest = orjson.dumps({**payload, "combat": {**combat, "combatants": []}})
             return text, combat_id, body, protocol.shallow(rest)
         body = orjson.dumps(people)
-        text = orjson.dumps({**payload, "combat": {**combat, "combatants": _FRAGMENT(body)}})
+        text = orjson.dumps({**payload, "combat": {**combat, "combatants": orjson.Fragment(body)}})
     except (TypeError, orjson.JSONEncodeError):
         return encode(payload), None, None, None
     if not protocol.shallow(text):  # perhaps too deep for orjson in one piece: encode it so
@@ -246,7 +242,7 @@ def check_ack(ack: dict[str, Any], plans: PlanMemo) -> None:
 def encode_ack(ack: dict[str, Any], plans: PlanMemo) -> dict[str, Any]:
     """:func:`.protocol.wirejson.encoded` of the ack; a plan whose text the memo holds is put
     in as that text (``orjson.Fragment``, the same bytes) and goes out as it (broadcast too)."""
-    known = [plans.wire_text(p) for p in ack["plans"]] if _FRAGMENT is not None else []
+    known = [plans.wire_text(p) for p in ack["plans"]]
     texts = [t for t in known if t is not None]
     if not texts or len(texts) < len(known):
         return wirejson.encoded(ack)
@@ -254,7 +250,7 @@ def encode_ack(ack: dict[str, Any], plans: PlanMemo) -> dict[str, Any]:
     if wirejson.encoded(rest) is rest:  # a prompt or notice orjson will not write as it is
         return wirejson.encoded(ack)
     sent = [wirejson.Encoded.of(p, t) for p, t in zip(ack["plans"], texts)]
-    text = orjson.dumps({**ack, "plans": [_FRAGMENT(t) for t in texts]})
+    text = orjson.dumps({**ack, "plans": [orjson.Fragment(t) for t in texts]})
     return wirejson.Encoded.of({**ack, "plans": sent}, text)
 
 
