@@ -131,6 +131,12 @@ class Ctx:
             "only its owners or a GM may"
         )
 
+    def owned(self, combat: Combat, combatant_id: str, what: str) -> Combatant:
+        """The combatant an intent names, whose owner (or a GM) the user must be."""
+        combatant = self.combatant(combat, combatant_id)
+        self.require_owner(combatant, what)
+        return combatant
+
     @staticmethod
     def combatant(combat: Combat, combatant_id: str, field: Field = "combatant_id") -> Combatant:
         """The combatant a message names in ``field``; refused when not in the combat."""
@@ -173,10 +179,13 @@ class Ctx:
                 return prompt
         return self.world.prompts.get(prompt_id)
 
-    def answer_prompt(self, prompt_id: str, kind: str, field: Field = "prompt_id") -> Prompt:
-        """Take a pending prompt of ``kind`` off the list; refuse an unknown or answered one."""
+    def answer_prompt(
+        self, prompt_id: str, kind: str, field: Field = "prompt_id", combat_id: str | None = None,
+    ) -> Prompt:
+        """Take a pending prompt of ``kind`` (of combat ``combat_id``, if given) off the list;
+        refuse an unknown or answered one, or one of another combat."""
         prompt = self.pending(prompt_id)
-        if prompt is None or prompt.kind != kind:
+        if prompt is None or prompt.kind != kind or combat_id not in (None, prompt.combat_id):
             raise UnknownPrompt(
                 f"there is no pending {kind} prompt {prompt_id!r} (unknown or already answered)",
                 field=field,

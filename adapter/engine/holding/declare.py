@@ -19,8 +19,7 @@ from .state import _name, _set, at_point, holding, is_waiting
 
 def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold, ids: HoldRuleIds) -> Combat:
     """ST-1 / ST-4 / ST-5 (DP-5): ``hold {next_round?, target_aware?}``: keep the place."""
-    who = ctx.combatant(combat, intent.combatant_id)
-    ctx.require_owner(who, "hold")
+    who = ctx.owned(combat, intent.combatant_id, "hold")
     aware = intent.target_aware
     if aware is not None:
         ctx.require_gm("mark a waiting combatant target-aware")
@@ -112,8 +111,7 @@ def _carry_into_next_round(
 
 def act_action(ctx: Ctx, combat: Combat, intent: messages.Act, ids: HoldRuleIds) -> Combat:
     """ST-1 / ST-2 / ST-3 (DP-5): ``act {after | before | now}``: a holder steps in."""
-    who = ctx.combatant(combat, intent.combatant_id)
-    ctx.require_owner(who, "act")
+    who = ctx.owned(combat, intent.combatant_id, "act")
     if who.defeated:
         raise RuleViolation(f"{_name(who)} is defeated and cannot act", rule=ids.hold, field="combatant_id")
     held = holding(who)

@@ -17,7 +17,7 @@ from ...engine.events import Rolled, ScoreSet
 from ...engine.messages import RerollApprove, RerollDecide, Roll
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
-from .state import Reroll, fighter, pending_prompt, replace_in_order, scored, stat, update_fighter
+from .state import Reroll, fighter, replace_in_order, scored, stat, update_fighter
 
 #: the hook's roll, as a field of the message
 ROLL = ("roll", "roll")
@@ -239,12 +239,11 @@ def _offer_of(combat: Combat, cid: str | None, offer_id: str) -> tuple[Combatant
 
 def clever_reroll_decide(ctx: Ctx, combat: Combat, intent: RerollDecide) -> Combat:
     """BI-2 ``reroll.decide``: the owner accepts or declines the offer."""
-    prompt = pending_prompt(ctx, combat, intent.prompt_id, "reroll")
+    prompt = ctx.answer_prompt(intent.prompt_id, "reroll", combat_id=combat.id)
     c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
     party = _party(combat, c.id, reroll)
     for cid in party:
         ctx.require_owner(combat.combatants[cid], "decide on a clever reroll")
-    ctx.answer_prompt(prompt.prompt_id, "reroll")
     if not intent.accept:
         return _set_reroll(combat, party, replace(reroll, status="declined"))
     if bool(ctx.setting("auto_approve_rerolls", False)):
@@ -262,9 +261,8 @@ def clever_reroll_decide(ctx: Ctx, combat: Combat, intent: RerollDecide) -> Comb
 def clever_reroll_approve(ctx: Ctx, combat: Combat, intent: RerollApprove) -> Combat:
     """BI-2 ``reroll.approve``: a GM approves or refuses an accepted reroll."""
     ctx.require_gm("approve a clever reroll")
-    prompt = pending_prompt(ctx, combat, intent.prompt_id, "reroll.approval")
+    prompt = ctx.answer_prompt(intent.prompt_id, "reroll.approval", combat_id=combat.id)
     c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
-    ctx.answer_prompt(prompt.prompt_id, "reroll.approval")
     if not intent.approve:
         return _set_reroll(combat, _party(combat, c.id, reroll), replace(reroll, status="denied"))
     return _ask_for_roll(ctx, combat, c.id, reroll)
