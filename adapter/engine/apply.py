@@ -13,7 +13,6 @@ from msgspec.structs import replace
 from ..errors import NotPermitted, RuleViolation, UnknownCombat, UnknownCombatant
 from .adopt import adopt_combat
 from .context import Ctx
-from .dice import roll_total
 from .events import Clock, Joined, Left, Rolled, ScoreSet
 from .messages import (
     CombatRound,
@@ -206,7 +205,7 @@ def behind_adopted_values(rollers: list[Combatant], roll: Roll) -> bool:
     """The roll behind the value every roller was adopted with, unmoved since (a module
     resending its last rolls after the sidecar lost its history): it changes nothing
     (docs/protocol.md, first contact)."""
-    total = roll_total(roll)
+    total = float(roll.total)
     return bool(rollers) and all(
         c.adopted is not None and c.adopted[0] == c.score and total in c.adopted for c in rollers
     )

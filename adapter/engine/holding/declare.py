@@ -1,5 +1,5 @@
 """Hold and act: the ``hold`` and ``act`` intents (ST-1 … ST-5, DP-5), given the ruleset's rule
-ids last (:func:`.hold_mechanics` binds them)."""
+ids last (:class:`.HoldMechanics` binds them)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant
 from ..order import place_after, place_before, ranking
 from ..ruleset import HoldRuleIds, SortKey
 from ..turns import begin_next_acting, begin_turn, end_turn
-from .state import _name, _set, at_point, holding, is_waiting
+from .state import _name, _set, at_point, is_waiting
 
 # ---------------------------------------------------------------- hold
 
@@ -26,7 +26,7 @@ def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold, ids: HoldRuleId
     next_round = intent.next_round
     if who.defeated:
         raise RuleViolation(f"{_name(who)} is defeated and cannot hold", rule=ids.hold, field="combatant_id")
-    held = holding(who)
+    held = who.hold
     if aware is not None and (held is None or held.state == STEPPED_IN):
         # ST-5: "if the target knows of the sniper": it qualifies a character who waits
         raise RuleViolation(
@@ -114,7 +114,7 @@ def act_action(ctx: Ctx, combat: Combat, intent: messages.Act, ids: HoldRuleIds)
     who = ctx.owned(combat, intent.combatant_id, "act")
     if who.defeated:
         raise RuleViolation(f"{_name(who)} is defeated and cannot act", rule=ids.hold, field="combatant_id")
-    held = holding(who)
+    held = who.hold
     if held is None or held.state not in (HOLDING, ANY_POINT):
         if held is not None and held.state == GIVING_UP:
             raise RuleViolation(
@@ -140,11 +140,11 @@ def act_action(ctx: Ctx, combat: Combat, intent: messages.Act, ids: HoldRuleIds)
     if sharing is not None and combat.order.index(who.id) < combat.order.index(sharing):
         # ST-3: it shares the open moment and goes first by the tie rule: the first
         # interrupter's turn, not yet over, waits right after it
-        combat = _set(combat, sharing, hold=replace(holding(combat.combatants[sharing]) or held,
+        combat = _set(combat, sharing, hold=replace(combat.combatants[sharing].hold or held,
                                                     interrupting=False))
         interrupt = True
     if interrupt:  # ST-2 ruling: the anchor is interrupted as it begins; its turn follows
-        combat = _set(combat, who.id, hold=replace(holding(combat.combatants[who.id]) or held,
+        combat = _set(combat, who.id, hold=replace(combat.combatants[who.id].hold or held,
                                                    interrupting=True))
         combat = begin_turn(ctx, combat, who.id)
     return combat
@@ -158,7 +158,7 @@ def _moment_open(combat: Combat, anchor: str) -> bool:
 
 
 def _interrupting(combat: Combat, cid: str, anchor: str | None = None) -> bool:
-    held = holding(combat.combatants[cid])
+    held = combat.combatants[cid].hold
     return (held is not None and held.state == STEPPED_IN and held.interrupting
             and (anchor is None or held.point == ("before", anchor)))
 

@@ -12,7 +12,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from ...engine.context import Ctx
-from ...engine.dice import active_results, dice_terms, roll_total
+from ...engine.dice import active_results, dice_terms
 from ...engine.events import Rolled, ScoreSet
 from ...engine.messages import RerollApprove, RerollDecide, Roll
 from ...engine.model import Combat, Combatant
@@ -64,7 +64,7 @@ def reroll_formula(roll: Roll, natural: int) -> str:
         str(m) for m in term.get("modifiers") or ()
         if not any(str(m).startswith(k) for k in KEEP_DROP)
     )
-    bonus = roll_total(roll) - natural
+    bonus = float(roll.total) - natural
     die = f"1d20{mods}"
     if bonus == 0:
         return die
@@ -81,7 +81,7 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     """BI-1: the initiative is a Dexterity check: the score is the roll's total, the natural
     d20 read from its d20 term; a second roll is the GM's or the clever reroll's (BI-2)."""
     natural = natural_d20(event.roll)
-    total = roll_total(event.roll)
+    total = float(event.roll.total)
     members = rollers(combat, event)
     rolled_before = [cid for cid in members if combat.combatants[cid].score is not None]
     if event.reroll_of is None and rolled_before and not ctx.is_gm():
