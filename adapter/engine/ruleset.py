@@ -84,8 +84,6 @@ class Ruleset(Struct, frozen=True):
     #: what ``describe`` reads of the combat besides the combatant, compared with ``==``
     #: (balanced-d20: the round), or None: it may read anything (:class:`.plan.PlanMemo`)
     view_inputs: Callable[[Combat], Any] | None = None
-    #: settings this ruleset reads, with their defaults
-    settings: Mapping[str, Any] = {}
     #: where a combatant whose score changes mid-round goes: "next", among the turns still to
     #: come; "sorted", where Foundry's sort puts it (above the turn in progress: its turn is over)
     late_scores: str = "next"
