@@ -5,14 +5,14 @@ protocol :class:`Rules`, so that this module imports no ruleset (README, "Develo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from ..errors import Field, NotPermitted, UnknownCombatant, UnknownPrompt
-from .entry import Describe, SortKey
 from .events import Event
 from .messages import Intent
-from .model import Combat, Combatant, Notice, Prompt, World
+from .model import Combat, Combatant, Describe, Notice, Prompt, SortKey, World
 
 #: ``rule(ctx, combat, event) -> combat``, its ``event`` typed to the class it is listed under
 #: (tests/engine/test_dispatch.py checks it: a Callable's argument cannot follow a mapping's key)
@@ -88,17 +88,18 @@ class Ctx:
         self._ids += 1
         return f"{prefix}-{self.seq}.{self._ids}"
 
-    def begin_preview(self) -> tuple[Any, ...]:
+    @contextmanager
+    def previewing(self) -> Iterator[None]:
         """Rules run on a copy of the combat (the next round's preview): no prompt or notice
-        they make goes out, and :meth:`end_preview`, given what this returns, undoes whatever
-        they did to this context (prompts answered, ruleset state, ids taken)."""
+        they make goes out, and whatever they did to this context (prompts answered, ruleset
+        state, ids taken) is undone at the end."""
         saved = (self.preview, list(self.opened), set(self.answered), list(self.notices),
                  dict(self.ext), self._ids)
         self.preview = True
-        return saved
-
-    def end_preview(self, saved: tuple[Any, ...]) -> None:
-        self.preview, self.opened, self.answered, self.notices, self.ext, self._ids = saved
+        try:
+            yield
+        finally:
+            self.preview, self.opened, self.answered, self.notices, self.ext, self._ids = saved
 
     def change_combat(self, combat: Combat) -> None:
         """A rule changed another combat of the world (BI-3: a declaration outside combat shows

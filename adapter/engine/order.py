@@ -10,8 +10,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import neg
 
-from .entry import SortKey
-from .model import Combat
+from .model import Combat, SortKey
 
 
 def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = None) -> list[str]:

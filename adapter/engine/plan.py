@@ -21,8 +21,7 @@ import orjson
 from .actions import actions_now
 from .adopt import adopted_values
 from .context import Rules
-from .entry import Describe, Entry
-from .model import Combat, Combatant
+from .model import Combat, Combatant, Describe, Entry
 from .order import encode_initiatives
 
 

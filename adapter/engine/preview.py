@@ -8,6 +8,7 @@ it played (its trail), reuses the view. Why that cannot go stale, how it is prov
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -23,14 +24,7 @@ _STATE = tuple(
     name for name in Combat.__struct_fields__
     if name not in ("revision", "last_plan", "current", "passed", "preview_cache")
 )
-
-
-_STATE_OF = attrgetter(*_STATE)
-
-
-def _state(combat: Combat) -> tuple[Any, ...]:
-    state: tuple[Any, ...] = _STATE_OF(combat)
-    return state
+_state: Callable[[Combat], tuple[Any, ...]] = attrgetter(*_STATE)
 
 
 class Cache(NamedTuple):
@@ -68,16 +62,13 @@ def _compute(ctx: Ctx, combat: Combat) -> Cache:
     ext = dict(ctx.ext)
     trail: Trail = []
     turns_kept_ext = False
-    saved = ctx.begin_preview()
-    try:
+    with ctx.previewing():
         if not combat.started:  # round 1 as the combat's start would begin it
             upcoming = start_round(ctx, emit(ctx, combat, CombatStarted()), 1)
         else:
             ended = end_round(ctx, combat, trail)
             turns_kept_ext = ctx.ext == ext
             upcoming = start_round(ctx, ended, ended.round + 1)
-    finally:
-        ctx.end_preview(saved)
     world = ctx.world
     turns, states = _steps(combat, trail) if turns_kept_ext else ((), ())
     return Cache(
@@ -139,12 +130,9 @@ def _reuse(ctx: Ctx, combat: Combat, cache: Cache) -> Cache | None:
     began, ended_state = (states[0], states[0]) if len(states) == 1 else states[2 * at:2 * at + 2]
     if state != began or combat.passed != _passed(cache.current, cache.passed, turns[:at]):
         return None
-    saved = ctx.begin_preview()
-    try:
+    with ctx.previewing():
         ended = end_turn(ctx, combat, current, skipped=False)
         untouched = ctx.ext == cache.ext
-    finally:
-        ctx.end_preview(saved)
     if not untouched or ended.current is not None or _state(ended) != ended_state:
         return None
     if ended.passed != combat.passed | {current}:
