@@ -135,9 +135,7 @@ def readied_action_on_turn_end(ctx: Ctx, combat: Combat, event: TurnEnded) -> Co
     return combat
 
 
-def readied_tags(r: Readied | None) -> tuple[str, ...]:
-    if r is None:
-        return ()
+def readied_tags(r: Readied) -> tuple[str, ...]:
     return {
         "waiting": ("readied",),
         "triggered": ("readied", "readied_triggered"),

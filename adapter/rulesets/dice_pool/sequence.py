@@ -1,9 +1,5 @@
 """DP-5 "The order is kept for the whole fight unless someone declares an action that
 affects initiative (delay, waiting)", with the exceptions of the rulings (docs/rules.md, DP-5).
-
-:func:`sequence_key` places someone among the turns still to come and orders step-ins at
-one point (ST-3): by rank in the kept sequence, everyone new merged in by DP-2; a step-in
-one step after (or before) its anchor.
 """
 
 from __future__ import annotations
