@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from operator import neg
 
-from .model import Combat, Combatant, SortKey
+from .model import Combat, SortKey
 
 
 def rules_sort(combat: Combat, sort_key: SortKey) -> tuple[str, ...]:
@@ -40,16 +40,6 @@ def by_id(cid: str) -> tuple[float, ...]:
 
 
 _INVERTED = bytes(range(255, -1, -1))
-
-
-def score_then_id(modifier: Callable[[Combatant], float]) -> SortKey:
-    """The sort key of a ruling that breaks a tie by a modifier, then by Foundry's ``_id``."""
-
-    def key(combatant: Combatant) -> Sequence[float]:
-        score = combatant.score if combatant.score is not None else 0.0
-        return (score, modifier(combatant), *by_id(combatant.id))
-
-    return lambda combat: key
 
 
 def place_after(order: Sequence[str], who: str, anchor: str) -> tuple[str, ...]:

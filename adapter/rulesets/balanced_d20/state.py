@@ -4,7 +4,7 @@ helpers its rules share."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from msgspec import Struct
@@ -12,7 +12,7 @@ from msgspec.structs import replace
 
 from ...engine.context import Ctx
 from ...engine.model import Combat, Combatant, CombatantExt, WorldExt
-from ...engine.order import place_by_rules, score_then_id
+from ...engine.order import by_id, place_by_rules
 
 RULESET_ID = "balanced-d20"
 
@@ -145,12 +145,15 @@ def proficient(combatant: Combatant) -> tuple[str, ...]:
     return tuple(str(s) for s in skills) if isinstance(skills, (list, tuple)) else ()
 
 
-def dex(combatant: Combatant) -> float:
-    return float(stat(combatant, "dex"))
+def sort_key(combat: Combat) -> Callable[[Combatant], tuple[float, ...]]:
+    """Section 1's tie ruling: "the higher Dex modifier first, then Foundry's own order
+    (`_id`)"."""
+    return dex_then_id
 
 
-#: Section 1's tie ruling: "the higher Dex modifier first, then Foundry's own order (`_id`)"
-sort_key = score_then_id(dex)
+def dex_then_id(combatant: Combatant) -> tuple[float, ...]:
+    score = combatant.score if combatant.score is not None else 0.0
+    return (score, float(stat(combatant, "dex")), *by_id(combatant.id))
 
 
 def replace_in_order(combat: Combat, cid: str) -> Combat:

@@ -4,10 +4,12 @@ the system's roll, and the engine's shared hold/act mechanics under ST-1 … ST-
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from ...engine.events import Rolled
 from ...engine.holding import HoldMechanics
 from ...engine.model import Combat, Combatant
-from ...engine.order import score_then_id
+from ...engine.order import by_id
 from ...engine.ruleset import Entry, HoldRuleIds, Ruleset, chain, describe_plain
 from ..foundry_core import initiative_roll
 
@@ -19,9 +21,15 @@ def initiative_mod(combatant: Combatant) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
-#: Section 3 ruling: "ties go to the higher initiative modifier, then to Foundry's own order
-#: (`_id`)". ST-3 orders holders stepping in together by it.
-tie_rule = score_then_id(initiative_mod)
+def tie_rule(combat: Combat) -> Callable[[Combatant], Sequence[float]]:
+    """Section 3 ruling: "ties go to the higher initiative modifier, then to Foundry's own
+    order (`_id`)". ST-3 orders holders stepping in together by it."""
+    return mod_then_id
+
+
+def mod_then_id(combatant: Combatant) -> Sequence[float]:
+    score = combatant.score if combatant.score is not None else 0.0
+    return (score, initiative_mod(combatant), *by_id(combatant.id))
 
 
 def describe(combat: Combat, combatant: Combatant) -> Entry:
