@@ -166,11 +166,9 @@ def _set_reroll(combat: Combat, party: list[str], reroll: Reroll) -> Combat:
 
 def _rolled(ctx: Ctx, combat: Combat, party: list[str], event: Rolled) -> Combat:
     f = fighter(combat.combatants[party[0]])
-    if f.reroll is not None:
-        if f.reroll.status in USED_UP:
-            return combat  # BI-2: "once": no second offer for this combatant
-        if f.reroll.pending:  # a plain roll replaced the initiative: the offer lapses
-            combat = _withdraw_offer(ctx, combat, party[0])
+    if f.reroll is not None and f.reroll.status in USED_UP:
+        return combat  # BI-2: "once": no second offer for this combatant
+    combat = _withdraw_offer(ctx, combat, party[0])  # a plain roll replaced the initiative
     natural, intelligence = f.natural, _lowest_int(combat, party)
     if natural is None or intelligence <= 0 or natural > intelligence:
         return combat
