@@ -39,9 +39,7 @@ def hold_carry_over(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
 def hold_rescored(ctx: Ctx, combat: Combat, event: ScoreSet | Rolled) -> Combat:
     """A GM's number or a new roll for a holder: that number is the one to return to, and a
     step-in's return to an older score is dropped (the GM's edit wins)."""
-    if event.combatant_id is None:
-        return combat
-    c = combat.combatants.get(event.combatant_id)
+    c = combat.combatants.get(event.combatant_id or "")  # None: a group's roll
     held = c.hold if c is not None else None
     if c is None or held is None:
         return combat
