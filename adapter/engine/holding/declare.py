@@ -166,31 +166,19 @@ def _interrupting(combat: Combat, cid: str, anchor: str | None = None) -> bool:
 def _check_anchor(
     combat: Combat, who: Combatant, anchor: Combatant, kind: str, ids: HoldRuleIds
 ) -> None:
-    rule = ids.hold if kind == "after" else ids.interrupt
-    if anchor.id == who.id:
-        raise RuleViolation(f"{_name(who)} cannot act {kind} itself", rule=rule, field=kind)
-    if combat.current == who.id:
-        raise RuleViolation(
-            f"it is {_name(who)}'s turn: step in with act {{now: true}}", rule=rule, field=kind
-        )
-    if is_waiting(anchor):
-        when = ("once it has acted" if kind == "after"
-                else "once it has stepped in, until its turn ends")
-        raise RuleViolation(
-            f"{_name(anchor)} is holding too and has no place to step in {kind} yet: step in "
-            f"{kind} it {when}",
-            rule=rule, field=kind,
-        )
-    if anchor.id in combat.passed:
-        hint = "use act {now: true}" if kind == "after" else "an interrupt comes before it ends"
-        raise RuleViolation(
-            f"{_name(anchor)}'s turn in round {combat.round} is over: {hint}",
-            rule=rule, field=kind,
-        )
-    if anchor.score is None:
-        raise RuleViolation(
-            f"{_name(anchor)} has no initiative yet", rule=rule, field=kind
-        )
+    after = kind == "after"
+    when = "once it has acted" if after else "once it has stepped in, until its turn ends"
+    hint = "use act {now: true}" if after else "an interrupt comes before it ends"
+    for refused, text in (
+        (anchor.id == who.id, f"{_name(who)} cannot act {kind} itself"),
+        (combat.current == who.id, f"it is {_name(who)}'s turn: step in with act {{now: true}}"),
+        (is_waiting(anchor),
+         f"{_name(anchor)} is holding too and has no place to step in {kind} yet: step in {kind} it {when}"),
+        (anchor.id in combat.passed, f"{_name(anchor)}'s turn in round {combat.round} is over: {hint}"),
+        (anchor.score is None, f"{_name(anchor)} has no initiative yet"),
+    ):
+        if refused:
+            raise RuleViolation(text, rule=ids.hold if after else ids.interrupt, field=kind)
 
 
 def _act_now(ctx: Ctx, combat: Combat, who: Combatant, held: Hold) -> Combat:
