@@ -46,24 +46,18 @@ def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold, ids: HoldRuleId
                 rule=rule, field="combatant_id",
             )
         return _set(combat, who.id, hold=replace(held, target_aware=aware))
-    rule = ids.next_round if next_round else ids.hold
-    if not combat.started:
-        raise RuleViolation(
-            f"the combat has not started: {_name(who)} can hold once its round is under way",
-            rule=rule, field="combat_id",
-        )
-    if held is not None and next_round:  # STEPPED_IN: its held action is used
-        raise RuleViolation(
-            f"{_name(who)} has stepped in and acted in round {combat.round}: it has no action "
-            "left to give up this round",
-            rule=rule, field="next_round",
-        )
-    if who.id in combat.passed:
-        raise RuleViolation(
-            f"{_name(who)} has already had its turn in round {combat.round}: a hold is declared "
-            "on or before the combatant's turn",
-            rule=rule, field="combatant_id",
-        )
+    for refused, field, text in (
+        (not combat.started, "combat_id",
+         f"the combat has not started: {_name(who)} can hold once its round is under way"),
+        (held is not None and next_round, "next_round",  # STEPPED_IN: its held action is used
+         f"{_name(who)} has stepped in and acted in round {combat.round}: it has no action left to give up "
+         "this round"),
+        (who.id in combat.passed, "combatant_id",
+         f"{_name(who)} has already had its turn in round {combat.round}: a hold is declared on or before the "
+         "combatant's turn"),
+    ):
+        if refused:
+            raise RuleViolation(text, rule=ids.next_round if next_round else ids.hold, field=field)
     new = Hold(
         state=GIVING_UP if next_round else HOLDING,
         since=combat.round,
