@@ -62,13 +62,16 @@ def _compute(ctx: Ctx, combat: Combat) -> Cache:
     ext = dict(ctx.ext)
     trail: Trail = []
     turns_kept_ext = False
-    with ctx.previewing():
+    saved = ctx.begin_preview()
+    try:
         if not combat.started:  # round 1 as the combat's start would begin it
             upcoming = start_round(ctx, emit(ctx, combat, CombatStarted()), 1)
         else:
             ended = end_round(ctx, combat, trail)
             turns_kept_ext = ctx.ext == ext
             upcoming = start_round(ctx, ended, ended.round + 1)
+    finally:
+        ctx.end_preview(saved)
     world = ctx.world
     turns, states = _steps(combat, trail) if turns_kept_ext else ((), ())
     return Cache(
@@ -130,9 +133,12 @@ def _reuse(ctx: Ctx, combat: Combat, cache: Cache) -> Cache | None:
     began, ended_state = (states[0], states[0]) if len(states) == 1 else states[2 * at:2 * at + 2]
     if state != began or combat.passed != _passed(cache.current, cache.passed, turns[:at]):
         return None
-    with ctx.previewing():
+    saved = ctx.begin_preview()
+    try:
         ended = end_turn(ctx, combat, current, skipped=False)
         untouched = ctx.ext == cache.ext
+    finally:
+        ctx.end_preview(saved)
     if not untouched or ended.current is not None or _state(ended) != ended_state:
         return None
     if ended.passed != combat.passed | {current}:
