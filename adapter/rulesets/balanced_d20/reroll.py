@@ -201,14 +201,10 @@ def _rerolled(ctx: Ctx, combat: Combat, party: list[str], reroll_of: str) -> Com
         raise UnknownPrompt(
             f"{reroll_of!r} is not a reroll offer made to this combatant", field=("roll", "reroll_of")
         )
-    if f.reroll.status == "rerolled":
-        raise RuleViolation(
-            "the d20 may be rerolled once only: this combatant has already rerolled",
-            rule="BI-2", field=("roll", "reroll_of"),
-        )
     if f.reroll.status != "approved" or f.reroll.roll_prompt_id is None:
         raise RuleViolation(
-            f"this reroll is {f.reroll.status}, not approved: the first roll stands",
+            "the d20 may be rerolled once only: this combatant has already rerolled"
+            if f.reroll.status == "rerolled" else f"this reroll is {f.reroll.status}, not approved: the first roll stands",
             rule="BI-2", field=("roll", "reroll_of"),
         )
     ctx.answer_prompt(f.reroll.roll_prompt_id, "reroll.roll", field=("roll", "reroll_of"))
