@@ -57,7 +57,7 @@ def adopt_combat(
 def foundrys_pointer(sort_key: SortKey, combat: Combat, current: str | None) -> Combat:
     """The order by the rules, with Foundry's current combatant and those before it passed (no
     current: nobody's turn in progress, nobody known to have acted this round)."""
-    order = tuple(rules_sort(combat, sort_key))
+    order = rules_sort(combat, sort_key)
     if combat.started and current in order:
         at = order.index(current)
         return replace(combat, order=order, current=current, passed=frozenset(order[:at]))

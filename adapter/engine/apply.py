@@ -13,7 +13,6 @@ from msgspec.structs import replace
 from ..errors import NotPermitted, RuleViolation, UnknownCombat, UnknownCombatant
 from .adopt import adopt_combat
 from .context import Ctx
-from .dice import roll_total
 from .events import Clock, Joined, Left, Rolled, ScoreSet
 from .messages import (
     CombatRound,
@@ -151,20 +150,10 @@ def first_contact(ctx: Ctx, hook: Hook, current: str | None) -> Combat:
     combat = Combat(id=hook.combat["_id"], ruleset=ctx.world.ruleset)
     combat = emit(ctx, combat, Clock(ctx.world_time))
     combat, _, _ = read_snapshot(combat, hook.combat)
-    combat = adopt_combat(ctx, combat, hook.combat, current, rolling_now(combat, hook.roll))
-    if hook.roll is not None:
-        combat = apply_roll(ctx, combat, hook.roll)
-    return combat
-
-
-def rolling_now(combat: Combat, report: RollReport | None) -> frozenset[str]:
-    """Who rolls in this message (a combatant, or every member of a group)."""
-    if report is None:
-        return frozenset()
-    group = report.group_id
-    if group is not None:
-        return frozenset(c.id for c in combat.combatants.values() if c.group == group)
-    return frozenset({str(report.combatant_id)})
+    if hook.roll is None:
+        return adopt_combat(ctx, combat, hook.combat, current)
+    rolling = frozenset(c.id for c in rollers(ctx, combat, hook.roll))
+    return apply_roll(ctx, adopt_combat(ctx, combat, hook.combat, current, rolling), hook.roll)
 
 
 def remove_combatant(ctx: Ctx, combat: Combat, cid: str) -> Combat:
@@ -183,30 +172,37 @@ def remove_combatant(ctx: Ctx, combat: Combat, cid: str) -> Combat:
 
 
 def apply_roll(ctx: Ctx, combat: Combat, report: RollReport) -> Combat:
+    rolled = rollers(ctx, combat, report)
+    if report.reroll_of is None and behind_adopted_values(rolled, report.roll):
+        return combat
+    event = Rolled(report.combatant_id, report.roll, report.reroll_of, report.group_id)
+    return rescore(ctx, combat, event)
+
+
+def rollers(ctx: Ctx, combat: Combat, report: RollReport) -> list[Combatant]:
+    """Who rolls (a combatant, or every member of a group), refused unless the user owns
+    them all or is a GM."""
     target = report.combatant_id
     group = report.group_id
     if group is None:  # the schema then requires a combatant_id
-        rollers = [ctx.combatant(combat, str(target), ("roll", "combatant_id"))]
+        rolled = [ctx.combatant(combat, str(target), ("roll", "combatant_id"))]
     elif group in combat.groups:
-        rollers = [c for c in combat.combatants.values() if c.group == group]
+        rolled = [c for c in combat.combatants.values() if c.group == group]
     else:
         raise UnknownCombatant(f"group {group!r} is not in combat {combat.id!r}", field=("roll", "group_id"))
-    if not ctx.is_gm() and not all(ctx.user in c.owners for c in rollers):
+    if not ctx.is_gm() and not all(ctx.user in c.owners for c in rolled):
         raise NotPermitted(
             f"user {ctx.user!r} may not roll initiative for {group or target}: only its owners or a GM may",
             field=("roll", "group_id" if group else "combatant_id"),
         )
-    if report.reroll_of is None and behind_adopted_values(rollers, report.roll):
-        return combat
-    event = Rolled(combatant_id=target, roll=report.roll, reroll_of=report.reroll_of, group_id=group)
-    return rescore(ctx, combat, event)
+    return rolled
 
 
 def behind_adopted_values(rollers: list[Combatant], roll: Roll) -> bool:
     """The roll behind the value every roller was adopted with, unmoved since (a module
     resending its last rolls after the sidecar lost its history): it changes nothing
     (docs/protocol.md, first contact)."""
-    total = roll_total(roll)
+    total = float(roll.total)
     return bool(rollers) and all(
         c.adopted is not None and c.adopted[0] == c.score and total in c.adopted for c in rollers
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from msgspec.structs import replace
+
 if TYPE_CHECKING:
     from .messages import Roll
     from .model import Combat
@@ -43,17 +45,11 @@ def active_results(term: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [r for r in term.get("results") or () if isinstance(r, Mapping) and is_active(r)]
 
 
-def roll_total(roll: Roll) -> float:
-    return float(roll.total)
-
-
 def scored_by_total(combat: Combat, roll: Roll, combatant_id: str | None,
                     group_id: str | None) -> Combat:
     """The combat with the roll's total as the score of the combatant that rolled, or of
     every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""
-    from msgspec.structs import replace
-
-    score = roll_total(roll)
+    score = float(roll.total)
     if group_id is not None:
         rolled = [c for c in combat.combatants.values() if c.group == group_id]
     else:

@@ -1,11 +1,11 @@
-"""The engine's state, a connection's session and what a message did: frozen msgspec Structs,
-copied with ``msgspec.structs.replace``, never mutated. Their invariants: docs/engine.md,
-"State".
+"""The engine's state, a connection's session, what a message did and how a combatant
+appears in the plan: frozen msgspec Structs, copied with ``msgspec.structs.replace``, never
+mutated. Their invariants: docs/engine.md, "State".
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -191,3 +191,21 @@ class Outcome(Struct, frozen=True):
     plans: tuple[Any, ...] = ()
     prompts: tuple[Prompt, ...] = ()
     notices: tuple[Notice, ...] = ()
+
+
+class Entry(Struct, frozen=True):
+    """How one combatant appears in the plan (everything but its position and number)."""
+
+    acts: str = "full"
+    reaction: Mapping[str, Any] | None = None
+    tags: tuple[str, ...] = ()
+    detail: Mapping[str, Any] = {}
+    rules: tuple[str, ...] = ()
+    #: preferred tie-break fraction in [0, 1) for the initiative number (see order.py)
+    hint: float | None = None
+
+
+Describe = Callable[[Combat, Combatant], Entry]
+#: given a combat, the sort key of each of its combatants: built once per sort, so what a key
+#: reads of the whole combat (dice-pool's kept sequence) is computed there, not kept between sorts
+SortKey = Callable[[Combat], Callable[[Combatant], Sequence[float]]]

@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import decimal
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import neg
 
-from .entry import SortKey
-from .model import Combat
+from .model import Combat, SortKey
 
 
-def rules_sort(combat: Combat, sort_key: SortKey, ids: Iterable[str] | None = None) -> list[str]:
+def rules_sort(combat: Combat, sort_key: SortKey) -> tuple[str, ...]:
     """The order the ruleset's sort key gives, higher first; a tie it leaves (a key ending
     with :func:`by_id` leaves none) and the unrolled, last, go as Foundry's stated order
     (``Combat.turn_order``) has them, then by ``_id``."""
-    return sorted(combat.combatants if ids is None else ids, key=ranking(combat, sort_key))
+    return tuple(sorted(combat.combatants, key=ranking(combat, sort_key)))
 
 
 def ranking(combat: Combat, sort_key: SortKey) -> Callable[[str], tuple[bool, tuple[float, ...], int, str]]:
@@ -62,7 +61,7 @@ def place_by_rules(combat: Combat, who: str, sort_key: SortKey) -> tuple[str, ..
     one the rules sort after (a plain sort before the start). The turns over and the one in
     progress keep their places, ``who`` too if it is one (moved, it would skip turns)."""
     if not combat.started:
-        return tuple(rules_sort(combat, sort_key))
+        return rules_sort(combat, sort_key)
     if (who == combat.current or who in combat.passed) and who in combat.order:
         return tuple(combat.order)
     order = [c for c in combat.order if c != who]
@@ -82,7 +81,7 @@ def place_by_rules(combat: Combat, who: str, sort_key: SortKey) -> tuple[str, ..
 def place_sorted(combat: Combat, who: str, sort_key: SortKey) -> tuple[tuple[str, ...], frozenset[str]]:
     """Foundry's way: the order re-sorted, and ``who`` passed if it now sorts above the turn
     in progress (its turn this round is over), waiting if it sorts below."""
-    order = tuple(rules_sort(combat, sort_key))
+    order = rules_sort(combat, sort_key)
     if not combat.started or combat.current is None:
         return order, combat.passed
     above = order.index(who) < order.index(combat.current)

@@ -21,8 +21,7 @@ import orjson
 from .actions import actions_now
 from .adopt import adopted_values
 from .context import Rules
-from .entry import Describe, Entry
-from .model import Combat, Combatant
+from .model import Combat, Combatant, Describe, Entry
 from .order import encode_initiatives
 
 
@@ -185,19 +184,10 @@ class _CombatMemo:
 
 
 class PlanMemo:
-    """What the plans of one world's combats were last built from, so that a message builds
-    again only the entries whose inputs changed (a turn change at 200 combatants rebuilds a
-    handful). Held by the caller beside its world (:class:`adapter.service.Worlds`,
-    :class:`adapter.replay.Replay`), never a module global; a plan built without one is
-    built by a fresh one (the same plan, value for value and byte for byte:
-    tests/test_incremental.py).
-
-    It cannot go stale, only unused: an entry is reused only when every input it was built
-    from is the same: the very :class:`.Combatant` (immutable), the very view
-    :meth:`Ruleset.describe` gave (asked again only when the combatant or
-    ``Ruleset.view_inputs`` of the combat changed; every time when the ruleset declares
-    none), the number and score as JSON writes them, ``started`` and the formula.
-    """
+    """What the plans of one world's combats were last built from, held by the caller beside
+    its world, so that a message builds again only the entries whose inputs changed; a plan
+    built without one is the same plan, byte for byte (tests/test_incremental.py). Why it
+    cannot go stale: docs/performance.md, "The second step"."""
 
     def __init__(self) -> None:
         self.combats: dict[str, _CombatMemo] = {}
@@ -212,9 +202,8 @@ class PlanMemo:
         self, rs: Rules, combat: Combat, next_round: dict[str, Any] | None,
         formula: Callable[[Combatant], str | None] | None,
     ) -> dict[str, Any]:
-        """:func:`plan_body`. When the order, the round and ``started`` are as last time (a
-        turn change), who changed is found at C speed (the combatants compared by identity
-        along the order) and only they are described again, with those whose number moved."""
+        """:func:`plan_body`, describing again only the combatants that changed when the
+        order, the round and ``started`` are as last time (a turn change)."""
         cm = self.combats.get(combat.id)
         if cm is None or cm.ruleset is not rs:
             cm = self.combats[combat.id] = _CombatMemo(rs)

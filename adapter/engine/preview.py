@@ -8,6 +8,7 @@ it played (its trail), reuses the view. Why that cannot go stale, how it is prov
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -23,14 +24,7 @@ _STATE = tuple(
     name for name in Combat.__struct_fields__
     if name not in ("revision", "last_plan", "current", "passed", "preview_cache")
 )
-
-
-_STATE_OF = attrgetter(*_STATE)
-
-
-def _state(combat: Combat) -> tuple[Any, ...]:
-    state: tuple[Any, ...] = _STATE_OF(combat)
-    return state
+_state: Callable[[Combat], tuple[Any, ...]] = attrgetter(*_STATE)
 
 
 class Cache(NamedTuple):

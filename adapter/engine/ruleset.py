@@ -12,12 +12,11 @@ from msgspec import Struct
 from .context import Adopt, Ctx, EventRule, Formula
 from .context import IntentRule as IntentRule
 from .context import On as On
-from .entry import Describe
-from .entry import Entry as Entry
-from .entry import SortKey as SortKey
 from .events import Event
 from .messages import Intent
-from .model import Combat, Combatant
+from .model import Combat, Combatant, Describe
+from .model import Entry as Entry
+from .model import SortKey as SortKey
 
 #: ``acts`` values whose turns the module skips (and the engine passes over).
 SKIPPED_ACTS = frozenset({"none", "defend_only", "held"})
@@ -33,13 +32,13 @@ def chain(*tables: On) -> dict[type[Event], tuple[EventRule, ...]]:
 
 
 #: Foundry's own view's two entries, shared (frozen): a plan builds no new object for them
-_ACTS = Entry()
+ACTS = Entry()
 _DEFEATED = Entry(acts="none", tags=("defeated",))
 
 
 def describe_plain(combat: Combat, combatant: Combatant) -> Entry:
     """Foundry's own view: everyone acts fully; defeated combatants do not act."""
-    return _DEFEATED if combatant.defeated else _ACTS
+    return _DEFEATED if combatant.defeated else ACTS
 
 
 def adopt_as_stored(ctx: Ctx, combat: Combat, combatant_id: str) -> Combat:
@@ -84,8 +83,6 @@ class Ruleset(Struct, frozen=True):
     #: what ``describe`` reads of the combat besides the combatant, compared with ``==``
     #: (balanced-d20: the round), or None: it may read anything (:class:`.plan.PlanMemo`)
     view_inputs: Callable[[Combat], Any] | None = None
-    #: settings this ruleset reads, with their defaults
-    settings: Mapping[str, Any] = {}
     #: where a combatant whose score changes mid-round goes: "next", among the turns still to
     #: come; "sorted", where Foundry's sort puts it (above the turn in progress: its turn is over)
     late_scores: str = "next"

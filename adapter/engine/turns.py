@@ -125,7 +125,7 @@ def _stay(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
 
 def _sort_before_start(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     """Before the start the order is the rules' sort, refreshed at every report."""
-    return replace(combat, order=tuple(rules_sort(combat, ctx.ruleset.sort_key)))
+    return replace(combat, order=rules_sort(combat, ctx.ruleset.sort_key))
 
 
 def _start(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
@@ -268,7 +268,7 @@ def start_round(ctx: Ctx, combat: Combat, round_: int, *, begin: bool = True) ->
     ``begin`` is false (nobody's turn, as Foundry core keeps it)."""
     combat = replace(combat, round=round_, passed=frozenset(), current=None)
     combat = emit(ctx, combat, RoundStarted(round_))
-    combat = replace(combat, order=tuple(rules_sort(combat, ctx.ruleset.sort_key)))
+    combat = replace(combat, order=rules_sort(combat, ctx.ruleset.sort_key))
     if not begin:
         return combat
     if none_remaining(ctx.ruleset.follows_skip_defeated, combat):

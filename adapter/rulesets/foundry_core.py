@@ -8,7 +8,7 @@ from ..engine.context import Ctx
 from ..engine.dice import scored_by_total
 from ..engine.events import Rolled
 from ..engine.model import Combat, Combatant
-from ..engine.ruleset import Entry, Ruleset, describe_plain
+from ..engine.ruleset import ACTS, Entry, Ruleset, describe_plain
 
 
 def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
@@ -16,15 +16,11 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     return scored_by_total(combat, event.roll, event.combatant_id, event.group_id)
 
 
-#: the entry of a defeated combatant that takes its turn: everyone's (Foundry's own view)
-_ACTS = Entry()
-
-
 def describe(combat: Combat, combatant: Combatant) -> Entry:
     """Foundry core: everyone acts fully; a defeated combatant does not act only under Skip
     Defeated (with it off, core's Next Turn and Next Round give it its turn like anyone's)."""
     if combatant.defeated and combat.skip_defeated is False:
-        return _ACTS
+        return ACTS  # everyone's entry
     return describe_plain(combat, combatant)
 
 

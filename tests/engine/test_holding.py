@@ -18,10 +18,9 @@ from adapter.engine.holding import (
     HOLDING,
     STEPPED_IN,
     Hold,
+    HoldMechanics,
     HoldRuleIds,
     hold_entry,
-    hold_mechanics,
-    holding,
 )
 from adapter.engine.messages import Hold as HoldIntent
 from adapter.engine.model import Combat, Combatant
@@ -39,7 +38,7 @@ def _by_score_then_mod(combat: Combat) -> Callable[[Combatant], Sequence[float]]
 
 def hold_test(ruleset_id: str, ids: HoldRuleIds) -> Ruleset:
     """Foundry's roll plus the shared mechanics, reporting under ``ids``."""
-    mechanics = hold_mechanics(ids)
+    mechanics = HoldMechanics(ids)
     return Ruleset(
         id=ruleset_id,
         on=chain({Rolled: (initiative_roll,)}, mechanics.on),
@@ -112,7 +111,7 @@ def test_hold_before_its_turn_keeps_the_place_and_the_turn_is_passed_over() -> N
     assert t.plan["current"] == "a"
     t.next_turn()
     assert t.plan["current"] == "c"
-    assert holding(t.combat.combatants["b"]) == Hold(HOLDING, since=1)
+    assert t.combat.combatants["b"].hold == Hold(HOLDING, since=1)
 
 
 def test_a_hold_when_nobody_else_is_left_ends_the_round() -> None:
@@ -235,7 +234,7 @@ def test_a_hold_used_in_its_round_keeps_the_new_score_next_round() -> None:
     t.next_turn()
     assert t.plan["round"] == 2
     assert t.rows() == [("larry", 6.0, "full"), ("mitch", 5.0, "full")]
-    assert holding(t.combat.combatants["mitch"]) is None
+    assert t.combat.combatants["mitch"].hold is None
 
 
 def test_an_unused_hold_carries_over_and_returns_to_the_original_score_after_use() -> None:
@@ -247,7 +246,7 @@ def test_an_unused_hold_carries_over_and_returns_to_the_original_score_after_use
     out = t.next_turn()
     assert [n["kind"] for n in out["notices"]] == ["hold.carried_over"]
     assert t.plan["round"] == 2 and t.plan["current"] == "a"
-    assert holding(t.combat.combatants["b"]) == Hold(ANY_POINT, since=1, original=8)
+    assert t.combat.combatants["b"].hold == Hold(ANY_POINT, since=1, original=8)
     entry = t.plan["order"][1]
     assert entry["acts"] == "held" and entry["tags"] == ["held", "any_point"]
     t.intent("act", "b", before="a")
@@ -360,7 +359,7 @@ def test_rule_ids_travel_with_the_ruleset() -> None:
 
     assert STORYTELLER.ids == HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5")
     assert DICE_POOL.ids == HoldRuleIds.single("DP-5")
-    assert RULESETS["storyteller"].intents[HoldIntent] is STORYTELLER.hold
+    assert RULESETS["storyteller"].intents[HoldIntent] == STORYTELLER.hold  # the same bound method
 
 
 def test_the_same_mechanics_refuse_under_the_ids_their_ruleset_gives() -> None:

@@ -156,8 +156,7 @@ def test_a_change_the_preview_reads_computes_it_afresh(monkeypatch: pytest.Monke
 def leave_out_of_the_key(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """A broken cache key: the preview's state without one field of the combat."""
     kept = tuple(n for n in preview._STATE if n != name)
-    monkeypatch.setattr(preview, "_STATE", kept)
-    monkeypatch.setattr(preview, "_STATE_OF", attrgetter(*kept))
+    monkeypatch.setattr(preview, "_state", attrgetter(*kept))
 
 
 def test_the_comparison_catches_a_cache_that_ignores_what_the_preview_reads(

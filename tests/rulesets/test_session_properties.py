@@ -36,7 +36,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from adapter.engine.holding import ANY_POINT, holding, is_waiting
+from adapter.engine.holding import ANY_POINT, is_waiting
 from adapter.engine.model import Combat, Combatant
 from tests.rulesets.session_table import COMBAT, GM, PLAYERS, ROLLS, Table, foundry_order
 from tests.support.examples import examples
@@ -133,7 +133,7 @@ def act_step(t: Table, data: st.DataObject) -> None:
                and x in c.combatants and not is_waiting(c.combatants[x])]
     kind = data.draw(st.sampled_from(["after", "before", "now"]))
     args: dict[str, Any] = {"now": True} if kind == "now" else {kind: who(t, data, anchors)}
-    held = holding(c.combatants[cid])
+    held = c.combatants[cid].hold
     anchor = c.current if kind == "now" else args[kind]
     ack = t.intent("act", args, user=user_for(t, data, cid), cid=cid)
     if held is not None and held.state == ANY_POINT:
@@ -295,7 +295,7 @@ def ruled_order(ended: Combat, order: list[str]) -> list[str]:
 def _stepped_in_before(c: Combatant, block: list[str]) -> bool:
     """Its place as the round ended is a step-in before one of ``block`` (still holding
     there, or stepped in)."""
-    held = holding(c)
+    held = c.hold
     return held is not None and held.point is not None and held.point[0] == "before" and held.point[1] in block
 
 

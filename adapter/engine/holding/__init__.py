@@ -1,5 +1,5 @@
 """Hold and act: delaying an action, written once for ``storyteller`` (ST-1 … ST-5) and
-``dice-pool`` (DP-5). A ruleset builds its rules with :func:`hold_mechanics`, given its rule
+``dice-pool`` (DP-5). A ruleset builds its rules with :class:`HoldMechanics`, given its rule
 ids; the API, the states of a hold and the ST-3 moment: docs/engine.md, "Hold and act"; what
 each declaration does: docs/rules.md, "Declaring a hold, stepping in".
 """
@@ -17,16 +17,33 @@ from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant
 from ..ruleset import Entry, HoldRuleIds, IntentRule, On
 from . import declare
 from .rounds import hold_carry_over, hold_entry, hold_moment_closed, hold_rescored
-from .state import holding, is_waiting
+from .state import is_waiting
+
+#: the shared rules of the events, under any ruleset's ids
+ON: On = {
+    RoundStarted: (hold_carry_over,),
+    Rolled: (hold_rescored,),
+    ScoreSet: (hold_rescored,),
+    TurnEnded: (hold_moment_closed,),
+}
 
 
 class HoldMechanics(Struct, frozen=True):
     """The shared hold/act rules bound to one ruleset's rule ids."""
 
     ids: HoldRuleIds
-    hold: IntentRule
-    act: IntentRule
-    on: On
+
+    def hold(self, ctx: Ctx, combat: Combat, intent: messages.Hold) -> Combat:
+        """ST-1 / ST-4 / ST-5 (DP-5): ``hold {next_round?, target_aware?}``: keep the place."""
+        return declare.hold_action(ctx, combat, intent, self.ids)
+
+    def act(self, ctx: Ctx, combat: Combat, intent: messages.Act) -> Combat:
+        """ST-1 / ST-2 / ST-3 (DP-5): ``act {after | before | now}``: a holder steps in."""
+        return declare.act_action(ctx, combat, intent, self.ids)
+
+    @property
+    def on(self) -> On:
+        return ON
 
     @property
     def intents(self) -> Mapping[type[messages.Intent], IntentRule]:
@@ -37,27 +54,7 @@ class HoldMechanics(Struct, frozen=True):
         return hold_entry(combat, combatant, entry, self.ids)
 
 
-def hold_mechanics(ids: HoldRuleIds) -> HoldMechanics:
-    """The hold/act rules for a ruleset that reports them under ``ids``."""
-
-    def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold) -> Combat:
-        """ST-1 / ST-4 / ST-5 (DP-5): ``hold {next_round?, target_aware?}``: keep the place."""
-        return declare.hold_action(ctx, combat, intent, ids)
-
-    def act_action(ctx: Ctx, combat: Combat, intent: messages.Act) -> Combat:
-        """ST-1 / ST-2 / ST-3 (DP-5): ``act {after | before | now}``: a holder steps in."""
-        return declare.act_action(ctx, combat, intent, ids)
-
-    on: On = {
-        RoundStarted: (hold_carry_over,),
-        Rolled: (hold_rescored,),
-        ScoreSet: (hold_rescored,),
-        TurnEnded: (hold_moment_closed,),
-    }
-    return HoldMechanics(ids=ids, hold=hold_action, act=act_action, on=on)
-
-
 __all__ = [
     "ANY_POINT", "GIVING_UP", "HOLDING", "STEPPED_IN", "Hold", "HoldMechanics", "HoldRuleIds",
-    "hold_entry", "hold_mechanics", "holding", "is_waiting",
+    "hold_entry", "is_waiting",
 ]

@@ -1,5 +1,5 @@
 """Hold and act: the ``hold`` and ``act`` intents (ST-1 … ST-5, DP-5), given the ruleset's rule
-ids last (:func:`.hold_mechanics` binds them)."""
+ids last (:class:`.HoldMechanics` binds them)."""
 
 from __future__ import annotations
 
@@ -12,22 +12,21 @@ from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant
 from ..order import place_after, place_before, ranking
 from ..ruleset import HoldRuleIds, SortKey
 from ..turns import begin_next_acting, begin_turn, end_turn
-from .state import _name, _set, at_point, holding, is_waiting
+from .state import _name, _set, at_point, is_waiting
 
 # ---------------------------------------------------------------- hold
 
 
 def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold, ids: HoldRuleIds) -> Combat:
     """ST-1 / ST-4 / ST-5 (DP-5): ``hold {next_round?, target_aware?}``: keep the place."""
-    who = ctx.combatant(combat, intent.combatant_id)
-    ctx.require_owner(who, "hold")
+    who = ctx.owned(combat, intent.combatant_id, "hold")
     aware = intent.target_aware
     if aware is not None:
         ctx.require_gm("mark a waiting combatant target-aware")
     next_round = intent.next_round
     if who.defeated:
         raise RuleViolation(f"{_name(who)} is defeated and cannot hold", rule=ids.hold, field="combatant_id")
-    held = holding(who)
+    held = who.hold
     if aware is not None and (held is None or held.state == STEPPED_IN):
         # ST-5: "if the target knows of the sniper": it qualifies a character who waits
         raise RuleViolation(
@@ -47,24 +46,18 @@ def hold_action(ctx: Ctx, combat: Combat, intent: messages.Hold, ids: HoldRuleId
                 rule=rule, field="combatant_id",
             )
         return _set(combat, who.id, hold=replace(held, target_aware=aware))
-    rule = ids.next_round if next_round else ids.hold
-    if not combat.started:
-        raise RuleViolation(
-            f"the combat has not started: {_name(who)} can hold once its round is under way",
-            rule=rule, field="combat_id",
-        )
-    if held is not None and next_round:  # STEPPED_IN: its held action is used
-        raise RuleViolation(
-            f"{_name(who)} has stepped in and acted in round {combat.round}: it has no action "
-            "left to give up this round",
-            rule=rule, field="next_round",
-        )
-    if who.id in combat.passed:
-        raise RuleViolation(
-            f"{_name(who)} has already had its turn in round {combat.round}: a hold is declared "
-            "on or before the combatant's turn",
-            rule=rule, field="combatant_id",
-        )
+    for refused, field, text in (
+        (not combat.started, "combat_id",
+         f"the combat has not started: {_name(who)} can hold once its round is under way"),
+        (held is not None and next_round, "next_round",  # STEPPED_IN: its held action is used
+         f"{_name(who)} has stepped in and acted in round {combat.round}: it has no action left to give up "
+         "this round"),
+        (who.id in combat.passed, "combatant_id",
+         f"{_name(who)} has already had its turn in round {combat.round}: a hold is declared on or before the "
+         "combatant's turn"),
+    ):
+        if refused:
+            raise RuleViolation(text, rule=ids.next_round if next_round else ids.hold, field=field)
     new = Hold(
         state=GIVING_UP if next_round else HOLDING,
         since=combat.round,
@@ -112,11 +105,10 @@ def _carry_into_next_round(
 
 def act_action(ctx: Ctx, combat: Combat, intent: messages.Act, ids: HoldRuleIds) -> Combat:
     """ST-1 / ST-2 / ST-3 (DP-5): ``act {after | before | now}``: a holder steps in."""
-    who = ctx.combatant(combat, intent.combatant_id)
-    ctx.require_owner(who, "act")
+    who = ctx.owned(combat, intent.combatant_id, "act")
     if who.defeated:
         raise RuleViolation(f"{_name(who)} is defeated and cannot act", rule=ids.hold, field="combatant_id")
-    held = holding(who)
+    held = who.hold
     if held is None or held.state not in (HOLDING, ANY_POINT):
         if held is not None and held.state == GIVING_UP:
             raise RuleViolation(
@@ -142,11 +134,11 @@ def act_action(ctx: Ctx, combat: Combat, intent: messages.Act, ids: HoldRuleIds)
     if sharing is not None and combat.order.index(who.id) < combat.order.index(sharing):
         # ST-3: it shares the open moment and goes first by the tie rule: the first
         # interrupter's turn, not yet over, waits right after it
-        combat = _set(combat, sharing, hold=replace(holding(combat.combatants[sharing]) or held,
+        combat = _set(combat, sharing, hold=replace(combat.combatants[sharing].hold or held,
                                                     interrupting=False))
         interrupt = True
     if interrupt:  # ST-2 ruling: the anchor is interrupted as it begins; its turn follows
-        combat = _set(combat, who.id, hold=replace(holding(combat.combatants[who.id]) or held,
+        combat = _set(combat, who.id, hold=replace(combat.combatants[who.id].hold or held,
                                                    interrupting=True))
         combat = begin_turn(ctx, combat, who.id)
     return combat
@@ -160,7 +152,7 @@ def _moment_open(combat: Combat, anchor: str) -> bool:
 
 
 def _interrupting(combat: Combat, cid: str, anchor: str | None = None) -> bool:
-    held = holding(combat.combatants[cid])
+    held = combat.combatants[cid].hold
     return (held is not None and held.state == STEPPED_IN and held.interrupting
             and (anchor is None or held.point == ("before", anchor)))
 
@@ -168,31 +160,19 @@ def _interrupting(combat: Combat, cid: str, anchor: str | None = None) -> bool:
 def _check_anchor(
     combat: Combat, who: Combatant, anchor: Combatant, kind: str, ids: HoldRuleIds
 ) -> None:
-    rule = ids.hold if kind == "after" else ids.interrupt
-    if anchor.id == who.id:
-        raise RuleViolation(f"{_name(who)} cannot act {kind} itself", rule=rule, field=kind)
-    if combat.current == who.id:
-        raise RuleViolation(
-            f"it is {_name(who)}'s turn: step in with act {{now: true}}", rule=rule, field=kind
-        )
-    if is_waiting(anchor):
-        when = ("once it has acted" if kind == "after"
-                else "once it has stepped in, until its turn ends")
-        raise RuleViolation(
-            f"{_name(anchor)} is holding too and has no place to step in {kind} yet: step in "
-            f"{kind} it {when}",
-            rule=rule, field=kind,
-        )
-    if anchor.id in combat.passed:
-        hint = "use act {now: true}" if kind == "after" else "an interrupt comes before it ends"
-        raise RuleViolation(
-            f"{_name(anchor)}'s turn in round {combat.round} is over: {hint}",
-            rule=rule, field=kind,
-        )
-    if anchor.score is None:
-        raise RuleViolation(
-            f"{_name(anchor)} has no initiative yet", rule=rule, field=kind
-        )
+    after = kind == "after"
+    when = "once it has acted" if after else "once it has stepped in, until its turn ends"
+    hint = "use act {now: true}" if after else "an interrupt comes before it ends"
+    for refused, text in (
+        (anchor.id == who.id, f"{_name(who)} cannot act {kind} itself"),
+        (combat.current == who.id, f"it is {_name(who)}'s turn: step in with act {{now: true}}"),
+        (is_waiting(anchor),
+         f"{_name(anchor)} is holding too and has no place to step in {kind} yet: step in {kind} it {when}"),
+        (anchor.id in combat.passed, f"{_name(anchor)}'s turn in round {combat.round} is over: {hint}"),
+        (anchor.score is None, f"{_name(anchor)} has no initiative yet"),
+    ):
+        if refused:
+            raise RuleViolation(text, rule=ids.hold if after else ids.interrupt, field=kind)
 
 
 def _act_now(ctx: Ctx, combat: Combat, who: Combatant, held: Hold) -> Combat:

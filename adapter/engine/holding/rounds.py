@@ -8,7 +8,7 @@ from ..context import Ctx
 from ..events import Rolled, RoundStarted, ScoreSet, TurnEnded
 from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant
 from ..ruleset import Entry, HoldRuleIds
-from .state import _name, _set, at_point, holding
+from .state import _name, _set, at_point
 
 
 def hold_carry_over(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
@@ -17,7 +17,7 @@ def hold_carry_over(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
     step-in keeps its new score for the rest of the fight."""
     changed: dict[str, Combatant] = {}
     for c in combat.combatants.values():
-        held = holding(c)
+        held = c.hold
         if held is None:
             continue
         original = held.original if held.original is not None else c.score
@@ -39,10 +39,8 @@ def hold_carry_over(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
 def hold_rescored(ctx: Ctx, combat: Combat, event: ScoreSet | Rolled) -> Combat:
     """A GM's number or a new roll for a holder: that number is the one to return to, and a
     step-in's return to an older score is dropped (the GM's edit wins)."""
-    if event.combatant_id is None:
-        return combat
-    c = combat.combatants.get(event.combatant_id)
-    held = holding(c) if c is not None else None
+    c = combat.combatants.get(event.combatant_id or "")  # None: a group's roll
+    held = c.hold if c is not None else None
     if c is None or held is None:
         return combat
     if held.state == STEPPED_IN:
@@ -55,7 +53,7 @@ def hold_rescored(ctx: Ctx, combat: Combat, event: ScoreSet | Rolled) -> Combat:
 def hold_moment_closed(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
     """ST-3: an interrupter's turn has ended: the moment it opened is closed."""
     c = combat.combatants.get(event.combatant_id)
-    held = holding(c) if c is not None else None
+    held = c.hold if c is not None else None
     if c is None or held is None or not held.interrupting:
         return combat
     return _set(combat, c.id, hold=replace(held, interrupting=False))
@@ -63,8 +61,8 @@ def hold_moment_closed(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
 
 def hold_entry(combat: Combat, combatant: Combatant, entry: Entry, ids: HoldRuleIds) -> Entry:
     """``entry`` (the ruleset's own view) with the hold merged in: acts, tags, detail, and the
-    rules under ``ids``, those its ``hold_mechanics`` was built with."""
-    held = holding(combatant)
+    rules under ``ids``, those its ``HoldMechanics`` was built with."""
+    held = combatant.hold
     if held is None:
         return entry
     acts, tags, rules = entry.acts, list(entry.tags), list(entry.rules)

@@ -7,22 +7,18 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from ..model import ANY_POINT, HOLDING, STEPPED_IN, Combat, Combatant, Hold
-
-
-def holding(combatant: Combatant) -> Hold | None:
-    return combatant.hold if isinstance(combatant.hold, Hold) else None
+from ..model import ANY_POINT, HOLDING, STEPPED_IN, Combat, Combatant
 
 
 def is_waiting(combatant: Combatant) -> bool:
     """Holding and free to step in (HOLDING or ANY_POINT)."""
-    held = holding(combatant)
+    held = combatant.hold
     return held is not None and held.state in (HOLDING, ANY_POINT)
 
 
 def at_point(combatant: Combatant, point: tuple[str, str]) -> bool:
     """Stepped in at ``point`` (ST-3: those stepped in at one point are ordered by the tie rule)."""
-    held = holding(combatant)
+    held = combatant.hold
     return held is not None and held.state == STEPPED_IN and held.point == point
 
 

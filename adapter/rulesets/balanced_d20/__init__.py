@@ -74,7 +74,6 @@ RULESET = Ruleset(
     sort_key=sort_key,
     describe=describe,
     view_inputs=attrgetter("round"),  # all describe reads of the combat (started, dash round)
-    settings={"auto_approve_rerolls": False},
     adopt=adopt_initiative,
     state_types=(Fighter, WorldState),
 )

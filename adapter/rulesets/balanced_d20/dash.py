@@ -8,41 +8,36 @@ from ...engine.events import RoundStarted, TurnStarted
 from ...engine.messages import Dash
 from ...engine.model import Combat
 from ...errors import RuleViolation
-from .state import dash_round, declared_by, fighter, replace_in_order, scored, stat, update_fighter
+from .state import dash_round, fighter, replace_in_order, scored, stat, update_fighter
 
 
 def initiative_dash(ctx: Ctx, combat: Combat, intent: Dash) -> Combat:
     """BI-4: between its turns, raise the initiative for one round by up to 5 + Dex."""
-    c = declared_by(ctx, combat, intent.combatant_id, "declare an initiative dash")
+    c = ctx.owned(combat, intent.combatant_id, "declare an initiative dash")
     amount = intent.amount
     limit = 5 + stat(c, "dex")
-    if limit <= 0:
-        raise RuleViolation(f"{c.name or c.id} cannot dash: 5 + Dex modifier is {limit}",
-                            rule="BI-4", field="amount")
-    if not 0 < amount <= limit:
-        raise RuleViolation(
-            f"a dash raises the initiative by 1 to 5 + Dex = {limit} points, not {amount}",
-            rule="BI-4", field="amount")
     f = fighter(c)
-    if c.defeated:
-        raise RuleViolation(f"{c.name or c.id} is defeated and cannot dash", rule="BI-4",
-                            field="combatant_id")
-    if f.base is None:
-        raise RuleViolation(f"{c.name or c.id} has no initiative yet: roll first", rule="BI-4",
-                            field="combatant_id")
-    if combat.current == c.id:
-        raise RuleViolation("a dash is declared between the combatant's turns, "
-                            "not during its own turn", rule="BI-4", field="combatant_id")
+    name = c.name or c.id
     target = combat.round + 1 if combat.started and c.id in combat.passed else dash_round(combat)
-    if f.dash_for(target) is not None:
-        raise RuleViolation(f"{c.name or c.id} has already dashed for round {target}",
-                            rule="BI-4", field="amount")
+    for refused, field, text in (
+        (limit <= 0, "amount", f"{name} cannot dash: 5 + Dex modifier is {limit}"),
+        (not 0 < amount <= limit, "amount",
+         f"a dash raises the initiative by 1 to 5 + Dex = {limit} points, not {amount}"),
+        (c.defeated, "combatant_id", f"{name} is defeated and cannot dash"),
+        (f.base is None, "combatant_id", f"{name} has no initiative yet: roll first"),
+        (combat.current == c.id, "combatant_id",
+         "a dash is declared between the combatant's turns, not during its own turn"),
+        (f.dash_for(target) is not None, "amount", f"{name} has already dashed for round {target}"),
+    ):
+        if refused:
+            raise RuleViolation(text, rule="BI-4", field=field)
+    assert f.base is not None  # refused above
     blocked = max(target, f.reaction_blocked_through or 0)
     combat = update_fighter(combat, c.id, dashes=f.dashes + ((target, amount),),
                             reaction_blocked_through=blocked, no_dominance=True)
     if target == dash_round(combat):
         combat = replace_in_order(scored(combat, c.id, f.base), c.id)
-    ctx.notice("dash", f"{c.name or c.id} dashes +{amount}: initiative {f.base + amount:g} "
+    ctx.notice("dash", f"{name} dashes +{amount}: initiative {f.base + amount:g} "
                f"in round {target}", combatant_id=c.id, round=target, amount=amount)
     return combat
 

@@ -8,7 +8,7 @@ from ...engine.events import TurnStarted
 from ...engine.messages import UseReaction
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation
-from .state import declared_by, fighter, update_fighter
+from .state import fighter, update_fighter
 
 READY_TO_STRIKE_MIN = 10  # BI-3: "if its initiative result is 10 or higher"
 
@@ -47,7 +47,7 @@ def require_reaction(c: Combatant, what: str, field: str = "combatant_id") -> No
 
 def reactions(ctx: Ctx, combat: Combat, intent: UseReaction) -> Combat:
     """``reaction.use {reason?}`` (owner or GM) spends the reaction; an unavailable one is refused."""
-    c = declared_by(ctx, combat, intent.combatant_id, "use a reaction")
+    c = ctx.owned(combat, intent.combatant_id, "use a reaction")
     require_reaction(c, "use a reaction")
     f = fighter(c)
     taken = f.readied is not None and f.readied.status == "triggered"

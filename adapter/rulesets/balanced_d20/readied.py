@@ -12,7 +12,7 @@ from ...engine.messages import OpposedResult, ReadiedDeclare, ReadiedTrigger
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownCombatant
 from .reactions import require_reaction
-from .state import Fighter, Readied, declared_by, fighter, pending_prompt, proficient, update_fighter
+from .state import Fighter, Readied, fighter, proficient, update_fighter
 
 PREEMPTIVE_SKILLS = ("insight", "sleight_of_hand")  # only if proficient (BI-5)
 TARGET_SKILLS = ("perception", "deception")
@@ -29,7 +29,7 @@ def readied_action_on_turn_start(ctx: Ctx, combat: Combat, event: TurnStarted) -
 def readied_action_declare(ctx: Ctx, combat: Combat, intent: ReadiedDeclare) -> Combat:
     """BI-5: a standard ("if X, I do Y") or pre-emptive ("before X, I do Y") readied action,
     readied on the combatant's own turn."""
-    c = declared_by(ctx, combat, intent.combatant_id, "ready an action")
+    c = ctx.owned(combat, intent.combatant_id, "ready an action")
     mode = intent.mode
     if mode == "preemptive" and not _skills(c):
         raise RuleViolation(
@@ -104,13 +104,12 @@ def readied_action_trigger(ctx: Ctx, combat: Combat, intent: ReadiedTrigger) -> 
 def readied_action_opposed_result(ctx: Ctx, combat: Combat, intent: OpposedResult) -> Combat:
     """BI-5: the GM's totals of the opposed check; a tie goes to the target (ruling)."""
     ctx.require_gm("resolve an opposed check")
-    prompt = pending_prompt(ctx, combat, intent.prompt_id, "opposed_check")
+    prompt = ctx.answer_prompt(intent.prompt_id, "opposed_check", combat_id=combat.id)
     c = combat.combatants.get(prompt.combatant_id or "")
     r = fighter(c).readied if c is not None else None
     if c is None or r is None or r.prompt_id != prompt.prompt_id:
         raise RuleViolation("the readied action of this check is gone", rule="BI-5",
                             field="prompt_id")
-    ctx.answer_prompt(prompt.prompt_id, "opposed_check")
     if intent.actor_total > intent.target_total:  # a tie goes to the target (ruling)
         return update_fighter(combat, c.id, readied=replace(r, status="won"))
     due = r.during is None or r.during_ended
@@ -136,9 +135,7 @@ def readied_action_on_turn_end(ctx: Ctx, combat: Combat, event: TurnEnded) -> Co
     return combat
 
 
-def readied_tags(r: Readied | None) -> tuple[str, ...]:
-    if r is None:
-        return ()
+def readied_tags(r: Readied) -> tuple[str, ...]:
     return {
         "waiting": ("readied",),
         "triggered": ("readied", "readied_triggered"),

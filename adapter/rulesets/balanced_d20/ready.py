@@ -102,18 +102,15 @@ def ready_to_strike_start(ctx: Ctx, combat: Combat | None, intent: ReadyStart) -
     if _in_started_combat(ctx, combat, actor):
         raise RuleViolation("Ready to strike is declared outside combat", rule="BI-3",
                             field="actor_id")
-    watching = intent.watching
-    if not watching:
-        raise RuleViolation("Ready to strike watches some creatures", rule="BI-3",
-                            field="watching")
-    if not intent.sees:
-        raise RuleViolation("Ready to strike needs to see the watched creatures", rule="BI-3",
-                            field="sees")
-    if not intent.weapon_ready:
-        raise RuleViolation("Ready to strike needs a weapon ready to attack", rule="BI-3",
-                            field="weapon_ready")
+    for met, field, needs in (
+        (bool(intent.watching), "watching", "watches some creatures"),
+        (intent.sees, "sees", "needs to see the watched creatures"),
+        (intent.weapon_ready, "weapon_ready", "needs a weapon ready to attack"),
+    ):
+        if not met:
+            raise RuleViolation(f"Ready to strike {needs}", rule="BI-3", field=field)
     watch = Watch(actor_id=actor, token_id=intent.token_id, owners=owners,
-                  watching=watching, started_at=ctx.world_time)
+                  watching=intent.watching, started_at=ctx.world_time)
     ready_at = ctx.world_time + WATCH_SECONDS
     return _declared(ctx, combat, {**world_state(ctx).watches, actor: watch}, actor,
                      f"actor {actor} watches; ready at world time {ready_at:g} or when a GM confirms",

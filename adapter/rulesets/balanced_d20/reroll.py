@@ -12,12 +12,12 @@ from typing import Any
 from msgspec.structs import replace
 
 from ...engine.context import Ctx
-from ...engine.dice import active_results, dice_terms, roll_total
+from ...engine.dice import active_results, dice_terms
 from ...engine.events import Rolled, ScoreSet
 from ...engine.messages import RerollApprove, RerollDecide, Roll
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
-from .state import Reroll, fighter, pending_prompt, replace_in_order, scored, stat, update_fighter
+from .state import Reroll, fighter, replace_in_order, scored, stat, update_fighter
 
 #: the hook's roll, as a field of the message
 ROLL = ("roll", "roll")
@@ -64,7 +64,7 @@ def reroll_formula(roll: Roll, natural: int) -> str:
         str(m) for m in term.get("modifiers") or ()
         if not any(str(m).startswith(k) for k in KEEP_DROP)
     )
-    bonus = roll_total(roll) - natural
+    bonus = float(roll.total) - natural
     die = f"1d20{mods}"
     if bonus == 0:
         return die
@@ -81,7 +81,7 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     """BI-1: the initiative is a Dexterity check: the score is the roll's total, the natural
     d20 read from its d20 term; a second roll is the GM's or the clever reroll's (BI-2)."""
     natural = natural_d20(event.roll)
-    total = roll_total(event.roll)
+    total = float(event.roll.total)
     members = rollers(combat, event)
     rolled_before = [cid for cid in members if combat.combatants[cid].score is not None]
     if event.reroll_of is None and rolled_before and not ctx.is_gm():
@@ -166,11 +166,9 @@ def _set_reroll(combat: Combat, party: list[str], reroll: Reroll) -> Combat:
 
 def _rolled(ctx: Ctx, combat: Combat, party: list[str], event: Rolled) -> Combat:
     f = fighter(combat.combatants[party[0]])
-    if f.reroll is not None:
-        if f.reroll.status in USED_UP:
-            return combat  # BI-2: "once": no second offer for this combatant
-        if f.reroll.pending:  # a plain roll replaced the initiative: the offer lapses
-            combat = _withdraw_offer(ctx, combat, party[0])
+    if f.reroll is not None and f.reroll.status in USED_UP:
+        return combat  # BI-2: "once": no second offer for this combatant
+    combat = _withdraw_offer(ctx, combat, party[0])  # a plain roll replaced the initiative
     natural, intelligence = f.natural, _lowest_int(combat, party)
     if natural is None or intelligence <= 0 or natural > intelligence:
         return combat
@@ -203,14 +201,10 @@ def _rerolled(ctx: Ctx, combat: Combat, party: list[str], reroll_of: str) -> Com
         raise UnknownPrompt(
             f"{reroll_of!r} is not a reroll offer made to this combatant", field=("roll", "reroll_of")
         )
-    if f.reroll.status == "rerolled":
-        raise RuleViolation(
-            "the d20 may be rerolled once only: this combatant has already rerolled",
-            rule="BI-2", field=("roll", "reroll_of"),
-        )
     if f.reroll.status != "approved" or f.reroll.roll_prompt_id is None:
         raise RuleViolation(
-            f"this reroll is {f.reroll.status}, not approved: the first roll stands",
+            "the d20 may be rerolled once only: this combatant has already rerolled"
+            if f.reroll.status == "rerolled" else f"this reroll is {f.reroll.status}, not approved: the first roll stands",
             rule="BI-2", field=("roll", "reroll_of"),
         )
     ctx.answer_prompt(f.reroll.roll_prompt_id, "reroll.roll", field=("roll", "reroll_of"))
@@ -239,12 +233,11 @@ def _offer_of(combat: Combat, cid: str | None, offer_id: str) -> tuple[Combatant
 
 def clever_reroll_decide(ctx: Ctx, combat: Combat, intent: RerollDecide) -> Combat:
     """BI-2 ``reroll.decide``: the owner accepts or declines the offer."""
-    prompt = pending_prompt(ctx, combat, intent.prompt_id, "reroll")
+    prompt = ctx.answer_prompt(intent.prompt_id, "reroll", combat_id=combat.id)
     c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
     party = _party(combat, c.id, reroll)
     for cid in party:
         ctx.require_owner(combat.combatants[cid], "decide on a clever reroll")
-    ctx.answer_prompt(prompt.prompt_id, "reroll")
     if not intent.accept:
         return _set_reroll(combat, party, replace(reroll, status="declined"))
     if bool(ctx.setting("auto_approve_rerolls", False)):
@@ -262,9 +255,8 @@ def clever_reroll_decide(ctx: Ctx, combat: Combat, intent: RerollDecide) -> Comb
 def clever_reroll_approve(ctx: Ctx, combat: Combat, intent: RerollApprove) -> Combat:
     """BI-2 ``reroll.approve``: a GM approves or refuses an accepted reroll."""
     ctx.require_gm("approve a clever reroll")
-    prompt = pending_prompt(ctx, combat, intent.prompt_id, "reroll.approval")
+    prompt = ctx.answer_prompt(intent.prompt_id, "reroll.approval", combat_id=combat.id)
     c, reroll = _offer_of(combat, prompt.combatant_id, prompt.prompt_id)
-    ctx.answer_prompt(prompt.prompt_id, "reroll.approval")
     if not intent.approve:
         return _set_reroll(combat, _party(combat, c.id, reroll), replace(reroll, status="denied"))
     return _ask_for_roll(ctx, combat, c.id, reroll)

@@ -26,7 +26,6 @@ RULESET = Ruleset(
     intents=INTENTS,
     sort_key=rules.order_key,
     describe=describe,
-    settings=rules.SETTINGS,
     formula=rules.initiative_formula,
     adopt=rules.adopt_pool_roll,
     state_types=(DicePoolState, DicePoolCombat),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...engine.context import Ctx
-from ...engine.holding import hold_mechanics
+from ...engine.holding import HoldMechanics
 from ...engine.messages import Act, Hold, Intent
 from ...engine.model import Combat, Combatant
 from ...engine.ruleset import Entry, HoldRuleIds, IntentRule
@@ -18,21 +18,20 @@ from .sequence import stepped_apart
 from .state import DicePoolState, hesitating, roll_of, turns_lost_of
 
 #: DP-5: hold and act move a combatant exactly as in the storyteller ruleset, under DP-5
-HOLD = hold_mechanics(HoldRuleIds.single("DP-5"))
+HOLD = HoldMechanics(HoldRuleIds.single("DP-5"))
 
 
-def hold(ctx: Ctx, combat: Combat, intent: Hold) -> Combat | None:
+def hold(ctx: Ctx, combat: Combat, intent: Hold) -> Combat:
     """DP-5 delay: ``hold {next_round?, target_aware?}`` as in the storyteller ruleset."""
     _refuse_hesitating(combat, intent)
     return HOLD.hold(ctx, combat, intent)
 
 
-def act(ctx: Ctx, combat: Combat, intent: Act) -> Combat | None:
+def act(ctx: Ctx, combat: Combat, intent: Act) -> Combat:
     """DP-5 waiting: ``act {after | before | now}`` as in the storyteller ruleset; a group
     member stepping in elsewhere leaves its group's place (DP-6)."""
     _refuse_hesitating(combat, intent)
-    stepped = HOLD.act(ctx, combat, intent)
-    return None if stepped is None else stepped_apart(stepped, intent.combatant_id)
+    return stepped_apart(HOLD.act(ctx, combat, intent), intent.combatant_id)
 
 
 def _refuse_hesitating(combat: Combat, intent: Hold | Act) -> None:

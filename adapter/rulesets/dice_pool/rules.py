@@ -19,14 +19,13 @@ from .pool import Dice, DiceSettings, dice_for, group_pool, members, pool, pool_
 from .sequence import sequence_keys
 from .state import DicePoolState, PoolRoll, combat_state, roll_of
 
-SETTINGS = {"die_faces": 6, "success_at": 4, "ones_cancel": True}
-
 
 def settings_of(ctx: Ctx) -> DiceSettings:
     """The DP-3 settings of the world, refused loudly when they make no sense."""
-    faces = ctx.setting("die_faces", SETTINGS["die_faces"])
-    at = ctx.setting("success_at", SETTINGS["success_at"])
-    cancel = ctx.setting("ones_cancel", SETTINGS["ones_cancel"])
+    default = DiceSettings()
+    faces = ctx.setting("die_faces", default.die_faces)
+    at = ctx.setting("success_at", default.success_at)
+    cancel = ctx.setting("ones_cancel", default.ones_cancel)
     if not (isinstance(faces, int) and isinstance(at, int) and faces >= 2 and 2 <= at <= faces):
         raise RuleViolation(
             f"the settings die_faces={faces!r} and success_at={at!r} are not a usable die "

@@ -1,9 +1,5 @@
 """DP-5 "The order is kept for the whole fight unless someone declares an action that
 affects initiative (delay, waiting)", with the exceptions of the rulings (docs/rules.md, DP-5).
-
-:func:`sequence_key` places someone among the turns still to come and orders step-ins at
-one point (ST-3): by rank in the kept sequence, everyone new merged in by DP-2; a step-in
-one step after (or before) its anchor.
 """
 
 from __future__ import annotations
@@ -14,7 +10,7 @@ from msgspec.structs import replace
 
 from ...engine.context import Ctx
 from ...engine.events import CombatStarted, Rolled, RoundStarted, ScoreSet
-from ...engine.holding import GIVING_UP, HOLDING, STEPPED_IN, holding
+from ...engine.holding import GIVING_UP, HOLDING, STEPPED_IN
 from ...engine.model import Combat, Combatant
 from ...engine.order import by_id, place_by_rules
 from .pool import dice_for
@@ -85,7 +81,7 @@ def position(combat: Combat, c: Combatant, ranks: Mapping[str, int],
              seen: frozenset[str] = frozenset()) -> tuple[float, ...]:
     """The combatant's place now: its step-in this round (its anchor's place, one step
     down for after, up for before), else its rank in the kept sequence."""
-    held = holding(c)
+    held = c.hold
     if held is not None and held.state == STEPPED_IN and held.point is not None:
         kind, anchor = held.point
         if anchor in combat.combatants and c.id not in seen:
@@ -153,7 +149,7 @@ def _given_a_number(ctx: Ctx, combat: Combat, cid: str) -> Combat:
     c = combat.combatants.get(cid)
     if c is None or not isinstance(c.ext, DicePoolState):
         return combat
-    held = holding(c)
+    held = c.hold
     hold = replace(held, point=None) if held is not None and held.point is not None else c.hold
     updated = replace(c, ext=replace(c.ext, apart=c.group is not None), hold=hold)
     combat = replace(combat, combatants={**combat.combatants, c.id: updated})
@@ -162,21 +158,21 @@ def _given_a_number(ctx: Ctx, combat: Combat, cid: str) -> Combat:
 
 def _returning_score(c: Combatant) -> float:
     """The score the combatant has next round (a step-in for one round returns, ST-4/ST-5)."""
-    held = holding(c)
+    held = c.hold
     if held is not None and held.state == STEPPED_IN and held.original is not None:
         return held.original
     return _score(c)
 
 
 def _lasting_step_in(c: Combatant) -> bool:
-    held = holding(c)
+    held = c.hold
     return held is not None and held.state == STEPPED_IN and held.original is None and held.point is not None
 
 
 def _declared_place(c: Combatant) -> bool:
     """A place taken by stepping in this round for good (ST-1/ST-2 rulings): stepped in, or
     holding again at the place it stepped into (a holder keeps its place, ST-1)."""
-    held = holding(c)
+    held = c.hold
     return (held is not None and held.state in (STEPPED_IN, HOLDING) and held.original is None
             and held.point is not None)
 
@@ -184,7 +180,7 @@ def _declared_place(c: Combatant) -> bool:
 def _for_one_round(c: Combatant) -> bool:
     """A step-in from a carried hold (also one holding again there), or a movement-only
     turn: its place is not kept."""
-    held = holding(c)
+    held = c.hold
     return held is not None and (
         held.state == GIVING_UP
         or (held.state == STEPPED_IN and held.original is not None)
@@ -229,6 +225,6 @@ def _with_group(c: Combatant, gid: str) -> bool:
 
 
 def _steps_in_before(c: Combatant, block: list[str]) -> bool:
-    held = holding(c)
+    held = c.hold
     return (held is not None and held.state in (STEPPED_IN, HOLDING) and held.point is not None
             and held.point[0] == "before" and held.point[1] in block)

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ...engine.events import Rolled
-from ...engine.holding import hold_mechanics
+from ...engine.holding import HoldMechanics
 from ...engine.model import Combat, Combatant
 from ...engine.order import by_id
 from ...engine.ruleset import Entry, HoldRuleIds, Ruleset, chain, describe_plain
 from ..foundry_core import initiative_roll
 
-HOLD = hold_mechanics(HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5"))
+HOLD = HoldMechanics(HoldRuleIds("ST-1", "ST-2", "ST-3", "ST-4", "ST-5"))
 
 
 def initiative_mod(combatant: Combatant) -> float:

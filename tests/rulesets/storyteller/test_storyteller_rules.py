@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from adapter.engine.holding import ANY_POINT, Hold, holding
+from adapter.engine.holding import ANY_POINT, Hold
 from adapter.errors import NotPermitted, RuleViolation, UnknownCombatant
 from adapter.replay import Replay, replay_lines
 from adapter.rulesets import RULESETS
@@ -208,7 +208,7 @@ def test_ST_5_an_unused_hold_carries_over_then_returns_to_the_original_score() -
     out = t.next_turn()
     assert t.plan["round"] == 2 and t.current == LARRY
     assert [n["kind"] for n in out["notices"]] == ["hold.carried_over"]
-    assert holding(t.combat.combatants[MITCH]) == Hold(ANY_POINT, since=1, original=10)
+    assert t.combat.combatants[MITCH].hold == Hold(ANY_POINT, since=1, original=10)
     assert t.entry(MITCH)["rules"] == ["ST-5"] and "any_point" in t.entry(MITCH)["tags"]
     t.intent("act", MITCH, owner(MITCH), after=LARRY)
     assert t.values() == {LARRY: 6, MITCH: 5}
@@ -281,7 +281,7 @@ def test_ST_5_target_aware_for_a_combatant_that_is_not_holding_is_refused() -> N
     error = t.refused("hold", LARRY, GM, target_aware=True)
     assert isinstance(error, RuleViolation) and error.rule == "ST-5"
     assert error.path == "/args/target_aware" and "not waiting" in error.message
-    assert t.current == MITCH and holding(t.combat.combatants[LARRY]) is None
+    assert t.current == MITCH and t.combat.combatants[LARRY].hold is None
 
 
 def test_ST_5_target_aware_after_stepping_in_is_refused() -> None:
