@@ -37,7 +37,7 @@ from ..errors import (
     StoreUnavailable,
     Superseded,
 )
-from ..pipeline import Result, read_seq, refusal, welcome
+from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..rulesets import RULESETS
 from ..seen import frame_reader
@@ -58,8 +58,8 @@ from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
 WORLDS_KEY = web.AppKey("worlds", Worlds)
-#: hosted mode: worker threads handling messages (each waits on its commit most of the time)
-MESSAGE_THREADS = 32
+#: hosted mode: worker threads claiming and loading the worlds of connecting writers
+CONNECT_THREADS = 32
 SIO_KEY = web.AppKey("sio", GuardedServer)
 
 
@@ -83,9 +83,9 @@ class Sidecar:
         self.tasks: set[asyncio.Future[Any]] = set()
         self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
         self.closing = False
-        # hosted: each message is handled (validated, applied, committed) in a worker thread,
-        # so the loop serves other worlds meanwhile and the store groups their commits
-        self.pool = ThreadPoolExecutor(MESSAGE_THREADS, thread_name_prefix="message") if worlds.store.shared else None
+        # hosted: a connect's store calls wait in a worker thread, and a message's commit in
+        # the store's committer thread (grouped with others), while the loop serves other worlds
+        self.pool = ThreadPoolExecutor(CONNECT_THREADS, thread_name_prefix="connect") if worlds.store.shared else None
 
     # ---------------------------------------------------------------- connecting
 
@@ -126,7 +126,7 @@ class Sidecar:
 
     async def off_loop(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``call`` in a worker thread (hosted: its store calls wait on PostgreSQL, not the
-        loop, and its commit joins others), or right here (SQLite)."""
+        loop), or right here (SQLite)."""
         if self.pool is None:
             return call(*args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self.pool, partial(call, *args, **kwargs))
@@ -246,9 +246,11 @@ class Sidecar:
             return refusal(read_seq(payload), limit)
         self.in_hand += 1
         try:
-            async with self.lock(conn.world):
-                # read by python-socketio with wirejson (json=wirejson below)
-                result: Result = await self.off_loop(self.worlds.handle, conn.world, event, payload, from_wire=True)
+            async with self.lock(conn.world):  # the payload was read with wirejson (json= below)
+                if self.pool is None:
+                    result = self.worlds.handle(conn.world, event, payload, from_wire=True)
+                else:  # processed here, committed by the store's thread (grouped) meanwhile
+                    result = await self.worlds.handle_soon(conn.world, event, payload, from_wire=True)
         finally:
             self.in_hand -= 1
         if result.error is not None:

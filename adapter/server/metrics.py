@@ -21,6 +21,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from aiohttp import web
@@ -88,15 +89,30 @@ class Metrics:
         """Read the gauges from the running sidecar; time the store's appends."""
         self.connected.set_function(lambda: len(writers))
         self.loaded.set_function(lambda: len(states))
-        store.append = self.timed(store.append)
+        if hasattr(store, "append_soon"):  # PostgreSQL: every append is one of these
+            store.append_soon = self.timed(store.append_soon)
+        else:
+            store.append = self.timed(store.append)
 
-    def timed(self, append: Callable[..., None]) -> Callable[..., None]:
-        def append_timed(*args: Any, **kwargs: Any) -> None:
+    def timed(self, append: Callable[..., Any]) -> Callable[..., Any]:
+        """``append``, timed until it returns or, when it returns a future, until that is done."""
+
+        def append_timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
-            try:
-                append(*args, **kwargs)
-            finally:
+
+            def observe(*_: Any) -> None:
                 self.commit_seconds.observe(time.perf_counter() - started)
+
+            try:
+                done = append(*args, **kwargs)
+            except BaseException:
+                observe()
+                raise
+            if isinstance(done, Future):
+                done.add_done_callback(observe)
+            else:
+                observe()
+            return done
 
         return append_timed
 

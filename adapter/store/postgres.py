@@ -21,9 +21,9 @@ the SQLite store, shared by every sidecar process of a hosted service.
   Needs PostgreSQL 14 or newer.
 * Snapshots are encoded and written in a worker thread on their own connection.
 * **Grouped commits.** Writes go through one committer thread: the rows that arrive while a
-  commit is in flight (other worlds' messages, handled in the server's worker threads) are
-  written together in one transaction, one WAL flush for all of them; each caller waits for
-  its row's commit, so an ack still means committed. A batch that fails on a row (a
+  commit is in flight (other worlds' messages) are written together in one transaction, one
+  WAL flush for all of them; each caller waits for its row's commit (the event loop awaits
+  :meth:`PostgresStore.append_soon`'s future), so an ack still means committed. A batch that fails on a row (a
   duplicate seq) is written again row by row, so each row gets its own answer.
 """
 
@@ -281,20 +281,24 @@ class PostgresStore:
     # ---------------------------------------------------------------- writing
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
+        self.append_soon(world, seq, event, payload, error).result()
+
+    def append_soon(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> Future[None]:
+        """The row handed to the committer thread: the future is done once it is committed
+        (or refused), so the event loop awaits it instead of a thread waiting on it."""
         row = (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
                _json(error) if error is not None else None)
-        self._write("INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)",
-                    row, world, seq)
+        return self._write("INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)",
+                           row, world, seq)
 
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
         self._write("INSERT INTO sessions (world, after_seq, data) VALUES (%s, %s, %s)",
-                    (world, after_seq, _json(data)), world, after_seq)
+                    (world, after_seq, _json(data)), world, after_seq).result()
 
-    def _write(self, query: str, row: tuple[Any, ...], world: str, seq: int) -> None:
-        """Written and committed (by the committer thread) when this returns."""
+    def _write(self, query: str, row: tuple[Any, ...], world: str, seq: int) -> Future[None]:
         item = _Row(query, row, world, seq)
         self._pending.put(item)
-        item.done.result()
+        return item.done
 
     def _commit_loop(self) -> None:
         while True:
