@@ -138,10 +138,13 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
         client_cpu = [cpu_seconds(p.pid) for p in loads]
         for p in loads:
             _send(p, "go")
+        spies = _profilers(pids, len(worlds), seconds)
         results = [reply(p, "result") for p in loads]
         cpu_used = sum(cpu_seconds(pid) for pid in pids) - sum(cpu)
         client_used = sum(cpu_seconds(p.pid) for p in loads) - sum(client_cpu)
         peak = [s.rss_mb() for s in procs]
+        for spy in spies:
+            spy.wait(60)
         for p in loads:
             _send(p, "stop")
     finally:
@@ -179,6 +182,17 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
         "ring_spread": ring.assign(worlds, [f"127.0.0.1:{s.port}" for s in procs], services.upstream_weight()),
         "ports": [s.port for s in procs],
     }
+
+
+def _profilers(pids: list[int], tables: int, seconds: float) -> list[subprocess.Popen[bytes]]:
+    """With ``SIDECAR_BENCH_PYSPY=<folder>``: py-spy samples each sidecar during the load
+    (collapsed stacks in ``<folder>/<tables>-<pid>.txt``), to see where its CPU goes."""
+    folder = os.environ.get("SIDECAR_BENCH_PYSPY")
+    if not folder:
+        return []
+    return [subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(pid), "--format", "raw", "--gil",
+                              "--duration", str(max(1, int(seconds) - 2)), "-o", f"{folder}/{tables}-{pid}.txt"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for pid in pids]
 
 
 def _lost(store: str, acked: dict[str, int]) -> int:
