@@ -1,14 +1,10 @@
 """``bench --hosted --tables N[,N...] --rate R``: how many tables the hosted stack holds.
 
-The whole stack on this machine, on loopback: PostgreSQL (fsync on), Redis, nginx (deploy/nginx.conf)
-and ``--sidecars`` sidecar processes (default 3). For each N, N tables connect through nginx,
-each its own websocket (:mod:`.tables`, a raw-wire load process), and each sends a ``hook``
-every 1/R seconds for ``--seconds``, not waiting for the previous ack. Reported for each N:
-the acks' p50/p99, messages unanswered within 10 s, refused ones, lost ones (acked but not in
-PostgreSQL: must be 0), each sidecar process's memory and the memory per connection, the
-sidecars' CPU per message, and how nginx's hash spread the tables over the processes. Then
-the largest N whose p99 stayed at or under 100 ms. The bench stops by itself (every wait is
-bounded). docs/performance.md, "Hosted capacity", has the figures.
+PostgreSQL (fsync on), Redis, nginx and ``--sidecars`` sidecar processes on loopback; for
+each N, N tables (:mod:`.tables`) each send a ``hook`` every 1/R seconds for ``--seconds``.
+Reports the acks' p50/p99, unanswered, refused and lost messages, memory, CPU per message and
+nginx's spread, then the largest N whose p99 stayed at or under 100 ms. docs/performance.md,
+"Hosted capacity", has the method and the figures.
 """
 
 from __future__ import annotations
@@ -23,10 +19,10 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
 from . import figures, ring, servers, services
-from .load import reply
+from .load import Load, reply
 
 P99_TARGET_MS = 100.0
 DEFAULT_TABLES = (250, 1000)
@@ -122,22 +118,18 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
     pids = [s.process.pid for s in procs]
     idle = [s.rss_mb() for s in procs]
     clients = max(1, math.ceil(len(worlds) / TABLES_PER_CLIENT))
-    loads: list[subprocess.Popen[str]] = []
+    load = Load()
     try:
         for k in range(clients):
-            job = {"url": url, "token": servers.TOKEN, "worlds": worlds[k::clients], "rate": rate,
-                   "seconds": seconds, "timeout": 10.0}
-            p = subprocess.Popen([sys.executable, "-m", "adapter.benchkit.tables"], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, text=True)
-            _send(p, json.dumps(job))
-            loads.append(p)
+            load.start("tables", {"url": url, "token": servers.TOKEN, "worlds": worlds[k::clients], "rate": rate,
+                                  "seconds": seconds, "timeout": 10.0})
+        loads = load.processes
         connect_s = max(float(reply(p, "ready")["connect_s"]) for p in loads)
         connected = [s.rss_mb() for s in procs]
         spread = list(established([s.port for s in procs]).values())
         cpu = [cpu_seconds(pid) for pid in pids]
         client_cpu = [cpu_seconds(p.pid) for p in loads]
-        for p in loads:
-            _send(p, "go")
+        load.send("go")
         spies = _profilers(pids, len(worlds), seconds)
         results = [reply(p, "result") for p in loads]
         cpu_used = sum(cpu_seconds(pid) for pid in pids) - sum(cpu)
@@ -145,18 +137,8 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
         peak = [s.rss_mb() for s in procs]
         for spy in spies:
             spy.wait(60)
-        for p in loads:
-            _send(p, "stop")
     finally:
-        for p in loads:
-            try:
-                p.wait(60)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-            for stream in (p.stdin, p.stdout):
-                if stream is not None and not stream.closed:
-                    stream.close()
+        load.close()
     latencies = [x for r in results for x in r["latencies"]]
     acked: dict[str, int] = {w: c for r in results for w, c in r["acked"].items()}
     messages = len(latencies)
@@ -205,13 +187,6 @@ def _lost(store: str, acked: dict[str, int]) -> int:
                           (list(acked),)).fetchall()
     stored: dict[str, int] = {str(world): int(count) for world, count in rows}
     return sum(max(0, count - stored.get(world, 0)) for world, count in acked.items())
-
-
-def _send(p: subprocess.Popen[str], line: str) -> None:
-    stdin: IO[str] | None = p.stdin
-    assert stdin is not None
-    stdin.write(line + "\n")
-    stdin.flush()
 
 
 def table(result: dict[str, Any]) -> str:

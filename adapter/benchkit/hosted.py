@@ -1,12 +1,9 @@
 """``bench --hosted``: the hosted topology against the default one, in one run.
 
-Three set-ups, under the same load (client processes, one world per client, each sending its
-next ``hook`` when the previous ack arrives; the world id in the query string, as the module
-sends it): one sidecar on SQLite reached directly (the default), then 1 and then 2 sidecar
-processes on PostgreSQL with Redis rooms behind nginx (deploy/nginx.conf's routing). It
-starts its own PostgreSQL, Redis and nginx on loopback ports (Debian's packages). Reports
-each set-up's throughput and latency, the scaling from 1 to 2 processes and the cost of the
-hosted stack against SQLite. See docs/performance.md.
+One sidecar on SQLite reached directly, then 1 and 2 sidecar processes on PostgreSQL with
+Redis rooms behind nginx, under the same load (one world per client, each sending its next
+``hook`` when the previous ack arrives); each set-up's throughput and latency, the scaling
+from 1 to 2 processes and the hosted stack's cost. See docs/performance.md.
 """
 
 from __future__ import annotations

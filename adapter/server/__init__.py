@@ -1,15 +1,10 @@
-"""The aiohttp app and socket.io server: one composition root, :func:`create_app`.
+"""The aiohttp app and socket.io server: one composition root, :func:`create_app`, which
+chooses the rulesets served (:data:`adapter.rulesets.RULESETS`) and hands them once to the
+store's codec and to :class:`adapter.service.Worlds`.
 
-It chooses the rulesets the server serves (:data:`adapter.rulesets.RULESETS`) and hands them,
-once, to the store's codec and to :class:`adapter.service.Worlds`, which hands them to the
-pipeline; the connect check and the welcome read them back from ``Worlds.rulesets``.
-
-Each handler is a straight line: check the connection may send, take the world's lock,
-let :class:`adapter.service.Worlds` validate, apply and store, broadcast, return the ack.
-Messages of one world apply strictly one at a time in arrival order (python-socketio runs
-handlers concurrently, so each world has an ``asyncio.Lock``; its waiters are served
-first-in first-out). Worlds never see each other: a connection is bound at connect to the
-world its auth names, and every message it sends is applied to that world only.
+Each handler is a straight line: check the connection may send, take the world's lock (one
+message of a world at a time, in arrival order), let ``Worlds`` validate, apply and store,
+broadcast, return the ack. A connection is bound at connect to the world its auth names.
 """
 
 from __future__ import annotations
@@ -132,9 +127,8 @@ class Sidecar:
         return await asyncio.get_running_loop().run_in_executor(self.pool, partial(call, *args, **kwargs))
 
     def store_refusal(self, world_id: str, previous: str | None, error: Exception) -> StoreUnavailable:
-        """Why a connection is refused when the store failed it (served_elsewhere, or the store
-        down or failing: the module retries). A lease taken for it is given back when the world
-        has no other writer, so it does not stay held by a process nobody writes to."""
+        """Why a connection is refused when the store failed it (the module retries); a lease
+        taken for it is given back when the world has no other writer."""
         refused = error if isinstance(error, StoreUnavailable) else StoreUnavailable(
             f"the sidecar could not load or record world {world_id} ({type(error).__name__}); retry later")
         if isinstance(error, StoreUnavailable):
@@ -202,8 +196,7 @@ class Sidecar:
             log.info("disconnected: world %s", conn.world)
 
     async def close(self, grace: float = 1.5) -> None:
-        """Shutting down: let the messages in hand finish (each is stored before its ack goes),
-        then close every socket; the caller has stopped accepting, and snapshots after."""
+        """Shutting down: let the messages in hand finish, then close every socket."""
         self.closing = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
@@ -263,8 +256,8 @@ class Sidecar:
     # ---------------------------------------------------------------- helpers
 
     def listeners(self, world_id: str, sender: str) -> bool:
-        """Whether anyone but the sender is in the world's room (else a broadcast is skipped:
-        the sender has the plans in its ack, and encoding for nobody costs every message)."""
+        """Whether anyone but the sender is in the world's room (else no broadcast: the sender
+        has the plans in its ack)."""
         return any(p != sender for p, _ in self.sio.manager.get_participants("/", room_of(world_id)))
 
     def lock(self, world_id: str) -> asyncio.Lock:
@@ -280,19 +273,16 @@ SIDECAR_KEY = web.AppKey("sidecar", Sidecar)
 
 
 async def keep_leases(heartbeat: Callable[[], None], every: float = 0.5) -> None:
-    """Call the store's heartbeat from the event loop, so a loop that stops turning (a stuck
-    handler, the process stopped) stops it too and PostgreSQL frees the leases
-    (:mod:`adapter.store.postgres`)."""
+    """Call the store's heartbeat from the event loop: a loop that stops turning stops it too,
+    and PostgreSQL frees the leases (:mod:`adapter.store.postgres`)."""
     while True:
         await asyncio.sleep(every)
         heartbeat()
 
 
 def auth_refusal(error: InvalidMessage, auth: Any) -> str:
-    """Why an auth was refused, never quoting the token: jsonschema's message quotes the value
-    it refuses, which at ``/token`` (or for an auth that is not an object at all) is the
-    token, or what the GM pasted for it. Elsewhere the message is jsonschema's, with the
-    token masked should it appear in it all the same."""
+    """Why an auth was refused, never quoting the token (jsonschema's message quotes the value
+    it refuses): at ``/token`` or for a non-object a fixed text, elsewhere with the token masked."""
     path = error.path or "/"
     if not isinstance(auth, dict):
         return "the connect auth must be an object (at /)"
@@ -305,18 +295,16 @@ def auth_refusal(error: InvalidMessage, auth: Any) -> str:
 
 
 def room_of(world_id: str) -> str:
-    """The socket.io room of a world. World rooms have names of their own (``world:<id>``):
-    socket.io gives each connection a room named after its sid, and a world id equal to
-    another connection's sid must not name that room (``cannot enter a sid room``)."""
+    """The socket.io room of a world, ``world:<id>``: a world id equal to another connection's
+    sid must not name that connection's own room."""
     return "world:" + world_id
 
 
 @web.middleware
 async def no_ws_compression(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Decline permessage-deflate: the sidecar sits on the GM's machine, where compressing a
-    few KB costs CPU on both ends and ~150 KB of zlib state per connection, and saves
-    nothing. aiohttp accepts the extension whenever a client offers it, so the offer is
-    removed from the upgrade request (``--ws-compression`` keeps it)."""
+    """Decline permessage-deflate (on the GM's machine it costs CPU and ~150 KB of zlib state
+    per connection, and saves nothing): the offer is removed from the upgrade request, which
+    aiohttp would accept (``--ws-compression`` keeps it)."""
     if "Sec-WebSocket-Extensions" in request.headers:
         headers = request.headers.copy()
         del headers["Sec-WebSocket-Extensions"]
@@ -335,9 +323,7 @@ def create_app(config: Config) -> web.Application:
         cors_allowed_origins=[],  # no check at the handshake: --origins is checked at CONNECT (.origins)
         max_http_buffer_size=config.buffer_bytes,
         transports=["websocket"],
-        # a connection's next frame is read once its message is answered: one message in
-        # hand per connection, not a task holding each decoded payload (docs/reliability.md)
-        async_handlers=False,
+        async_handlers=False,  # one message in hand per connection (docs/reliability.md, "Memory")
         json=wirejson.FRAMES,  # wirejson, reading a frame as the guard's frame_reader says
         serializer=Packet,
         logger=False,

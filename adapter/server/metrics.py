@@ -1,19 +1,6 @@
-"""``GET /healthz`` and ``GET /metrics`` for whoever runs the sidecar.
-
-Both answer only to loopback addresses (and to the networks ``--metrics-from`` names):
-binding elsewhere for the module does not publish them. ``/healthz`` is 200 when the store
-takes a write transaction and the stored worlds are loaded, else 503 with the reason.
-``/metrics`` is Prometheus' text format from ``prometheus-client``, one registry per app:
-
-- ``initiative_sidecar_messages_total{event, result}``: answered messages; ``event`` is
-  ``hook``, ``intent`` or ``other``, ``result`` ``ok``, ``duplicate`` or ``refused``;
-- ``initiative_sidecar_refusals_total{code}``: refusals by error code;
-- ``initiative_sidecar_ack_seconds{event}``: from receiving a message to its ack (histogram);
-- ``initiative_sidecar_connects_total{result}``: connection attempts, ``accepted`` or the
-  refusal code (``auth_failed``, ``throttled``...);
-- ``initiative_sidecar_connected_worlds``, ``initiative_sidecar_loaded_worlds``;
-- ``initiative_sidecar_store_commit_seconds``: one message's insert and commit (histogram);
-- the process collector's ``process_*`` (memory, CPU, open files).
+"""``GET /healthz`` and ``GET /metrics`` for whoever runs the sidecar, answering only to
+loopback and the ``--metrics-from`` networks. ``/metrics`` is Prometheus' text format, one
+registry per app; docs/operations.md lists the metrics.
 """
 
 from __future__ import annotations

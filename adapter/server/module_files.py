@@ -1,14 +1,10 @@
 """The Foundry module as the sidecar serves it and ``make release`` writes it.
 
-``GET /module/module.json`` is the manifest with its ``manifest`` and ``download`` URLs
-pointing back at the address the request came to (so a GM pastes
-``http://127.0.0.1:8765/module/module.json`` into Foundry's *Install Module* dialog), and
-``GET /module/initiative-sidecar.zip`` the module's files with that manifest at the root.
-The files come from ``vtt_module/`` of the checkout, or from the copy a wheel installs in
-``adapter/vtt_module/``; tests and dev files are left out (:data:`DEV_FILES`, the same list
-as the wheel's ``exclude`` in ``pyproject.toml``). The manifest's ``version`` and
-``flags.protocol`` are stamped from :mod:`adapter.version` and the protocol, the one source
-of both.
+``GET /module/module.json``: the manifest, its ``manifest`` and ``download`` URLs pointing
+back at the address the request came to; ``GET /module/initiative-sidecar.zip``: the module's
+files (``vtt_module/`` of the checkout, or the copy a wheel installs; :data:`DEV_FILES` left
+out, as in ``pyproject.toml``) with that manifest, its ``version`` and ``flags.protocol``
+stamped from :mod:`adapter.version` and the protocol.
 """
 
 from __future__ import annotations
@@ -79,11 +75,9 @@ def manifest_bytes(data: dict[str, Any]) -> bytes:
 
 
 def build_zip(data: dict[str, Any], folder: Path | None = None) -> bytes:
-    """The module's zip: its files at the root, ``module.json`` replaced by ``data``.
-
-    Every file but the manifest is compressed once per folder (:func:`_files_zip`, ~40 ms);
-    each zip is that archive with ``module.json`` added last (well under a millisecond), so a
-    request naming yet another Host cannot make the event loop compress the module again."""
+    """The module's zip: its files at the root, ``module.json`` replaced by ``data``. The files
+    are compressed once per folder (:func:`_files_zip`), so a request naming yet another Host
+    cannot make the event loop compress the module again."""
     import zipfile  # on the first download, not at start-up
 
     buffer = io.BytesIO(_files_zip(folder or module_dir()))

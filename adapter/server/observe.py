@@ -1,10 +1,6 @@
 """Who hears of each answered message (the metrics and the status page) and of each
-connection attempt (the metrics).
-
-The socket.io handlers are wrapped where they are registered (``create_app``); each ack, its
-event, its world and how long it took go to every listener; each connect, accepted or the
-code it was refused with. A listener must be quick and must not raise (a failing one is
-logged and the ack still goes out).
+connection attempt (the metrics). A listener must be quick and must not raise (a failing
+one is logged and the ack still goes out).
 """
 
 from __future__ import annotations

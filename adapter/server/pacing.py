@@ -95,10 +95,9 @@ def quiet_loop_errors(loop: asyncio.AbstractEventLoop, quiet: Quiet) -> None:
 
 
 def _malloc_trim() -> Callable[[], None]:
-    """glibc's ``malloc_trim(0)``, which hands freed heap pages back to the OS (Python's
-    allocator frees a cut connection's buffers, but glibc keeps the pages); a no-op elsewhere.
-    Looked up among the symbols the process has loaded already (``CDLL(None)``, libc among
-    them): ``find_library`` would run ``ldconfig`` in a child process at every start."""
+    """glibc's ``malloc_trim(0)``, which hands freed heap pages back to the OS; a no-op
+    elsewhere. Looked up among the symbols already loaded (``CDLL(None)``): ``find_library``
+    would run ``ldconfig`` in a child process at every start."""
     try:
         trim = ctypes.CDLL(None).malloc_trim if os.name == "posix" else None
     except (OSError, AttributeError):
@@ -112,23 +111,11 @@ release_pages = _malloc_trim()
 
 
 class Collector:
-    """Full garbage collections while sockets keep closing, paced by garbage and by cost.
-
-    A closed connection does not go when its socket does: aiohttp's request handler and
-    transport, Engine.IO's tasks and the exceptions their teardown raises (whose tracebacks hold
-    the frames that hold them) form reference cycles, and by the time the socket closes they
-    sit in the oldest generation, which Python collects only now and then. During a flood of
-    sockets the guard closes, hundreds of dead connections piled up between two such
-    collections (800 of them, about 15 MB, in a 1,600-socket flood), and pymalloc keeps the
-    arenas they filled: it frees an arena only once every block in it is free, and the few
-    long-lived objects allocated meanwhile pin them. So that memory never came back.
-
-    After every ``every`` closed sockets, :meth:`due` says a full collection should run (one
-    at a time), so about that many dead connections wait for one. A collection is not due
-    again before ``spacing`` times the processor time the last one took has passed: however
-    large the heap (a collection here takes some 40 ms), collections take at most
-    ``1 / (spacing + 1)`` of the event loop's time, and only while sockets keep closing.
-    """
+    """Full garbage collections while sockets keep closing, paced by garbage and by cost: a
+    closed connection's objects are reference cycles only a full collection frees
+    (docs/reliability.md, "Memory"). After every ``every`` closed sockets :meth:`due` says one
+    should run (one at a time), and not again before ``spacing`` times the processor time the
+    last one took: collections take at most ``1 / (spacing + 1)`` of the event loop's time."""
 
     def __init__(self, every: int = 64, spacing: float = 5.0, clock: Callable[[], float] = time.monotonic,
                  cost: Callable[[], float] = time.thread_time) -> None:
@@ -191,14 +178,10 @@ def address_key(remote: str) -> str:
 
 
 def client_address(peer: str, forwarded_for: Iterable[str], behind_proxy: bool) -> str:
-    """The address a request came from. Behind the same-origin proxy (``behind_proxy``: the
-    sidecar was started with ``--public-origin``) every browser reaches the sidecar from the
-    proxy's loopback address, so the per-address limits would count every client of the
-    internet as one: there, and only for a peer on loopback, the client is the **rightmost**
-    ``X-Forwarded-For`` entry, the one the proxy itself appends (nginx's
-    ``$proxy_add_x_forwarded_for``, Caddy's default); entries to its left are whatever the
-    client sent. From any other peer, or without ``--public-origin``, the header is the
-    client's own word and is ignored: the peer address counts."""
+    """The address a request came from: behind the same-origin proxy (``behind_proxy``, i.e.
+    ``--public-origin``) and only for a peer on loopback, the **rightmost** ``X-Forwarded-For``
+    entry (the one the proxy appends; those to its left are the client's word); otherwise the
+    peer address (docs/reliability.md, "Origins")."""
     if not behind_proxy:
         return peer
     peer_ip = _ip(peer)
