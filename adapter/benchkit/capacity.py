@@ -10,7 +10,6 @@ nginx's spread, then the largest N whose p99 stayed at or under 100 ms. docs/per
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import subprocess
@@ -86,12 +85,7 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             stdout.flush()
             with ExitStack() as stack:  # fresh processes for each step: its memory is its own
                 store = pg.new_database()
-                procs = []
-                for i in range(sidecars):
-                    server = servers.start("sidecar", Path(tmp) / f"unused-{n}-{i}.db",
-                                           extra=("--store", store, "--redis", redis.url))
-                    stack.callback(server.stop)
-                    procs.append(server)
+                procs = servers.hosted(stack, Path(tmp) / str(n), sidecars, store, redis.url)
                 port = stack.enter_context(services.nginx([s.port for s in procs], workers=2,
                                                           connections=2 * tables + 512))
                 worlds = [f"cap{n}t{i:05d}" for i in range(tables)]
@@ -102,15 +96,9 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         "steps": steps, "largest_tables_p99_within_100ms": max(fit) if fit else None,
         "seconds": round(time.perf_counter() - began, 1),
     }
-    stdout.write(table(result) + "\n")
-    out = getattr(args, "json_out", None)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     lost = sum(s["lost"] for s in steps)
-    if lost:
-        stderr.write(f"initiative-sidecar bench --hosted --tables: {lost} acked messages are not in the store\n")
-        return 1
-    return 0
+    return figures.report(result, table(result), args, stdout, stderr,
+                          f"{lost} acked messages are not in the store" if lost else "")
 
 
 def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], rate: float,
@@ -159,8 +147,7 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
         "sidecar_cpu_share": round(cpu_used / seconds, 2),
         "load_cpu_share": round(client_used / seconds, 2),
         "spread": spread,
-        # where nginx's ring sends these worlds, computed (.ring): equal to "spread" when the
-        # computation is nginx's own
+        # where nginx's ring sends these worlds, computed (.ring): "spread" if it is nginx's own
         "ring_spread": ring.assign(worlds, [f"127.0.0.1:{s.port}" for s in procs], services.upstream_weight()),
         "ports": [s.port for s in procs],
     }

@@ -16,11 +16,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
+from . import figures
 from .payloads import hooks, roll, session
 
 SIZES = (5, 20, 80, 200)
@@ -139,15 +139,9 @@ def measure_in_child(quick: bool) -> dict[str, Any]:
 def run_only(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``bench --combat-sizes [--quick] [--json FILE]``: this figure alone."""
     result = measure_in_child(quick=bool(getattr(args, "quick", False)))
-    stdout.write(table(result) + "\n")
-    out = getattr(args, "json_out", None)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     refused = sum(row["refused"] for row in result["sizes"])
-    if refused:
-        stderr.write(f"initiative-sidecar bench: {refused} messages were refused\n")
-        return 1
-    return 0
+    return figures.report(result, table(result), args, stdout, stderr,
+                          f"{refused} messages were refused" if refused else "")
 
 
 def main(argv: Sequence[str]) -> None:

@@ -9,7 +9,6 @@ from 1 to 2 processes and the hosted stack's cost. See docs/performance.md.
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from contextlib import ExitStack
@@ -56,14 +55,8 @@ def run_hosted(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     result["cost_x1_over_sqlite"] = figures.ratio(side["postgresql x1"]["msgs_per_s"], side["sqlite"]["msgs_per_s"])
     result["errors"] = errors
     result["seconds"] = round(time.perf_counter() - began, 1)
-    stdout.write(table(result) + "\n")
-    out = getattr(args, "json_out", None)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    if errors:
-        stderr.write(f"initiative-sidecar bench --hosted: {errors} messages were refused or failed\n")
-        return 1
-    return 0
+    return figures.report(result, table(result), args, stdout, stderr,
+                          f"{errors} messages were refused or failed" if errors else "")
 
 
 def _one(setup: str, tmp: Path, pg: services.Postgres, redis: str, worlds: list[str], messages: int,
@@ -75,14 +68,8 @@ def _one(setup: str, tmp: Path, pg: services.Postgres, redis: str, worlds: list[
             stack.callback(server.stop)
             url = server.url
         else:
-            store = pg.new_database()
-            count = int(setup.rsplit("x", 1)[1])
-            ports = []
-            for i in range(count):
-                server = servers.start("sidecar", tmp / f"unused-{i}.db", extra=("--store", store, "--redis", redis))
-                stack.callback(server.stop)
-                ports.append(server.port)
-            url = f"http://127.0.0.1:{stack.enter_context(services.nginx(ports))}"
+            sidecars = servers.hosted(stack, tmp, int(setup.rsplit("x", 1)[1]), pg.new_database(), redis)
+            url = f"http://127.0.0.1:{stack.enter_context(services.nginx([s.port for s in sidecars]))}"
         return load.run(url, worlds, messages, procs, deflate=False)
 
 

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,8 +68,7 @@ def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple
         argv = [sys.executable, "-m", "adapter.benchkit.echo", str(port)]
     else:
         assert db is not None
-        # every bench client connects from loopback, up to 100 at once (the transport guard
-        # keeps 64 sockets per address waiting for their auth by default)
+        # every bench client connects from loopback, many at once (the guard's default is 64)
         argv = [sys.executable, "-m", "adapter", "serve", "--host", "127.0.0.1",
                 "--port", str(port), "--db", str(db), "--token", TOKEN, "--log-level", "WARNING",
                 "--pending-per-address", "4096", *extra]
@@ -90,6 +90,16 @@ def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple
             time.sleep(0.002)
     server.startup_s = time.perf_counter() - began
     return server
+
+
+def hosted(stack: ExitStack, folder: Path, count: int, store: str, redis: str) -> list[Server]:
+    """``count`` sidecar processes on one PostgreSQL store and Redis, stopped with ``stack``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started = []
+    for i in range(count):
+        started.append(start("sidecar", folder / f"unused-{i}.db", extra=("--store", store, "--redis", redis)))
+        stack.callback(started[-1].stop)
+    return started
 
 
 def _status_kb(pid: int, field: str) -> int:

@@ -40,7 +40,7 @@ from ..service import Worlds
 from ..store.opening import open_store
 from ..store.snapshots import Codec
 from .export import export
-from .guard import GuardedServer, Limits
+from .guard import GuardedServer
 from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
@@ -78,8 +78,7 @@ class Sidecar:
         self.tasks: set[asyncio.Future[Any]] = set()
         self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
         self.closing = False
-        # hosted: a connect's store calls wait in a worker thread, and a message's commit in
-        # the store's committer thread (grouped with others), while the loop serves other worlds
+        # hosted: a connect's store calls wait in a worker thread (a message's: Worlds.handle_soon)
         self.pool = ThreadPoolExecutor(CONNECT_THREADS, thread_name_prefix="connect") if worlds.store.shared else None
 
     # ---------------------------------------------------------------- connecting
@@ -97,7 +96,11 @@ class Sidecar:
         async with self.lock(world_id):
             previous = self.writers.get(world_id)
             try:
-                state = await self.off_loop(self.claim_and_connect, world_id, auth)
+                if self.pool is None:
+                    state = self.claim_and_connect(world_id, auth)
+                else:  # hosted: its store calls wait on PostgreSQL in a worker thread, not on the loop
+                    state = await asyncio.get_running_loop().run_in_executor(
+                        self.pool, self.claim_and_connect, world_id, auth)
             except Exception as error:  # answered, whatever the store did: never left hanging
                 why = self.store_refusal(world_id, previous, error)
                 raise socketio.exceptions.ConnectionRefusedError(why.message, why.to_wire()) from None
@@ -118,13 +121,6 @@ class Sidecar:
     def claim_and_connect(self, world_id: str, auth: dict[str, Any]) -> Any:
         self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
         return self.worlds.connect(auth)  # its session, stored before it applies
-
-    async def off_loop(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """``call`` in a worker thread (hosted: its store calls wait on PostgreSQL, not the
-        loop), or right here (SQLite)."""
-        if self.pool is None:
-            return call(*args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, partial(call, *args, **kwargs))
 
     def store_refusal(self, world_id: str, previous: str | None, error: Exception) -> StoreUnavailable:
         """Why a connection is refused when the store failed it (the module retries); a lease
@@ -248,17 +244,13 @@ class Sidecar:
             self.in_hand -= 1
         if result.error is not None:
             log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
-        if result.emits and self.listeners(conn.world, sid):  # every listener is local (.rooms)
+        room = room_of(conn.world)  # every listener is local (.rooms); the sender has the plans in its ack
+        if result.emits and any(p != sid for p, _ in self.sio.manager.get_participants("/", room)):
             for name, data in result.emits:
-                await self.sio.emit(name, data, room=room_of(conn.world), skip_sid=sid)
+                await self.sio.emit(name, data, room=room, skip_sid=sid)
         return result.ack
 
     # ---------------------------------------------------------------- helpers
-
-    def listeners(self, world_id: str, sender: str) -> bool:
-        """Whether anyone but the sender is in the world's room (else no broadcast: the sender
-        has the plans in its ack)."""
-        return any(p != sender for p, _ in self.sio.manager.get_participants("/", room_of(world_id)))
 
     def lock(self, world_id: str) -> asyncio.Lock:
         return self.locks.setdefault(world_id, asyncio.Lock())
@@ -302,9 +294,8 @@ def room_of(world_id: str) -> str:
 
 @web.middleware
 async def no_ws_compression(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Decline permessage-deflate (on the GM's machine it costs CPU and ~150 KB of zlib state
-    per connection, and saves nothing): the offer is removed from the upgrade request, which
-    aiohttp would accept (``--ws-compression`` keeps it)."""
+    """Decline permessage-deflate (~150 KB of zlib state a connection, and CPU, for nothing on
+    the GM's machine): the offer is removed from the upgrade request (``--ws-compression`` keeps it)."""
     if "Sec-WebSocket-Extensions" in request.headers:
         headers = request.headers.copy()
         del headers["Sec-WebSocket-Extensions"]
@@ -316,9 +307,7 @@ async def no_ws_compression(request: web.Request, handler: Any) -> web.StreamRes
 def create_app(config: Config) -> web.Application:
     """The aiohttp app with the socket.io server and the store, opened and closed with it."""
     sio = GuardedServer(
-        limits=Limits(rate=config.rate, burst=config.burst, connect_timeout=config.connect_timeout,
-                      pending_per_address=config.pending_per_address,
-                      max_outgoing_bytes=config.max_outgoing_bytes, behind_proxy=bool(config.public_origins)),
+        limits=config,  # --rate, --burst, --connect-timeout, --pending-per-address, --max-outgoing-bytes
         async_mode="aiohttp",
         cors_allowed_origins=[],  # no check at the handshake: --origins is checked at CONNECT (.origins)
         max_http_buffer_size=config.buffer_bytes,
@@ -356,10 +345,10 @@ def create_app(config: Config) -> web.Application:
         observers = app[OBSERVERS_KEY]  # metrics and the status page hear of every ack
         sio.on("connect", observers.wrap_connect(sidecar.connect))
         sio.on("disconnect", sidecar.disconnect)
-        sio.on("hook", observers.wrap(sidecar, "hook", sidecar.handler("hook")))
-        sio.on("intent", observers.wrap(sidecar, "intent", sidecar.handler("intent")))
+        sio.on("hook", observers.wrap(sidecar.connections, "hook", sidecar.handler("hook")))
+        sio.on("intent", observers.wrap(sidecar.connections, "intent", sidecar.handler("intent")))
         sio.on("export", partial(export, sidecar))  # the GM's download (export.py)
-        sio.on("*", observers.wrap_any(sidecar, sidecar.unknown_event))
+        sio.on("*", observers.wrap_any(sidecar.connections, sidecar.unknown_event))
         heartbeat = getattr(store, "heartbeat", None)
         if heartbeat is not None:  # hosted: the leases last while this event loop turns
             sidecar.spawn(keep_leases(heartbeat))

@@ -25,23 +25,13 @@ import socketio
 from engineio.async_socket import AsyncSocket
 from socketio import packet as sio_packet
 
+from ..config import Config
 from ..errors import ConnectRefused, InvalidMessage
 from ..pipeline import read_seq
 from ..protocol import wirejson
 from .pacing import Bucket, Collector, Quiet, address_key, release_memory, remote_of
 
 log = logging.getLogger("initiative_sidecar.server")
-
-
-@dataclass
-class Limits:
-    rate: float = 2000.0
-    burst: int = 4000
-    connect_timeout: float = 5.0
-    pending_per_address: int = 64
-    max_outgoing_bytes: int = 8 * 1024 * 1024
-    #: ``--public-origin`` is set: a loopback peer's X-Forwarded-For names the client
-    behind_proxy: bool = False
 
 
 @dataclass
@@ -82,9 +72,11 @@ class Engine(engineio.AsyncServer):  # type: ignore[misc]
 
 
 class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
-    def __init__(self, *args: Any, limits: Limits | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, limits: Config, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.limits = limits or Limits()
+        self.limits = limits
+        #: ``--public-origin`` is set: a loopback peer's X-Forwarded-For names the client
+        self.behind_proxy = bool(limits.public_origins)
         self.peers: dict[str, Peer] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}  # eio sid -> its authentication deadline
         self.aborting: set[asyncio.Future[None]] = set()  # sockets past their deadline, being cut
@@ -103,7 +95,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         return [sid for sid, p in self.peers.items() if p.address == address and not p.accepted]
 
     async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
-        address = address_key(remote_of(environ, self.limits.behind_proxy))
+        address = address_key(remote_of(environ, self.behind_proxy))
         waiting = self.pending(address)
         if len(waiting) >= self.limits.pending_per_address:
             idle = [sid for sid in waiting if not self.peers[sid].connecting]
@@ -290,7 +282,6 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         self.quiet.log(logging.WARNING, ("malformed", address),
                        "a frame from %s could not be read: %s: %s", address, type(error).__name__, str(error)[:200])
         if isinstance(data, str) and data.startswith("0") and peer is not None and not peer.accepted:
-            # a CONNECT whose auth cannot be read: refused as a bad auth, not left waiting
             refused = ConnectRefused("invalid_auth", f"the connect auth could not be read ({type(error).__name__})")
             await self._send_packet(eio_sid, self.packet_class(
                 sio_packet.CONNECT_ERROR, namespace="/", data={"message": refused.message, "data": refused.to_wire()}))

@@ -59,8 +59,7 @@ class Metrics:
             self.refusals.labels(code=str((ack.get("error") or {}).get("code", "?"))).inc()
         else:
             result = "duplicate" if ack.get("duplicate") else "ok"
-        # every answered message passes here: the labelled children are looked up once
-        # (``labels()`` validates and locks on each call, ~3 us each)
+        # every answered message passes here: ``labels()`` (~3 us a call) is looked up once
         key = (answered.event, result)
         children = self._answered.get(key)
         if children is None:
@@ -90,16 +89,15 @@ class Metrics:
             def observe(*_: Any) -> None:
                 self.commit_seconds.observe(time.perf_counter() - started)
 
+            done: Any = None
             try:
                 done = append(*args, **kwargs)
-            except BaseException:
-                observe()
-                raise
-            if isinstance(done, Future):
-                done.add_done_callback(observe)
-            else:
-                observe()
-            return done
+                return done
+            finally:
+                if isinstance(done, Future):
+                    done.add_done_callback(observe)
+                else:
+                    observe()
 
         return append_timed
 

@@ -112,9 +112,8 @@ def release(out: Path, base_url: str) -> list[Path]:
 
 
 def request_base(request: web.Request, config: Config) -> str:
-    """Where this request came to: its scheme and Host header, under the base path
-    (``X-Forwarded-*`` is not read: behind a proxy, the proxy passes Host, and a
-    ``--public-origin`` it names gives the scheme)."""
+    """Where this request came to: its scheme and Host, under the base path (behind a proxy,
+    Host as passed and the scheme of the ``--public-origin`` it names; no ``X-Forwarded-*``)."""
     return f"{public_scheme(config, request)}://{request.host}{config.base_path}/module"
 
 
@@ -140,9 +139,8 @@ def add_module_routes(app: web.Application, config: Config) -> None:
 
 
 def version_warnings(auth: dict[str, Any]) -> dict[str, Any]:
-    """What the welcome adds to warn of a module whose version is not the sidecar's:
-    ``{"warnings": [...]}``, logged; or nothing. (A module of another protocol is refused at
-    connect, ``protocol_mismatch``.)"""
+    """What the welcome adds to warn of a module whose version is not the sidecar's (another
+    protocol is refused at connect): ``{"warnings": [...]}``, logged; or nothing."""
     module = auth.get("module_version")
     if not isinstance(module, str) or module in ("", __version__):
         return {}

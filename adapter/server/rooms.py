@@ -21,8 +21,7 @@ log = logging.getLogger("initiative_sidecar.rooms")
 
 
 class OnceThenCount:
-    """The logger python-socketio's manager writes to: its debug and info lines go to
-    ``initiative_sidecar.rooms`` as they are; a failure (``error``/``exception``) is logged
+    """The logger python-socketio's manager writes to: debug and info as they are, a failure
     the first time, then at most once a minute with how many came meanwhile."""
 
     def __init__(self, logger: logging.Logger = log, every: float = 60.0) -> None:

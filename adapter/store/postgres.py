@@ -114,9 +114,8 @@ class _Row:
 
 
 class PostgresStore:
-    """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased. If the
-    leasing session ends, the write in flight fails (not acked) and every write for a world is
-    refused ``served_elsewhere`` until the world is claimed again."""
+    """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased (a world
+    whose lease was lost is refused ``served_elsewhere`` until claimed again)."""
 
     shared = True
 
