@@ -7,6 +7,7 @@ No sockets here: the server calls :meth:`Worlds.handle` one message at a time pe
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import sqlite3
@@ -170,22 +171,43 @@ class Worlds:
     def handle(self, world_id: str, event: str, payload: Any, *, from_wire: bool = False) -> Result:
         """Process one message of a connected world; stored before this returns.
         ``from_wire``: read by :func:`.protocol.wirejson.loads` (see :func:`.pipeline.process`)."""
-        state = self.states[world_id]
-        result = process(
-            state, event, payload, rulesets=self.rulesets, max_bytes=self.max_bytes,
+        result = self._process(world_id, event, payload, from_wire)
+        if result.record:
+            try:  # committed before the state moves on: if this raises, nothing happened
+                with storing(world_id, f"seq {result.world.last_seq}"):
+                    self.store.append(world_id, result.world.last_seq, event, result.stored, result.error)
+            except StoreUnavailable as gone:
+                return self._refused(world_id, result, gone)
+        return self._adopt(world_id, result)
+
+    async def handle_soon(self, world_id: str, event: str, payload: Any, *, from_wire: bool = False) -> Result:
+        """:meth:`handle` on the event loop for a store that commits in its own thread
+        (``append_soon``: PostgreSQL): only the commit is waited for, not done, here."""
+        result = self._process(world_id, event, payload, from_wire)
+        if result.record:
+            soon = self.store.append_soon(world_id, result.world.last_seq, event, result.stored, result.error)  # type: ignore[attr-defined]
+            try:
+                with storing(world_id, f"seq {result.world.last_seq}"):
+                    await asyncio.wrap_future(soon)
+            except StoreUnavailable as gone:
+                return self._refused(world_id, result, gone)
+        return self._adopt(world_id, result)
+
+    def _process(self, world_id: str, event: str, payload: Any, from_wire: bool) -> Result:
+        return process(
+            self.states[world_id], event, payload, rulesets=self.rulesets, max_bytes=self.max_bytes,
             check_outbound=self.check_outbound,
             from_wire=from_wire, seen=self.seen.get(world_id),
             plans=self.plans.setdefault(world_id, PlanMemo()), keep_read=KEEP_READ_FROM,
         )
-        if result.record:
-            # committed before the state moves on: if this raises, nothing happened
-            try:
-                with storing(world_id, f"seq {result.world.last_seq}"):
-                    self.store.append(world_id, result.world.last_seq, event, result.stored, result.error)
-            except StoreUnavailable as gone:  # refused, not stored: the seq stays free
-                if isinstance(gone, ServedElsewhere):
-                    self.owned.discard(world_id)  # stale here: reloaded at the next claim
-                return Result(world=state, ack=refusal(result.world.last_seq, gone))
+
+    def _refused(self, world_id: str, result: Result, gone: StoreUnavailable) -> Result:
+        """Refused, not stored: the seq stays free."""
+        if isinstance(gone, ServedElsewhere):
+            self.owned.discard(world_id)  # stale here: reloaded at the next claim
+        return Result(world=self.states[world_id], ack=refusal(result.world.last_seq, gone))
+
+    def _adopt(self, world_id: str, result: Result) -> Result:
         self.states[world_id] = result.world
         if result.seen is not None:
             self.seen[world_id] = result.seen

@@ -1,20 +1,15 @@
 """``bench --hosted --tables N[,N...] --rate R``: how many tables the hosted stack holds.
 
-The whole stack on this machine, on loopback: PostgreSQL (fsync on), Redis, nginx (deploy/nginx.conf)
-and ``--sidecars`` sidecar processes (default 3). For each N, N tables connect through nginx,
-each its own websocket (:mod:`.tables`, a raw-wire load process), and each sends a ``hook``
-every 1/R seconds for ``--seconds``, not waiting for the previous ack. Reported for each N:
-the acks' p50/p99, messages unanswered within 10 s, refused ones, lost ones (acked but not in
-PostgreSQL: must be 0), each sidecar process's memory and the memory per connection, the
-sidecars' CPU per message, and how nginx's hash spread the tables over the processes. Then
-the largest N whose p99 stayed at or under 100 ms. The bench stops by itself (every wait is
-bounded). docs/performance.md, "Hosted capacity", has the figures.
+PostgreSQL (fsync on), Redis, nginx and ``--sidecars`` sidecar processes on loopback; for
+each N, N tables (:mod:`.tables`) each send a ``hook`` every 1/R seconds for ``--seconds``.
+Reports the acks' p50/p99, unanswered, refused and lost messages, memory, CPU per message and
+nginx's spread, then the largest N whose p99 stayed at or under 100 ms. docs/performance.md,
+"Hosted capacity", has the method and the figures.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import subprocess
@@ -23,10 +18,10 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
 from . import figures, ring, servers, services
-from .load import reply
+from .load import Load, reply
 
 P99_TARGET_MS = 100.0
 DEFAULT_TABLES = (250, 1000)
@@ -90,12 +85,7 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             stdout.flush()
             with ExitStack() as stack:  # fresh processes for each step: its memory is its own
                 store = pg.new_database()
-                procs = []
-                for i in range(sidecars):
-                    server = servers.start("sidecar", Path(tmp) / f"unused-{n}-{i}.db",
-                                           extra=("--store", store, "--redis", redis.url))
-                    stack.callback(server.stop)
-                    procs.append(server)
+                procs = servers.hosted(stack, Path(tmp) / str(n), sidecars, store, redis.url)
                 port = stack.enter_context(services.nginx([s.port for s in procs], workers=2,
                                                           connections=2 * tables + 512))
                 worlds = [f"cap{n}t{i:05d}" for i in range(tables)]
@@ -106,15 +96,9 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         "steps": steps, "largest_tables_p99_within_100ms": max(fit) if fit else None,
         "seconds": round(time.perf_counter() - began, 1),
     }
-    stdout.write(table(result) + "\n")
-    out = getattr(args, "json_out", None)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     lost = sum(s["lost"] for s in steps)
-    if lost:
-        stderr.write(f"initiative-sidecar bench --hosted --tables: {lost} acked messages are not in the store\n")
-        return 1
-    return 0
+    return figures.report(result, table(result), args, stdout, stderr,
+                          f"{lost} acked messages are not in the store" if lost else "")
 
 
 def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], rate: float,
@@ -122,38 +106,27 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
     pids = [s.process.pid for s in procs]
     idle = [s.rss_mb() for s in procs]
     clients = max(1, math.ceil(len(worlds) / TABLES_PER_CLIENT))
-    loads: list[subprocess.Popen[str]] = []
+    load = Load()
     try:
         for k in range(clients):
-            job = {"url": url, "token": servers.TOKEN, "worlds": worlds[k::clients], "rate": rate,
-                   "seconds": seconds, "timeout": 10.0}
-            p = subprocess.Popen([sys.executable, "-m", "adapter.benchkit.tables"], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, text=True)
-            _send(p, json.dumps(job))
-            loads.append(p)
+            load.start("tables", {"url": url, "token": servers.TOKEN, "worlds": worlds[k::clients], "rate": rate,
+                                  "seconds": seconds, "timeout": 10.0})
+        loads = load.processes
         connect_s = max(float(reply(p, "ready")["connect_s"]) for p in loads)
         connected = [s.rss_mb() for s in procs]
         spread = list(established([s.port for s in procs]).values())
         cpu = [cpu_seconds(pid) for pid in pids]
         client_cpu = [cpu_seconds(p.pid) for p in loads]
-        for p in loads:
-            _send(p, "go")
+        load.send("go")
+        spies = _profilers(pids, len(worlds), seconds)
         results = [reply(p, "result") for p in loads]
         cpu_used = sum(cpu_seconds(pid) for pid in pids) - sum(cpu)
         client_used = sum(cpu_seconds(p.pid) for p in loads) - sum(client_cpu)
         peak = [s.rss_mb() for s in procs]
-        for p in loads:
-            _send(p, "stop")
+        for spy in spies:
+            spy.wait(60)
     finally:
-        for p in loads:
-            try:
-                p.wait(60)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-            for stream in (p.stdin, p.stdout):
-                if stream is not None and not stream.closed:
-                    stream.close()
+        load.close()
     latencies = [x for r in results for x in r["latencies"]]
     acked: dict[str, int] = {w: c for r in results for w, c in r["acked"].items()}
     messages = len(latencies)
@@ -174,11 +147,21 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
         "sidecar_cpu_share": round(cpu_used / seconds, 2),
         "load_cpu_share": round(client_used / seconds, 2),
         "spread": spread,
-        # where nginx's ring sends these worlds, computed (.ring): equal to "spread" when the
-        # computation is nginx's own
+        # where nginx's ring sends these worlds, computed (.ring): "spread" if it is nginx's own
         "ring_spread": ring.assign(worlds, [f"127.0.0.1:{s.port}" for s in procs], services.upstream_weight()),
         "ports": [s.port for s in procs],
     }
+
+
+def _profilers(pids: list[int], tables: int, seconds: float) -> list[subprocess.Popen[bytes]]:
+    """With ``SIDECAR_BENCH_PYSPY=<folder>``: py-spy samples each sidecar during the load
+    (collapsed stacks in ``<folder>/<tables>-<pid>.txt``), to see where its CPU goes."""
+    folder = os.environ.get("SIDECAR_BENCH_PYSPY")
+    if not folder:
+        return []
+    return [subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(pid), "--format", "raw", "--gil",
+                              "--duration", str(max(1, int(seconds) - 2)), "-o", f"{folder}/{tables}-{pid}.txt"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for pid in pids]
 
 
 def _lost(store: str, acked: dict[str, int]) -> int:
@@ -191,13 +174,6 @@ def _lost(store: str, acked: dict[str, int]) -> int:
                           (list(acked),)).fetchall()
     stored: dict[str, int] = {str(world): int(count) for world, count in rows}
     return sum(max(0, count - stored.get(world, 0)) for world, count in acked.items())
-
-
-def _send(p: subprocess.Popen[str], line: str) -> None:
-    stdin: IO[str] | None = p.stdin
-    assert stdin is not None
-    stdin.write(line + "\n")
-    stdin.flush()
 
 
 def table(result: dict[str, Any]) -> str:

@@ -1,11 +1,9 @@
 """A client process of the load: many socket.io clients, one world each, one writer per world.
 
-The orchestrator writes one JSON line (the job) on standard input; this process connects
-every client, prints ``{"ready": ...}``, waits for ``go``, then each client sends its
-messages one after the other (the next when the previous ack arrives) and the process
-prints ``{"result": ...}`` with every latency. With ``"hold": true`` it then keeps the
-connections open until it reads ``stop`` (the memory figure is read meanwhile).
-Run: ``python -m adapter.benchkit.client`` (only the orchestrator does).
+The job comes as one JSON line on standard input; it connects every client, prints
+``{"ready": ...}``, waits for ``go``, then each client sends its messages one after the other
+and it prints ``{"result": ...}``. With ``"hold": true`` it keeps the connections open until
+``stop``.
 """
 
 from __future__ import annotations

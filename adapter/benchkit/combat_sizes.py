@@ -1,19 +1,9 @@
 """The cost of a turn change by the size of the combat: ``initiative-sidecar bench --combat-sizes``.
 
-One balanced-d20 combat of N combatants (5, 20, 80, 200) is replayed headless, through
-exactly the path a message takes in the server (:class:`adapter.replay.Replay`: wire JSON,
-validation, engine, ack): created, one ``initiativeRoll`` each (d20s from 1 to 20, so no
-rule refuses them), started, then the turn advances by one per message, round after round.
-No intents. Each hook carries the whole combat, as the module sends it.
-
-The figure is the CPU time of one turn change (``combatTurn``/``combatRound``), per message:
-the median over the turn changes after the first round (the first round warms the caches a
-long combat has), each size measured in turn, ``repeats`` times, the best median kept (the
-least disturbed by a shared machine). Reported with the hook's size in bytes and the ratio
-of the largest combat to the smallest (the target: at most 2, docs/performance.md).
-
-Run in its own process (``python -m adapter.benchkit.combat_sizes``, pinned to one core) by
-:func:`measure_in_child`, so the figures do not depend on what the process did before.
+One balanced-d20 combat of N combatants (:data:`SIZES`) is replayed headless through the
+server's own path (:class:`adapter.replay.Replay`); the figure is the CPU time of one turn
+change, the best of ``repeats`` medians, in a child process pinned to one core
+(:func:`measure_in_child`). docs/performance.md, "A turn change by combat size", says how.
 """
 
 from __future__ import annotations
@@ -26,12 +16,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
-from .payloads import GM, hooks, roll
+from . import figures
+from .payloads import hooks, roll, session
 
 SIZES = (5, 20, 80, 200)
 RULESET = "balanced-d20"
@@ -47,15 +37,11 @@ def d20_total(i: int) -> int:
 
 def recording(combatants: int, turns: int) -> list[bytes]:
     """The JSON lines of one combat: a session, ``createCombat``, the rolls, ``combatStart``,
-    then ``turns`` turn changes that follow the sidecar's plan, as the module makes Foundry
-    do: its pointer moves along the plan's order, and the initiatives are those the plan
-    wrote (found by replaying the start once, untimed)."""
+    then ``turns`` turn changes along the sidecar's plan (found by replaying the start once)."""
     from ..replay import Replay
     from ..rulesets import RULESETS
 
-    session = {"world": "benchSizes000001", "ruleset": RULESET, "settings": {}, "gm_users": [GM],
-               "protocol": 1, "module_version": "bench", "foundry_version": "13.350",
-               "system": "dnd5e"}
+    opened = session("benchSizes000001", RULESET)
     start = hooks(combatants + 2, combatants=combatants)
     totals: dict[str, float] = {}
     for i, message in enumerate(start):
@@ -65,7 +51,7 @@ def recording(combatants: int, turns: int) -> list[bytes]:
             report["roll"] = roll(d20_total(i))
         for person in message["combat"]["combatants"]:
             person["initiative"] = totals.get(person["_id"])
-    lines = [orjson.dumps({"event": "session", "data": session})]
+    lines = [orjson.dumps({"event": "session", "data": opened})]
     lines += [orjson.dumps({"event": "hook", "data": m}) for m in start]
     probe = Replay(rulesets=RULESETS)
     plan: dict[str, Any] = {}
@@ -153,15 +139,9 @@ def measure_in_child(quick: bool) -> dict[str, Any]:
 def run_only(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """``bench --combat-sizes [--quick] [--json FILE]``: this figure alone."""
     result = measure_in_child(quick=bool(getattr(args, "quick", False)))
-    stdout.write(table(result) + "\n")
-    out = getattr(args, "json_out", None)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     refused = sum(row["refused"] for row in result["sizes"])
-    if refused:
-        stderr.write(f"initiative-sidecar bench: {refused} messages were refused\n")
-        return 1
-    return 0
+    return figures.report(result, table(result), args, stdout, stderr,
+                          f"{refused} messages were refused" if refused else "")
 
 
 def main(argv: Sequence[str]) -> None:

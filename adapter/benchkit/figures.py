@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import platform
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -30,6 +31,16 @@ def summary(per_second: Sequence[float], latencies: Sequence[float], errors: int
         "messages": len(latencies),
         "errors": errors,
     }
+
+
+def report(result: dict[str, Any], text: str, args: Any, stdout: TextIO, stderr: TextIO, failed: str) -> int:
+    """Print ``text``, write ``result`` to ``--json`` if given; exit 1 and say ``failed`` if set."""
+    stdout.write(text + "\n")
+    if out := getattr(args, "json_out", None):
+        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if failed:
+        stderr.write(f"initiative-sidecar bench: {failed}\n")
+    return 1 if failed else 0
 
 
 def ratio(a: float, b: float) -> float | None:

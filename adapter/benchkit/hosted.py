@@ -1,18 +1,14 @@
 """``bench --hosted``: the hosted topology against the default one, in one run.
 
-Three set-ups, under the same load (client processes, one world per client, each sending its
-next ``hook`` when the previous ack arrives; the world id in the query string, as the module
-sends it): one sidecar on SQLite reached directly (the default), then 1 and then 2 sidecar
-processes on PostgreSQL with Redis rooms behind nginx (deploy/nginx.conf's routing). It
-starts its own PostgreSQL, Redis and nginx on loopback ports (Debian's packages). Reports
-each set-up's throughput and latency, the scaling from 1 to 2 processes and the cost of the
-hosted stack against SQLite. See docs/performance.md.
+One sidecar on SQLite reached directly, then 1 and 2 sidecar processes on PostgreSQL with
+Redis rooms behind nginx, under the same load (one world per client, each sending its next
+``hook`` when the previous ack arrives); each set-up's throughput and latency, the scaling
+from 1 to 2 processes and the hosted stack's cost. See docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from contextlib import ExitStack
@@ -59,14 +55,8 @@ def run_hosted(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     result["cost_x1_over_sqlite"] = figures.ratio(side["postgresql x1"]["msgs_per_s"], side["sqlite"]["msgs_per_s"])
     result["errors"] = errors
     result["seconds"] = round(time.perf_counter() - began, 1)
-    stdout.write(table(result) + "\n")
-    out = getattr(args, "json_out", None)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    if errors:
-        stderr.write(f"initiative-sidecar bench --hosted: {errors} messages were refused or failed\n")
-        return 1
-    return 0
+    return figures.report(result, table(result), args, stdout, stderr,
+                          f"{errors} messages were refused or failed" if errors else "")
 
 
 def _one(setup: str, tmp: Path, pg: services.Postgres, redis: str, worlds: list[str], messages: int,
@@ -78,14 +68,8 @@ def _one(setup: str, tmp: Path, pg: services.Postgres, redis: str, worlds: list[
             stack.callback(server.stop)
             url = server.url
         else:
-            store = pg.new_database()
-            count = int(setup.rsplit("x", 1)[1])
-            ports = []
-            for i in range(count):
-                server = servers.start("sidecar", tmp / f"unused-{i}.db", extra=("--store", store, "--redis", redis))
-                stack.callback(server.stop)
-                ports.append(server.port)
-            url = f"http://127.0.0.1:{stack.enter_context(services.nginx(ports))}"
+            sidecars = servers.hosted(stack, tmp, int(setup.rsplit("x", 1)[1]), pg.new_database(), redis)
+            url = f"http://127.0.0.1:{stack.enter_context(services.nginx([s.port for s in sidecars]))}"
         return load.run(url, worlds, messages, procs, deflate=False)
 
 

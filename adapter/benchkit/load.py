@@ -33,15 +33,22 @@ class Load:
     processes: list[subprocess.Popen[str]] = field(default_factory=list)
     deflate: int = 0
 
-    def _send(self, line: str) -> None:
-        for p in self.processes:
+    def start(self, module: str, job: dict[str, Any]) -> None:
+        """One more client process (``python -m adapter.benchkit.<module>``), given its job."""
+        p = subprocess.Popen([sys.executable, "-m", f"adapter.benchkit.{module}"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.processes.append(p)
+        self.send(json.dumps(job), [p])
+
+    def send(self, line: str, processes: list[subprocess.Popen[str]] | None = None) -> None:
+        for p in self.processes if processes is None else processes:
             stdin: IO[str] | None = p.stdin
             assert stdin is not None
             stdin.write(line + "\n")
             stdin.flush()
 
     def go(self) -> Measured:
-        self._send("go")
+        self.send("go")
         results = [reply(p, "result") for p in self.processes]
         start = min(r["start"] for r in results)
         end = max(r["end"] for r in results)
@@ -75,15 +82,8 @@ def prepare(url: str, worlds: list[str], messages: int, processes: int, *, defla
     load = Load()
     try:
         for k in range(processes):
-            job = {"url": url, "token": TOKEN, "worlds": worlds[k::processes], "messages": messages,
-                   "combatants": combatants, "deflate": deflate, "hold": hold,
-               "rolls": rolls}
-            p = subprocess.Popen([sys.executable, "-m", "adapter.benchkit.client"],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-            assert p.stdin is not None
-            p.stdin.write(json.dumps(job) + "\n")
-            p.stdin.flush()
-            load.processes.append(p)
+            load.start("client", {"url": url, "token": TOKEN, "worlds": worlds[k::processes], "messages": messages,
+                                  "combatants": combatants, "deflate": deflate, "hold": hold, "rolls": rolls})
         load.deflate = min(int(reply(p, "ready")["deflate"]) for p in load.processes)
     except BaseException:
         load.close(timeout=5)

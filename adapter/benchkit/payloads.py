@@ -105,7 +105,11 @@ def hooks(count: int, combatants: int = 8, rolls: bool = True) -> list[dict[str,
     return out
 
 
+def session(world: str, ruleset: str = "foundry-core") -> dict[str, Any]:
+    """A connect's auth without its token: what a recording's session line holds."""
+    return {"world": world, "ruleset": ruleset, "settings": {}, "gm_users": [GM], "protocol": 1,
+            "module_version": __version__, "foundry_version": "13.350", "system": "dnd5e"}
+
+
 def auth(world: str, token: str, ruleset: str = "foundry-core") -> dict[str, Any]:
-    return {"token": token, "world": world, "ruleset": ruleset, "settings": {}, "gm_users": [GM],
-            "protocol": 1, "module_version": __version__, "foundry_version": "13.350",
-            "system": "dnd5e"}
+    return {"token": token, **session(world, ruleset)}

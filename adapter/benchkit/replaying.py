@@ -10,15 +10,13 @@ import sys
 import time
 from pathlib import Path
 
-from .payloads import GM, hooks
+from .payloads import hooks, session
 
 
 def write_recording(path: Path, messages: int) -> Path:
-    session = {"world": "benchReplay00001", "ruleset": "foundry-core", "settings": {},
-               "gm_users": [GM], "protocol": 1, "module_version": "bench",
-               "foundry_version": "13.350", "system": "dnd5e"}
+    opened = session("benchReplay00001")
     with path.open("w", encoding="utf-8") as out:
-        out.write(json.dumps({"event": "session", "data": session}) + "\n")
+        out.write(json.dumps({"event": "session", "data": opened}) + "\n")
         for payload in hooks(messages):
             out.write(json.dumps({"event": "hook", "data": payload}) + "\n")
     return path

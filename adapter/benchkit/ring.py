@@ -1,18 +1,15 @@
 """nginx's ``hash $arg_world consistent`` ring, computed as nginx computes it, to say where
 worlds go and how evenly (``bench --hosted --tables`` compares it with what it measured).
 
-nginx (ngx_http_upstream_hash_module, ``consistent``: ketama, compatible with
-Cache::Memcached::Fast) gives each server ``160 x weight`` points: the CRC-32 of
-``host \\0 port`` followed by the previous point's 4 bytes (little-endian), the first
-following 0. A key goes to the server of the first point at or after the CRC-32 of the key,
-wrapping around. Equal weights keep equal shares, and a larger common weight means more
-points, so smaller differences between the servers' arcs.
+nginx (ngx_http_upstream_hash_module, ``consistent``: ketama) gives each server
+``160 x weight`` points: the CRC-32 of ``host \\0 port`` followed by the previous point's 4
+bytes (little-endian), the first following 0. A key goes to the server of the first point at
+or after the CRC-32 of the key, wrapping around.
 """
 
 from __future__ import annotations
 
 import bisect
-import statistics
 import struct
 import zlib
 from collections.abc import Sequence
@@ -43,17 +40,3 @@ def assign(keys: Sequence[str], servers: Sequence[str], weight: int = 1) -> list
         at = bisect.bisect_left(hashes, zlib.crc32(key.encode()))
         counts[owners[at % len(hashes)]] += 1
     return counts
-
-
-def imbalance(counts: Sequence[int]) -> float:
-    """The busiest server's load over the mean (1.0: even)."""
-    return max(counts) / statistics.mean(counts) if counts and sum(counts) else 0.0
-
-
-def expected_imbalance(processes: int, keys: int, weight: int, rings: int = 200) -> tuple[float, float]:
-    """Median and 90th percentile of :func:`imbalance` over ``rings`` sets of loopback ports
-    (each run of the bench has other ports, so another ring)."""
-    worlds = [f"world{i:06d}" for i in range(keys)]
-    seen = sorted(imbalance(assign(worlds, [f"127.0.0.1:{20000 + 7 * r + 1000 * p}" for p in range(processes)],
-                                   weight)) for r in range(rings))
-    return seen[len(seen) // 2], seen[int(len(seen) * 0.9)]

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,11 +54,8 @@ class Server:
 
 @functools.cache
 def compiled() -> None:
-    """The package's bytecode, up to date, as pip writes it at install. The servers run with
-    ``PYTHONDONTWRITEBYTECODE`` (no start leaves files behind for the next), so a checkout whose
-    modules changed since their bytecode was written would compile them at every start, and
-    the start-up figure would count that (about 0.1 s of processor time): an installed sidecar
-    never does."""
+    """The package's bytecode, up to date, as pip writes it at install: the servers run with
+    ``PYTHONDONTWRITEBYTECODE``, and the start-up figure must not count compiling (~0.1 s)."""
     compileall.compile_dir(Path(__file__).resolve().parent.parent, quiet=2)
 
 
@@ -70,8 +68,7 @@ def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple
         argv = [sys.executable, "-m", "adapter.benchkit.echo", str(port)]
     else:
         assert db is not None
-        # every bench client connects from loopback, up to 100 at once (the transport guard
-        # keeps 64 sockets per address waiting for their auth by default)
+        # every bench client connects from loopback, many at once (the guard's default is 64)
         argv = [sys.executable, "-m", "adapter", "serve", "--host", "127.0.0.1",
                 "--port", str(port), "--db", str(db), "--token", TOKEN, "--log-level", "WARNING",
                 "--pending-per-address", "4096", *extra]
@@ -93,6 +90,16 @@ def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple
             time.sleep(0.002)
     server.startup_s = time.perf_counter() - began
     return server
+
+
+def hosted(stack: ExitStack, folder: Path, count: int, store: str, redis: str) -> list[Server]:
+    """``count`` sidecar processes on one PostgreSQL store and Redis, stopped with ``stack``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started = []
+    for i in range(count):
+        started.append(start("sidecar", folder / f"unused-{i}.db", extra=("--store", store, "--redis", redis)))
+        stack.callback(started[-1].stop)
+    return started
 
 
 def _status_kb(pid: int, field: str) -> int:

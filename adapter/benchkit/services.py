@@ -1,8 +1,6 @@
-"""Real PostgreSQL, Redis and nginx for ``bench --hosted`` and the hosted tests, each started
-on a free loopback port in a temporary folder and stopped after. Debian's packages (``.ci/run``
-installs them). As root (CI containers), PostgreSQL runs as the ``postgres`` user through
-``runuser``: it refuses to run as root. nginx runs ``deploy/nginx.conf`` (a server-block
-snippet), so this needs a source checkout.
+"""Real PostgreSQL, Redis and nginx (Debian's packages) for ``bench --hosted`` and the hosted
+tests, each on a free loopback port in a temporary folder. As root, PostgreSQL runs as the
+``postgres`` user (it refuses root); nginx runs ``deploy/nginx.conf``: a source checkout.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """A raw-wire load process for ``bench --hosted --tables``: many tables, each its own websocket
-speaking Engine.IO 4 / Socket.IO 5 by hand (no socket.io client: a table costs a socket and a
-few objects, so one process holds thousands of them on a fraction of a core).
+speaking Engine.IO 4 / Socket.IO 5 by hand (a table costs a socket and a few objects).
 
-The orchestrator writes one JSON line (the job) on standard input. Each table connects
-(``?world=`` in the query string, as the module sends it, so nginx routes it), sends its
-CONNECT with the auth, waits for its ``welcome``; the process prints ``{"ready": ...}``
-and waits for ``go``. Then each table sends one ``hook`` every ``1/rate`` seconds (its
-first at a random phase, so the load is spread evenly), whether or not the previous one was
-acked (a table does not wait on the sidecar), for ``seconds``; an ack that has not come
-``timeout`` seconds after its message is counted unanswered. Pings are answered. The process
-prints ``{"result": ...}``: every ack latency, and per world how many messages were acked ok.
-Run: ``python -m adapter.benchkit.tables`` (only :mod:`.capacity` does).
+The job comes as one JSON line on standard input. Each table connects (``?world=``, so nginx
+routes it), sends its CONNECT and waits for its ``welcome``; the process prints ``{"ready":
+...}`` and waits for ``go``. Then each table sends a ``hook`` every ``1/rate`` seconds from a
+random phase, not waiting for acks, for ``seconds``; an ack later than ``timeout`` counts as
+unanswered. It prints ``{"result": ...}``: every ack latency, and per world the acks ok.
 """
 
 from __future__ import annotations
@@ -110,14 +105,10 @@ class Load:
         table.sent.clear()
 
 
-def raise_file_limit() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
 async def main() -> None:
     job = json.loads(sys.stdin.readline())
-    raise_file_limit()
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     reader = asyncio.StreamReader()
     loop = asyncio.get_running_loop()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)

@@ -1,15 +1,10 @@
-"""The aiohttp app and socket.io server: one composition root, :func:`create_app`.
+"""The aiohttp app and socket.io server: one composition root, :func:`create_app`, which
+chooses the rulesets served (:data:`adapter.rulesets.RULESETS`) and hands them once to the
+store's codec and to :class:`adapter.service.Worlds`.
 
-It chooses the rulesets the server serves (:data:`adapter.rulesets.RULESETS`) and hands them,
-once, to the store's codec and to :class:`adapter.service.Worlds`, which hands them to the
-pipeline; the connect check and the welcome read them back from ``Worlds.rulesets``.
-
-Each handler is a straight line: check the connection may send, take the world's lock,
-let :class:`adapter.service.Worlds` validate, apply and store, broadcast, return the ack.
-Messages of one world apply strictly one at a time in arrival order (python-socketio runs
-handlers concurrently, so each world has an ``asyncio.Lock``; its waiters are served
-first-in first-out). Worlds never see each other: a connection is bound at connect to the
-world its auth names, and every message it sends is applied to that world only.
+Each handler is a straight line: check the connection may send, take the world's lock (one
+message of a world at a time, in arrival order), let ``Worlds`` validate, apply and store,
+broadcast, return the ack. A connection is bound at connect to the world its auth names.
 """
 
 from __future__ import annotations
@@ -37,7 +32,7 @@ from ..errors import (
     StoreUnavailable,
     Superseded,
 )
-from ..pipeline import Result, read_seq, refusal, welcome
+from ..pipeline import read_seq, refusal, welcome
 from ..protocol import wirejson
 from ..rulesets import RULESETS
 from ..seen import frame_reader
@@ -45,7 +40,7 @@ from ..service import Worlds
 from ..store.opening import open_store
 from ..store.snapshots import Codec
 from .export import export
-from .guard import GuardedServer, Limits
+from .guard import GuardedServer
 from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY
@@ -58,8 +53,8 @@ from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
 WORLDS_KEY = web.AppKey("worlds", Worlds)
-#: hosted mode: worker threads handling messages (each waits on its commit most of the time)
-MESSAGE_THREADS = 32
+#: hosted mode: worker threads claiming and loading the worlds of connecting writers
+CONNECT_THREADS = 32
 SIO_KEY = web.AppKey("sio", GuardedServer)
 
 
@@ -83,9 +78,8 @@ class Sidecar:
         self.tasks: set[asyncio.Future[Any]] = set()
         self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
         self.closing = False
-        # hosted: each message is handled (validated, applied, committed) in a worker thread,
-        # so the loop serves other worlds meanwhile and the store groups their commits
-        self.pool = ThreadPoolExecutor(MESSAGE_THREADS, thread_name_prefix="message") if worlds.store.shared else None
+        # hosted: a connect's store calls wait in a worker thread (a message's: Worlds.handle_soon)
+        self.pool = ThreadPoolExecutor(CONNECT_THREADS, thread_name_prefix="connect") if worlds.store.shared else None
 
     # ---------------------------------------------------------------- connecting
 
@@ -102,7 +96,11 @@ class Sidecar:
         async with self.lock(world_id):
             previous = self.writers.get(world_id)
             try:
-                state = await self.off_loop(self.claim_and_connect, world_id, auth)
+                if self.pool is None:
+                    state = self.claim_and_connect(world_id, auth)
+                else:  # hosted: its store calls wait on PostgreSQL in a worker thread, not on the loop
+                    state = await asyncio.get_running_loop().run_in_executor(
+                        self.pool, self.claim_and_connect, world_id, auth)
             except Exception as error:  # answered, whatever the store did: never left hanging
                 why = self.store_refusal(world_id, previous, error)
                 raise socketio.exceptions.ConnectionRefusedError(why.message, why.to_wire()) from None
@@ -124,17 +122,9 @@ class Sidecar:
         self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
         return self.worlds.connect(auth)  # its session, stored before it applies
 
-    async def off_loop(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """``call`` in a worker thread (hosted: its store calls wait on PostgreSQL, not the
-        loop, and its commit joins others), or right here (SQLite)."""
-        if self.pool is None:
-            return call(*args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, partial(call, *args, **kwargs))
-
     def store_refusal(self, world_id: str, previous: str | None, error: Exception) -> StoreUnavailable:
-        """Why a connection is refused when the store failed it (served_elsewhere, or the store
-        down or failing: the module retries). A lease taken for it is given back when the world
-        has no other writer, so it does not stay held by a process nobody writes to."""
+        """Why a connection is refused when the store failed it (the module retries); a lease
+        taken for it is given back when the world has no other writer."""
         refused = error if isinstance(error, StoreUnavailable) else StoreUnavailable(
             f"the sidecar could not load or record world {world_id} ({type(error).__name__}); retry later")
         if isinstance(error, StoreUnavailable):
@@ -202,8 +192,7 @@ class Sidecar:
             log.info("disconnected: world %s", conn.world)
 
     async def close(self, grace: float = 1.5) -> None:
-        """Shutting down: let the messages in hand finish (each is stored before its ack goes),
-        then close every socket; the caller has stopped accepting, and snapshots after."""
+        """Shutting down: let the messages in hand finish, then close every socket."""
         self.closing = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
@@ -246,24 +235,22 @@ class Sidecar:
             return refusal(read_seq(payload), limit)
         self.in_hand += 1
         try:
-            async with self.lock(conn.world):
-                # read by python-socketio with wirejson (json=wirejson below)
-                result: Result = await self.off_loop(self.worlds.handle, conn.world, event, payload, from_wire=True)
+            async with self.lock(conn.world):  # the payload was read with wirejson (json= below)
+                if self.pool is None:
+                    result = self.worlds.handle(conn.world, event, payload, from_wire=True)
+                else:  # processed here, committed by the store's thread (grouped) meanwhile
+                    result = await self.worlds.handle_soon(conn.world, event, payload, from_wire=True)
         finally:
             self.in_hand -= 1
         if result.error is not None:
             log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
-        if result.emits and self.listeners(conn.world, sid):  # every listener is local (.rooms)
+        room = room_of(conn.world)  # every listener is local (.rooms); the sender has the plans in its ack
+        if result.emits and any(p != sid for p, _ in self.sio.manager.get_participants("/", room)):
             for name, data in result.emits:
-                await self.sio.emit(name, data, room=room_of(conn.world), skip_sid=sid)
+                await self.sio.emit(name, data, room=room, skip_sid=sid)
         return result.ack
 
     # ---------------------------------------------------------------- helpers
-
-    def listeners(self, world_id: str, sender: str) -> bool:
-        """Whether anyone but the sender is in the world's room (else a broadcast is skipped:
-        the sender has the plans in its ack, and encoding for nobody costs every message)."""
-        return any(p != sender for p, _ in self.sio.manager.get_participants("/", room_of(world_id)))
 
     def lock(self, world_id: str) -> asyncio.Lock:
         return self.locks.setdefault(world_id, asyncio.Lock())
@@ -278,19 +265,16 @@ SIDECAR_KEY = web.AppKey("sidecar", Sidecar)
 
 
 async def keep_leases(heartbeat: Callable[[], None], every: float = 0.5) -> None:
-    """Call the store's heartbeat from the event loop, so a loop that stops turning (a stuck
-    handler, the process stopped) stops it too and PostgreSQL frees the leases
-    (:mod:`adapter.store.postgres`)."""
+    """Call the store's heartbeat from the event loop: a loop that stops turning stops it too,
+    and PostgreSQL frees the leases (:mod:`adapter.store.postgres`)."""
     while True:
         await asyncio.sleep(every)
         heartbeat()
 
 
 def auth_refusal(error: InvalidMessage, auth: Any) -> str:
-    """Why an auth was refused, never quoting the token: jsonschema's message quotes the value
-    it refuses, which at ``/token`` (or for an auth that is not an object at all) is the
-    token, or what the GM pasted for it. Elsewhere the message is jsonschema's, with the
-    token masked should it appear in it all the same."""
+    """Why an auth was refused, never quoting the token (jsonschema's message quotes the value
+    it refuses): at ``/token`` or for a non-object a fixed text, elsewhere with the token masked."""
     path = error.path or "/"
     if not isinstance(auth, dict):
         return "the connect auth must be an object (at /)"
@@ -303,18 +287,15 @@ def auth_refusal(error: InvalidMessage, auth: Any) -> str:
 
 
 def room_of(world_id: str) -> str:
-    """The socket.io room of a world. World rooms have names of their own (``world:<id>``):
-    socket.io gives each connection a room named after its sid, and a world id equal to
-    another connection's sid must not name that room (``cannot enter a sid room``)."""
+    """The socket.io room of a world, ``world:<id>``: a world id equal to another connection's
+    sid must not name that connection's own room."""
     return "world:" + world_id
 
 
 @web.middleware
 async def no_ws_compression(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Decline permessage-deflate: the sidecar sits on the GM's machine, where compressing a
-    few KB costs CPU on both ends and ~150 KB of zlib state per connection, and saves
-    nothing. aiohttp accepts the extension whenever a client offers it, so the offer is
-    removed from the upgrade request (``--ws-compression`` keeps it)."""
+    """Decline permessage-deflate (~150 KB of zlib state a connection, and CPU, for nothing on
+    the GM's machine): the offer is removed from the upgrade request (``--ws-compression`` keeps it)."""
     if "Sec-WebSocket-Extensions" in request.headers:
         headers = request.headers.copy()
         del headers["Sec-WebSocket-Extensions"]
@@ -326,16 +307,12 @@ async def no_ws_compression(request: web.Request, handler: Any) -> web.StreamRes
 def create_app(config: Config) -> web.Application:
     """The aiohttp app with the socket.io server and the store, opened and closed with it."""
     sio = GuardedServer(
-        limits=Limits(rate=config.rate, burst=config.burst, connect_timeout=config.connect_timeout,
-                      pending_per_address=config.pending_per_address,
-                      max_outgoing_bytes=config.max_outgoing_bytes, behind_proxy=bool(config.public_origins)),
+        limits=config,  # --rate, --burst, --connect-timeout, --pending-per-address, --max-outgoing-bytes
         async_mode="aiohttp",
         cors_allowed_origins=[],  # no check at the handshake: --origins is checked at CONNECT (.origins)
         max_http_buffer_size=config.buffer_bytes,
         transports=["websocket"],
-        # a connection's next frame is read once its message is answered: one message in
-        # hand per connection, not a task holding each decoded payload (docs/reliability.md)
-        async_handlers=False,
+        async_handlers=False,  # one message in hand per connection (docs/reliability.md, "Memory")
         json=wirejson.FRAMES,  # wirejson, reading a frame as the guard's frame_reader says
         serializer=Packet,
         logger=False,
@@ -368,10 +345,10 @@ def create_app(config: Config) -> web.Application:
         observers = app[OBSERVERS_KEY]  # metrics and the status page hear of every ack
         sio.on("connect", observers.wrap_connect(sidecar.connect))
         sio.on("disconnect", sidecar.disconnect)
-        sio.on("hook", observers.wrap(sidecar, "hook", sidecar.handler("hook")))
-        sio.on("intent", observers.wrap(sidecar, "intent", sidecar.handler("intent")))
+        sio.on("hook", observers.wrap(sidecar.connections, "hook", sidecar.handler("hook")))
+        sio.on("intent", observers.wrap(sidecar.connections, "intent", sidecar.handler("intent")))
         sio.on("export", partial(export, sidecar))  # the GM's download (export.py)
-        sio.on("*", observers.wrap_any(sidecar, sidecar.unknown_event))
+        sio.on("*", observers.wrap_any(sidecar.connections, sidecar.unknown_event))
         heartbeat = getattr(store, "heartbeat", None)
         if heartbeat is not None:  # hosted: the leases last while this event loop turns
             sidecar.spawn(keep_leases(heartbeat))

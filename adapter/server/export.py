@@ -1,11 +1,7 @@
 """The ``export`` event: the GM's page asks for its world's recording (docs/protocol.md).
 
-The sidecar stores every message it acks, and each session, so the module keeps no recording
-of its own: the world's connection asks, and the answer carries the world's stored history as
-the JSON Lines ``initiative-sidecar replay`` reads, line for line what ``initiative-sidecar
-export`` writes. Only the world's writer asks: the connection the active GM opened with the
-token (a connection another one took the world from gets ``superseded``). A straight line:
-check the sender, validate, take the world's lock, read, answer.
+The answer carries the world's stored history as the JSON Lines ``initiative-sidecar
+replay`` reads, what ``initiative-sidecar export`` writes. Only the world's writer asks.
 """
 
 from __future__ import annotations

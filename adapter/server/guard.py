@@ -1,41 +1,20 @@
-"""The transport limits python-socketio leaves to the application.
+"""The transport limits python-socketio leaves to the application (issue 15).
 
-:class:`GuardedServer` is python-socketio's ``AsyncServer`` with these, each closing a hole an
-outside attack found (issue 15):
-
-* **Sockets that never authenticate.** An Engine.IO socket that has not been accepted by the
-  sidecar (a Socket.IO CONNECT with good auth) within ``connect_timeout`` seconds is closed,
-  and one address may hold at most ``pending_per_address`` such sockets at a time (all of
-  127.0.0.0/8 counts as one address, an IPv6 address by its /64; behind the same-origin
-  proxy, the client it names, :func:`~.pacing.client_address`): a new one closes the
-  address's oldest idle one, so 1,014 idle sockets no longer use up the process's file
-  descriptors, and the newest socket (the GM's, reconnecting) is the one kept.
-* **Clients that never read.** Engine.IO queues every outgoing packet without a limit (an
-  ``asyncio.Queue`` per socket, drained by a writer task that waits on the socket). Before a
-  packet is queued, the bytes already waiting are counted; past ``max_outgoing_bytes`` the
-  connection is cut (its transport aborted), so the queue and its memory go with it. The
-  module's outbox resends what was not acked once it reconnects.
-* **Binary events.** The protocol has none. A binary event is refused like any other bad
-  message (``invalid_message``, the path of its first attachment, the seq used up) as soon
-  as its header arrives, and the attachments it announced are dropped as they come, one
-  frame at a time: announcing 999,999 attachments buffers nothing.
-* **Malformed frames** count against the connection's rate limit like messages (past it the
-  socket is closed), an event frame whose JSON cannot be read still gets an
-  ``invalid_message`` ack, and the log says so once a second per address with a count.
-* **Memory after a flood.** A closed connection's objects are reference cycles that only a
-  full collection frees; while sockets keep closing, one runs after every 64 of them, paced by
-  its cost (:class:`~.pacing.Collector`), so a flood of sockets cannot pile up dead
-  connections whose pages the allocator then keeps.
-
-Everything here uses python-socketio's documented server plus the hooks ``_send_packet``,
-``_handle_eio_connect``, ``_handle_eio_message`` and ``_handle_eio_disconnect`` that its own
-subclasses (the message-queue managers) rely on.
+:class:`GuardedServer` is python-socketio's ``AsyncServer`` with: a deadline for sockets that
+never authenticate and a cap per address, a cap on the bytes queued for a client that never
+reads, binary events refused at their header (their attachments dropped unbuffered),
+malformed frames counted against the rate limit and answered, and full collections while
+sockets keep closing. docs/reliability.md ("Hostile input at the wire", "Limits") says why.
+It uses python-socketio's documented server plus the hooks ``_send_packet``,
+``_handle_eio_connect``, ``_handle_eio_message`` and ``_handle_eio_disconnect``, which its
+own subclasses (the message-queue managers) rely on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,23 +25,13 @@ import socketio
 from engineio.async_socket import AsyncSocket
 from socketio import packet as sio_packet
 
+from ..config import Config
 from ..errors import ConnectRefused, InvalidMessage
 from ..pipeline import read_seq
 from ..protocol import wirejson
 from .pacing import Bucket, Collector, Quiet, address_key, release_memory, remote_of
 
 log = logging.getLogger("initiative_sidecar.server")
-
-
-@dataclass
-class Limits:
-    rate: float = 2000.0
-    burst: int = 4000
-    connect_timeout: float = 5.0
-    pending_per_address: int = 64
-    max_outgoing_bytes: int = 8 * 1024 * 1024
-    #: ``--public-origin`` is set: a loopback peer's X-Forwarded-For names the client
-    behind_proxy: bool = False
 
 
 @dataclass
@@ -81,9 +50,8 @@ ATTACHMENT = "a binary attachment"
 
 
 class Engine(engineio.AsyncServer):  # type: ignore[misc]
-    """Engine.IO's server, remembering the background tasks of each socket (its next ping,
-    25 s away): they are cancelled when the socket goes, so a closed socket (and what it
-    holds) is freed at once instead of when its ping would have fired."""
+    """Engine.IO's server, cancelling a socket's background tasks (its next ping, 25 s away)
+    when it goes, so a closed socket is freed at once."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -104,9 +72,11 @@ class Engine(engineio.AsyncServer):  # type: ignore[misc]
 
 
 class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
-    def __init__(self, *args: Any, limits: Limits | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, limits: Config, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.limits = limits or Limits()
+        self.limits = limits
+        #: ``--public-origin`` is set: a loopback peer's X-Forwarded-For names the client
+        self.behind_proxy = bool(limits.public_origins)
         self.peers: dict[str, Peer] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}  # eio sid -> its authentication deadline
         self.aborting: set[asyncio.Future[None]] = set()  # sockets past their deadline, being cut
@@ -125,7 +95,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         return [sid for sid, p in self.peers.items() if p.address == address and not p.accepted]
 
     async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
-        address = address_key(remote_of(environ, self.limits.behind_proxy))
+        address = address_key(remote_of(environ, self.behind_proxy))
         waiting = self.pending(address)
         if len(waiting) >= self.limits.pending_per_address:
             idle = [sid for sid in waiting if not self.peers[sid].connecting]
@@ -146,8 +116,8 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         self.timers[eio_sid] = asyncio.get_running_loop().call_later(delay, self._deadline, eio_sid)
 
     def _deadline(self, eio_sid: str) -> None:
-        """Close the socket unless the sidecar accepted it in time (a CONNECT being handled,
-        e.g. waiting out a throttle, is given the time it takes: looked at again every 0.5 s)."""
+        """Close the socket unless the sidecar accepted it in time (a CONNECT being handled is
+        looked at again every 0.5 s)."""
         self.timers.pop(eio_sid, None)
         peer = self.peers.get(eio_sid)
         if peer is None or peer.accepted:
@@ -202,8 +172,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         return Engine
 
     def release_soon(self, quiet: float = 1.0) -> None:
-        """Give memory back once sockets stop going away: ``quiet`` seconds after the last
-        disconnect (one collection after a flood, not one per socket)."""
+        """Give memory back ``quiet`` seconds after the last disconnect (once after a flood)."""
         self.release_at = time.monotonic() + quiet
         if self.releasing is None or self.releasing.done():
             self.releasing = asyncio.ensure_future(self._release())
@@ -214,8 +183,8 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         release_memory()
 
     async def abort(self, eio_sid: str) -> None:
-        """Cut the connection at once: the transport is aborted (nothing more is written, the
-        queue is dropped) and Engine.IO then closes the socket as for a lost connection."""
+        """Cut the connection at once: the transport is aborted and Engine.IO then closes the
+        socket as for a lost connection."""
         peer = self.peers.get(eio_sid)
         request = peer.environ.get("aiohttp.request") if peer is not None else None
         transport = request.transport if request is not None else None
@@ -225,9 +194,8 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
             await self.eio.disconnect(eio_sid)
 
     async def close_all(self, grace: float = 0.5) -> None:
-        """Close every socket: an Engine.IO CLOSE (the module reconnects, as after any lost
-        connection), then whatever has not gone within ``grace`` seconds is aborted (a client
-        that does not read cannot hold the shutdown)."""
+        """Close every socket (an Engine.IO CLOSE; the module reconnects), then abort whatever
+        has not gone within ``grace`` seconds."""
         for timer in self.timers.values():
             timer.cancel()
         if self.releasing is not None:
@@ -259,8 +227,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
 
     @staticmethod
     def backlog(socket: Any) -> int:
-        """Bytes queued for the socket and not yet taken by its writer (counted only once
-        more than a few packets wait: a client that reads keeps its queue near empty)."""
+        """Bytes queued for the socket (counted only once more than a few packets wait)."""
         queue = socket.queue
         if queue.qsize() < 16:
             return 0
@@ -289,8 +256,8 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
             await self._malformed(eio_sid, data, error)
 
     async def _binary_header(self, eio_sid: str, data: str) -> None:
-        """A binary event or ack: never buffered. An event is refused through the normal path
-        with each attachment replaced by a value no message may hold."""
+        """A binary event or ack, never buffered: an event is refused through the normal path,
+        each attachment replaced by a value no message may hold."""
         pkt = self.packet_class(encoded_packet=data)
         peer = self.peers.get(eio_sid)
         if peer is not None:
@@ -315,7 +282,6 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         self.quiet.log(logging.WARNING, ("malformed", address),
                        "a frame from %s could not be read: %s: %s", address, type(error).__name__, str(error)[:200])
         if isinstance(data, str) and data.startswith("0") and peer is not None and not peer.accepted:
-            # a CONNECT whose auth cannot be read: refused as a bad auth, not left waiting
             refused = ConnectRefused("invalid_auth", f"the connect auth could not be read ({type(error).__name__})")
             await self._send_packet(eio_sid, self.packet_class(
                 sio_packet.CONNECT_ERROR, namespace="/", data={"message": refused.message, "data": refused.to_wire()}))
@@ -354,10 +320,8 @@ SEQ_SEARCH_CHARS = 64 * 1024
 
 
 def shown_seq(data: Any) -> int | None:
-    """The seq an unreadable event frame's text shows: the ``"seq": <digits>`` key of its
-    payload object (at depth 2 of the event's array, outside strings), read by one loop over
-    the text (no parser: the frame is one no parser could read, e.g. nested past 1,000
-    levels); None when the text shows none, or none in range."""
+    """The seq an unreadable event frame's text shows: the ``"seq": <digits>`` key at depth 2,
+    outside strings, found by one loop over the text (no parser could read the frame); or None."""
     if not isinstance(data, str):
         return None
     start = data.find("[")
@@ -388,25 +352,11 @@ def shown_seq(data: Any) -> int | None:
     return None
 
 
+#: the ack id of a Socket.IO EVENT (``2[/,]<id>...``) or BINARY_EVENT (``5<n>-[/,]<id>...``) frame
+EVENT_ACK_ID = re.compile(r"(?:2|5\d{1,11}-)(?:/,)?(\d{1,16})")
+
+
 def _event_ack_id(data: Any) -> int | None:
-    """The ack id of a Socket.IO EVENT frame (``2[/nsp,]<id>...``) or BINARY_EVENT frame
-    (``5<attachments>-[/nsp,]<id>...``) whose JSON could not be read."""
-    if not isinstance(data, str) or not data.startswith(("2", "5")):
-        return None
-    rest = data[1:]
-    if data.startswith("5"):
-        dash = rest.find("-", 0, 12)
-        if dash < 0 or not rest[:dash].isdigit():
-            return None
-        rest = rest[dash + 1:]
-    if rest.startswith("/"):
-        comma = rest.find(",")
-        if comma < 0 or rest[:comma] != "/":
-            return None
-        rest = rest[comma + 1:]
-    digits = ""
-    for ch in rest[:16]:
-        if not ch.isdigit():
-            break
-        digits += ch
-    return int(digits) if digits else None
+    """The ack id of an event frame whose JSON could not be read (namespace ``/`` only)."""
+    found = EVENT_ACK_ID.match(data) if isinstance(data, str) else None
+    return int(found.group(1)) if found else None

@@ -1,22 +1,9 @@
-"""DNS rebinding: a web page the GM opens can make its own host name resolve to 127.0.0.1 and
-then read the sidecar's pages as if it were the sidecar's own origin (the browser sends the
-page's name in ``Host``; the peer address is loopback, ``Origin`` matches ``Host``). A sidecar
-listening on loopback therefore answers its HTTP pages (the status page, its login, /healthz,
-/metrics) only when ``Host`` names loopback: ``127.0.0.1``, ``localhost``, ``[::1]``, any
-127.x address. socket.io (behind the token) and /module/ (Foundry's server fetches the
-manifest by whatever name it knows the sidecar) are not concerned. A sidecar told to listen
-elsewhere (``--allow-remote``) is reached by names only its operator knows, and checks none.
-
-Behind a reverse proxy (``--base-path``, docs/setups.md "Same origin"), the proxy passes the
-browser's own ``Host`` (``foundry.example.org``), and ``--public-origin`` names it: those
-host names are answered too. The guard stays sound there: a browser always sends the name it
-resolved (``Host`` is a header no page may set), so a rebinding page sends its own name,
-which is no public origin unless its author owns the Foundry's domain. /healthz and
-/metrics refuse a public name: such a request came through the public proxy, whatever its
-peer address (the proxy's loopback) says. They also refuse any request carrying a header a
-proxy adds (``X-Forwarded-For``, ``Forwarded``, ``X-Real-IP``): the proxy passes ``Host`` as
-the client wrote it, so a client of Foundry's server block (the proxy's default one) may
-write ``Host: 127.0.0.1:8765``, and the proxy's own header is what tells it came through.
+"""DNS rebinding: a sidecar listening on loopback answers its HTTP pages (the status page,
+its login, /healthz, /metrics) only when ``Host`` names loopback, or a ``--public-origin``
+behind a proxy; /healthz and /metrics refuse a public name and any request carrying a header
+a proxy adds. socket.io and /module/ are exempt, and a sidecar bound elsewhere
+(``--allow-remote``) checks no name. Why: docs/operations.md ("DNS rebinding") and
+docs/setups.md ("Same origin").
 """
 
 from __future__ import annotations

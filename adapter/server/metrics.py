@@ -1,19 +1,6 @@
-"""``GET /healthz`` and ``GET /metrics`` for whoever runs the sidecar.
-
-Both answer only to loopback addresses (and to the networks ``--metrics-from`` names):
-binding elsewhere for the module does not publish them. ``/healthz`` is 200 when the store
-takes a write transaction and the stored worlds are loaded, else 503 with the reason.
-``/metrics`` is Prometheus' text format from ``prometheus-client``, one registry per app:
-
-- ``initiative_sidecar_messages_total{event, result}``: answered messages; ``event`` is
-  ``hook``, ``intent`` or ``other``, ``result`` ``ok``, ``duplicate`` or ``refused``;
-- ``initiative_sidecar_refusals_total{code}``: refusals by error code;
-- ``initiative_sidecar_ack_seconds{event}``: from receiving a message to its ack (histogram);
-- ``initiative_sidecar_connects_total{result}``: connection attempts, ``accepted`` or the
-  refusal code (``auth_failed``, ``throttled``...);
-- ``initiative_sidecar_connected_worlds``, ``initiative_sidecar_loaded_worlds``;
-- ``initiative_sidecar_store_commit_seconds``: one message's insert and commit (histogram);
-- the process collector's ``process_*`` (memory, CPU, open files).
+"""``GET /healthz`` and ``GET /metrics`` for whoever runs the sidecar, answering only to
+loopback and the ``--metrics-from`` networks. ``/metrics`` is Prometheus' text format, one
+registry per app; docs/operations.md lists the metrics.
 """
 
 from __future__ import annotations
@@ -21,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from aiohttp import web
@@ -71,8 +59,7 @@ class Metrics:
             self.refusals.labels(code=str((ack.get("error") or {}).get("code", "?"))).inc()
         else:
             result = "duplicate" if ack.get("duplicate") else "ok"
-        # every answered message passes here: the labelled children are looked up once
-        # (``labels()`` validates and locks on each call, ~3 us each)
+        # every answered message passes here: ``labels()`` (~3 us a call) is looked up once
         key = (answered.event, result)
         children = self._answered.get(key)
         if children is None:
@@ -88,15 +75,29 @@ class Metrics:
         """Read the gauges from the running sidecar; time the store's appends."""
         self.connected.set_function(lambda: len(writers))
         self.loaded.set_function(lambda: len(states))
-        store.append = self.timed(store.append)
+        if hasattr(store, "append_soon"):  # PostgreSQL: every append is one of these
+            store.append_soon = self.timed(store.append_soon)
+        else:
+            store.append = self.timed(store.append)
 
-    def timed(self, append: Callable[..., None]) -> Callable[..., None]:
-        def append_timed(*args: Any, **kwargs: Any) -> None:
+    def timed(self, append: Callable[..., Any]) -> Callable[..., Any]:
+        """``append``, timed until it returns or, when it returns a future, until that is done."""
+
+        def append_timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
-            try:
-                append(*args, **kwargs)
-            finally:
+
+            def observe(*_: Any) -> None:
                 self.commit_seconds.observe(time.perf_counter() - started)
+
+            done: Any = None
+            try:
+                done = append(*args, **kwargs)
+                return done
+            finally:
+                if isinstance(done, Future):
+                    done.add_done_callback(observe)
+                else:
+                    observe()
 
         return append_timed
 

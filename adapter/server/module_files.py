@@ -1,14 +1,10 @@
 """The Foundry module as the sidecar serves it and ``make release`` writes it.
 
-``GET /module/module.json`` is the manifest with its ``manifest`` and ``download`` URLs
-pointing back at the address the request came to (so a GM pastes
-``http://127.0.0.1:8765/module/module.json`` into Foundry's *Install Module* dialog), and
-``GET /module/initiative-sidecar.zip`` the module's files with that manifest at the root.
-The files come from ``vtt_module/`` of the checkout, or from the copy a wheel installs in
-``adapter/vtt_module/``; tests and dev files are left out (:data:`DEV_FILES`, the same list
-as the wheel's ``exclude`` in ``pyproject.toml``). The manifest's ``version`` and
-``flags.protocol`` are stamped from :mod:`adapter.version` and the protocol, the one source
-of both.
+``GET /module/module.json``: the manifest, its ``manifest`` and ``download`` URLs pointing
+back at the address the request came to; ``GET /module/initiative-sidecar.zip``: the module's
+files (``vtt_module/`` of the checkout, or the copy a wheel installs; :data:`DEV_FILES` left
+out, as in ``pyproject.toml``) with that manifest, its ``version`` and ``flags.protocol``
+stamped from :mod:`adapter.version` and the protocol.
 """
 
 from __future__ import annotations
@@ -79,11 +75,9 @@ def manifest_bytes(data: dict[str, Any]) -> bytes:
 
 
 def build_zip(data: dict[str, Any], folder: Path | None = None) -> bytes:
-    """The module's zip: its files at the root, ``module.json`` replaced by ``data``.
-
-    Every file but the manifest is compressed once per folder (:func:`_files_zip`, ~40 ms);
-    each zip is that archive with ``module.json`` added last (well under a millisecond), so a
-    request naming yet another Host cannot make the event loop compress the module again."""
+    """The module's zip: its files at the root, ``module.json`` replaced by ``data``. The files
+    are compressed once per folder (:func:`_files_zip`), so a request naming yet another Host
+    cannot make the event loop compress the module again."""
     import zipfile  # on the first download, not at start-up
 
     buffer = io.BytesIO(_files_zip(folder or module_dir()))
@@ -118,9 +112,8 @@ def release(out: Path, base_url: str) -> list[Path]:
 
 
 def request_base(request: web.Request, config: Config) -> str:
-    """Where this request came to: its scheme and Host header, under the base path
-    (``X-Forwarded-*`` is not read: behind a proxy, the proxy passes Host, and a
-    ``--public-origin`` it names gives the scheme)."""
+    """Where this request came to: its scheme and Host, under the base path (behind a proxy,
+    Host as passed and the scheme of the ``--public-origin`` it names; no ``X-Forwarded-*``)."""
     return f"{public_scheme(config, request)}://{request.host}{config.base_path}/module"
 
 
@@ -146,9 +139,8 @@ def add_module_routes(app: web.Application, config: Config) -> None:
 
 
 def version_warnings(auth: dict[str, Any]) -> dict[str, Any]:
-    """What the welcome adds to warn of a module whose version is not the sidecar's:
-    ``{"warnings": [...]}``, logged; or nothing. (A module of another protocol is refused at
-    connect, ``protocol_mismatch``.)"""
+    """What the welcome adds to warn of a module whose version is not the sidecar's (another
+    protocol is refused at connect): ``{"warnings": [...]}``, logged; or nothing."""
     module = auth.get("module_version")
     if not isinstance(module, str) or module in ("", __version__):
         return {}

@@ -1,31 +1,20 @@
 """Who hears of each answered message (the metrics and the status page) and of each
-connection attempt (the metrics).
-
-The socket.io handlers are wrapped where they are registered (``create_app``); each ack, its
-event, its world and how long it took go to every listener; each connect, accepted or the
-code it was refused with. A listener must be quick and must not raise (a failing one is
-logged and the ack still goes out).
+connection attempt (the metrics). A listener must be quick and must not raise (a failing
+one is logged and the ack still goes out).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import socketio
 from aiohttp import web
 
 log = logging.getLogger("initiative_sidecar.server")
-
-
-class HasConnections(Protocol):
-    """What the wrapper reads of the running sidecar: the world each connection writes."""
-
-    @property
-    def connections(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -79,31 +68,31 @@ class Observers:
             except Exception:
                 log.exception("a listener failed on a connect")
 
-    def wrap(self, sidecar: HasConnections, event: str, handle: Handler) -> Handler:
-        """``handle(sid, *args)``, timed and told."""
+    def wrap(self, connections: Mapping[str, Any], event: str, handle: Handler) -> Handler:
+        """``handle(sid, *args)``, timed and told (``connections``: the sidecar's, by sid)."""
 
         async def observed(sid: str, *args: Any) -> dict[str, Any]:
             started = time.perf_counter()
             ack = await handle(sid, *args)
-            self._told(sidecar, sid, event, args, ack, started)
+            self._told(connections, sid, event, args, ack, started)
             return ack
 
         return observed
 
-    def wrap_any(self, sidecar: HasConnections, handle: Handler) -> Handler:
+    def wrap_any(self, connections: Mapping[str, Any], handle: Handler) -> Handler:
         """The catch-all ``handle(event, sid, *args)``, timed and told as event ``other``."""
 
         async def observed(event: str, sid: str, *args: Any) -> dict[str, Any]:
             started = time.perf_counter()
             ack = await handle(event, sid, *args)
-            self._told(sidecar, sid, "other", args, ack, started)
+            self._told(connections, sid, "other", args, ack, started)
             return ack
 
         return observed
 
-    def _told(self, sidecar: HasConnections, sid: str, event: str, args: tuple[Any, ...],
+    def _told(self, connections: Mapping[str, Any], sid: str, event: str, args: tuple[Any, ...],
               ack: dict[str, Any], started: float) -> None:
-        conn = sidecar.connections.get(sid)
+        conn = connections.get(sid)
         world = getattr(conn, "world", None)
         self.tell(Answered(world, event, args[0] if len(args) == 1 else None, ack, time.perf_counter() - started))
 

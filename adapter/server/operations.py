@@ -5,7 +5,7 @@ runs after the app's own, so the sidecar and the worlds exist when it attaches."
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -23,13 +23,6 @@ if TYPE_CHECKING:
 
 METRICS_KEY = web.AppKey("metrics", Metrics)
 STATUS_KEY = web.AppKey("status", StatusBoard)
-
-
-class Serving(Protocol):
-    """What the operations read of the running sidecar (:class:`adapter.server.Sidecar`, which
-    imports this module): the world each writer holds."""
-
-    writers: dict[str, str]
 
 
 def add_operations(
@@ -65,8 +58,7 @@ def add_operations(
         return problem is None, body
 
     async def attach(app: web.Application) -> AsyncIterator[None]:
-        # set by create_app's own context, which ran first
-        sidecar: Serving = app[sidecar_key]
+        sidecar = app[sidecar_key]  # the Sidecar, set by create_app's own context, which ran first
         worlds = app[worlds_key]
         running.update(sidecar=sidecar, worlds=worlds)
         metrics.attach(sidecar.writers, worlds.states, worlds.store)

@@ -1,16 +1,9 @@
 """Which browser origins may use what (docs/reliability.md, "Origins").
 
 The socket.io endpoint is guarded by its token alone, so it welcomes a Foundry page at any
-origin (The Forge, a LAN address, an https proxy): a wrong token is refused ``auth_failed``
-at socket.io's CONNECT, a refusal the module shows, never an HTTP 403 at the handshake,
-which a browser reports to the page only as "the connection failed". ``--origins`` narrows
-it: a page at another origin is then refused ``origin_refused`` before its token is looked
-at (it cannot even guess). A client that sends no ``Origin`` is no browser, and could send
-any: only the token counts for it.
-
-Every other route (the status page and its login, /module/, /healthz, /metrics) is for the
-sidecar's own pages: a browser request from any other origin is refused with 403 (and
-logged). The status page's cookie is ``SameSite=Strict`` besides.
+origin, unless ``--origins`` narrows it (``origin_refused``, before the token is looked at).
+Every other route is for the sidecar's own pages: a browser request from another origin gets
+403.
 """
 
 from __future__ import annotations

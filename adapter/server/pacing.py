@@ -52,9 +52,9 @@ class Quiet:
         self.clock = clock
         self.last: dict[Any, tuple[float, int]] = {}
 
-    def ready(self, key: Any) -> tuple[int, float] | None:
-        """If a line for ``key`` may be written now: how many were held back, over how long;
-        else None (and this one is counted as held back)."""
+    def ready(self, key: Any) -> str | None:
+        """If a line for ``key`` may be written now, what to add to it: how many were held back
+        (or ""); else None (and this one is counted as held back)."""
         now = self.clock()
         stamp, held = self.last.get(key, (float("-inf"), 0))
         if now - stamp < self.every:
@@ -63,17 +63,12 @@ class Quiet:
         self.last[key] = (now, 0)
         if len(self.last) > 4096:  # forget keys quiet for a minute
             self.last = {k: v for k, v in self.last.items() if now - v[0] < 60}
-        return held, now - stamp
+        return f" (and {held} more like it in the last {now - stamp:.1f} s)" if held else ""
 
     def log(self, level: int, key: Any, message: str, *args: Any) -> None:
-        state = self.ready(key)
-        if state is None:
-            return
-        held, span = state
-        if held:
-            message += " (and %d more like it in the last %.1f s)"
-            args = (*args, held, span)
-        self.logger.log(level, message, *args)
+        more = self.ready(key)
+        if more is not None:
+            self.logger.log(level, message + more, *args)
 
 
 def quiet_loop_errors(loop: asyncio.AbstractEventLoop, quiet: Quiet) -> None:
@@ -81,24 +76,16 @@ def quiet_loop_errors(loop: asyncio.AbstractEventLoop, quiet: Quiet) -> None:
     descriptors run out, asyncio reports every failed ``accept()`` (hundreds of MB a minute)."""
 
     def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        error = context.get("exception")
-        state = quiet.ready((context.get("message"), type(error).__name__))
-        if state is None:
-            return
-        held, span = state
-        if held:
-            context = {**context, "message": f"{context.get('message')} "
-                       f"(and {held} more like it in the last {span:.1f} s)"}
-        loop.default_exception_handler(context)
+        more = quiet.ready((context.get("message"), type(context.get("exception")).__name__))
+        if more is not None:
+            loop.default_exception_handler({**context, "message": f"{context.get('message')}{more}"} if more else context)
 
     loop.set_exception_handler(handle)
 
 
 def _malloc_trim() -> Callable[[], None]:
-    """glibc's ``malloc_trim(0)``, which hands freed heap pages back to the OS (Python's
-    allocator frees a cut connection's buffers, but glibc keeps the pages); a no-op elsewhere.
-    Looked up among the symbols the process has loaded already (``CDLL(None)``, libc among
-    them): ``find_library`` would run ``ldconfig`` in a child process at every start."""
+    """glibc's ``malloc_trim(0)`` (freed heap pages back to the OS), a no-op elsewhere; found
+    among the symbols loaded (``find_library`` would run ``ldconfig`` at every start)."""
     try:
         trim = ctypes.CDLL(None).malloc_trim if os.name == "posix" else None
     except (OSError, AttributeError):
@@ -112,23 +99,9 @@ release_pages = _malloc_trim()
 
 
 class Collector:
-    """Full garbage collections while sockets keep closing, paced by garbage and by cost.
-
-    A closed connection does not go when its socket does: aiohttp's request handler and
-    transport, Engine.IO's tasks and the exceptions their teardown raises (whose tracebacks hold
-    the frames that hold them) form reference cycles, and by the time the socket closes they
-    sit in the oldest generation, which Python collects only now and then. During a flood of
-    sockets the guard closes, hundreds of dead connections piled up between two such
-    collections (800 of them, about 15 MB, in a 1,600-socket flood), and pymalloc keeps the
-    arenas they filled: it frees an arena only once every block in it is free, and the few
-    long-lived objects allocated meanwhile pin them. So that memory never came back.
-
-    After every ``every`` closed sockets, :meth:`due` says a full collection should run (one
-    at a time), so about that many dead connections wait for one. A collection is not due
-    again before ``spacing`` times the processor time the last one took has passed: however
-    large the heap (a collection here takes some 40 ms), collections take at most
-    ``1 / (spacing + 1)`` of the event loop's time, and only while sockets keep closing.
-    """
+    """Full garbage collections while sockets keep closing (docs/reliability.md, "Memory"):
+    one after every ``every`` closed sockets, one at a time, and not again before ``spacing``
+    times the processor time the last took (at most ``1 / (spacing + 1)`` of the loop's time)."""
 
     def __init__(self, every: int = 64, spacing: float = 5.0, clock: Callable[[], float] = time.monotonic,
                  cost: Callable[[], float] = time.thread_time) -> None:
@@ -191,14 +164,9 @@ def address_key(remote: str) -> str:
 
 
 def client_address(peer: str, forwarded_for: Iterable[str], behind_proxy: bool) -> str:
-    """The address a request came from. Behind the same-origin proxy (``behind_proxy``: the
-    sidecar was started with ``--public-origin``) every browser reaches the sidecar from the
-    proxy's loopback address, so the per-address limits would count every client of the
-    internet as one: there, and only for a peer on loopback, the client is the **rightmost**
-    ``X-Forwarded-For`` entry, the one the proxy itself appends (nginx's
-    ``$proxy_add_x_forwarded_for``, Caddy's default); entries to its left are whatever the
-    client sent. From any other peer, or without ``--public-origin``, the header is the
-    client's own word and is ignored: the peer address counts."""
+    """The address a request came from: behind the same-origin proxy (``--public-origin``) and
+    for a peer on loopback only, the **rightmost** ``X-Forwarded-For`` entry (the one the proxy
+    appends); otherwise the peer address (docs/reliability.md, "Origins")."""
     if not behind_proxy:
         return peer
     peer_ip = _ip(peer)

@@ -12,17 +12,12 @@ from ..protocol.wirejson import Encoded
 
 
 class Packet(socketio.packet.Packet):  # type: ignore[misc]
-    """python-socketio's packet with a quicker test for binary attachments.
-
-    The stock ``data_is_binary`` walks every value of every packet in Python, in and out. If
-    orjson can serialize the data, it holds no bytes (orjson refuses them): answer at C speed;
-    otherwise (bytes, or anything else orjson refuses) ask the stock walk.
-    """
+    """python-socketio's packet with a quicker test for binary attachments: data orjson can
+    serialize holds no bytes (answered at C speed); otherwise the stock walk decides."""
 
     def encode(self) -> Any:
-        """An ack whose one argument was encoded once (:class:`Encoded`, e.g. every accepted
-        message's ack): its text is written as it is, the packet around it as python-socketio
-        writes it (type, namespace, id, then the JSON array of the arguments)."""
+        """An ack whose one argument was encoded once (:class:`Encoded`) is written with that
+        text as it is, the packet around it as python-socketio writes it."""
         data = self.data
         if type(data) is list and len(data) == 1 and type(data[0]) is Encoded and self.packet_type == socketio.packet.ACK:
             head = str(self.packet_type)

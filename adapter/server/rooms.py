@@ -1,19 +1,10 @@
 """Cross-process rooms (hosted mode, ``--redis redis://...``): python-socketio's own
 ``AsyncRedisManager``, listening only.
 
-What this process emits is never published. A world's connections are all in the process
-that holds the world's lease (docs/hosting.md): a connection that reaches another process is
-refused ``served_elsewhere`` and never joins the room there. So no other process listens to
-what this one emits (a welcome, a plan, a superseded notice, a disconnect), and publishing it
-cost every message a Redis round trip and every other process the handling of it (issue 28).
-Every emit, disconnect and room change of the server is handled here, locally; Redis is the
-way in for emits published by others (an admin tool's ``write_only`` emitter), which reach
-this process's connections through the manager's listener.
-
-So an ack never waits on Redis: a Redis that refuses connections, or a stuck one (SIGSTOP,
-a full network buffer) whose replies never come, costs the room messages others publish,
-nothing else. The listener reconnects by itself with backoff; its failures are logged once,
-then as a count once a minute (:class:`OnceThenCount`), not once per retry.
+What this process emits is never published: a world's connections are all in the process
+holding its lease, so nobody elsewhere listens (docs/hosting.md, "Rooms"). Redis brings in
+only what others publish (an admin tool's ``write_only`` emitter), so an ack never waits on
+Redis, refused or stuck. Listener failures are logged once, then as a count a minute.
 """
 
 from __future__ import annotations
@@ -30,8 +21,7 @@ log = logging.getLogger("initiative_sidecar.rooms")
 
 
 class OnceThenCount:
-    """The logger python-socketio's manager writes to: its debug and info lines go to
-    ``initiative_sidecar.rooms`` as they are; a failure (``error``/``exception``) is logged
+    """The logger python-socketio's manager writes to: debug and info as they are, a failure
     the first time, then at most once a minute with how many came meanwhile."""
 
     def __init__(self, logger: logging.Logger = log, every: float = 60.0) -> None:
@@ -44,22 +34,15 @@ class OnceThenCount:
     def info(self, msg: str, *args: Any, **kwargs: Any) -> None:
         self.logger.info(msg, *args)
 
-    def warning(self, msg: str, *args: Any, **kwargs: Any) -> None:
-        self._failure(msg, args, kwargs)
-
-    def error(self, msg: str, *args: Any, **kwargs: Any) -> None:
-        self._failure(msg, args, kwargs)
-
-    def exception(self, msg: str, *args: Any, **kwargs: Any) -> None:
-        self._failure(msg, args, kwargs)
-
-    def _failure(self, msg: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def failure(self, msg: str, *args: Any, **kwargs: Any) -> None:
         text = msg % args if args else msg
         extra = kwargs.get("extra") or {}
         why = next((str(v) for k, v in extra.items() if k.endswith("_exception")), "")
         key = text.split("...", 1)[0]  # "Cannot receive from redis": one count, whatever the delay
         self.quiet.log(logging.WARNING, key, "Redis: %s%s (cross-process room messages wait; acks do not)",
                        text, f" ({why})" if why else "")
+
+    warning = error = exception = failure
 
 
 class ListeningRooms(socketio.AsyncRedisManager):  # type: ignore[misc]

@@ -1,21 +1,9 @@
 """The status page at ``/``: for the GM, what the sidecar holds and last decided.
 
-Behind the world's token. ``POST /login`` with the token in a form body sets the cookie
-``isc_status`` (HttpOnly, SameSite=Strict, path /): a random session id, never the token,
-kept in memory (a restart logs everyone out). The session sees the worlds whose token is
-the one given: the shared token shows every world without its own ``--tokens-file`` token,
-a world's own token that world. Without a valid cookie every page answers 401 and shows
-nothing of any world. The token is never put in a URL and never logged. A login is throttled
-by the same :class:`.throttle.Throttle` as a socket's connect (one count of guesses, whichever
-door they knock at), per address and per token: a form's token is tried against the shared
-token and every world's own, so a wrong one counts against all of them. Under attack a login
-waits its turn; the right token is never refused.
-
-Live: ``GET /status/events`` is a server-sent event stream whose ``worlds`` event carries
-the worlds' HTML (rendered here, every player-controlled text escaped by Jinja2), sent
-when an answered message touched a visible world, and at most every 2 s otherwise when
-something else changed (a writer connecting or leaving). English and Russian: ``?lang=``
-or the browser's Accept-Language.
+Behind the world's token: ``POST /login`` sets the cookie ``isc_status`` (a random session id
+kept in memory, never the token), which sees the worlds its token opens; a login shares the
+connect's :class:`.throttle.Throttle`. Live over ``GET /status/events`` (server-sent
+events), in English and Russian. docs/operations.md ("The status page") has the contract.
 """
 
 from __future__ import annotations
@@ -47,7 +35,6 @@ COOKIE = "isc_status"
 SESSION_SECONDS = 12 * 3600
 MAX_SESSIONS = 64
 REFUSALS_KEPT = 20
-PATHS = ("/", "/login", "/logout", "/status/events", "/status/status.js", "/status/status.css")
 HEADERS = {
     "Cache-Control": "no-store",
     "Referrer-Policy": "same-origin",  # "no-referrer" makes Chromium send "Origin: null" with the form
@@ -59,11 +46,8 @@ BROWSER_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})
 
 
 def page_headers(config: Config, request: web.Request) -> dict[str, str]:
-    """The status page's headers. Its Content-Security-Policy lets it run its own script and
-    style and read its own event stream, each named by its URL (a source with a path), not
-    the whole of ``'self'``: behind the same-origin proxy the page's origin is Foundry's, where
-    ``'self'`` would let it run any file under that origin (a script a player uploaded to
-    Foundry's Data folder)."""
+    """The status page's headers: its Content-Security-Policy names its own script, style and
+    event stream by URL, not ``'self'`` (docs/setups.md says why)."""
     if BROWSER_HOST.fullmatch(request.host):
         here = f"{public_scheme(config, request)}://{request.host}{config.base_path}"
         script, style, events, forms = (f"{here}/status/status.js", f"{here}/status/status.css",

@@ -1,18 +1,10 @@
 """Slowing down token guesses without ever refusing the right token.
 
-Failed attempts are counted per source address (all of loopback is one address, see
-:func:`adapter.server.pacing.address_key`; behind the same-origin proxy, the client it names,
-:func:`adapter.server.pacing.client_address`) and per token (a world with its own token in
-``--tokens-file``, or the shared token all other worlds use), over a sliding window. Once
-either has ``failures`` wrong tokens in the window, the attempts that involve it are checked
-one at a time, at most one per ``spacing`` seconds, in the order they came: each waits for its
-turn, then its token is compared. So:
-
-* guesses for one token, from however many addresses, are checked at most once per
-  ``spacing`` once it is under attack (rotating through 127.x.y.z gains nothing), and one
-  address gets at most as many guesses across all tokens;
-* a right token is never refused for the guesses of others: it waits its turn (behind the
-  attempts already waiting, each costing ``spacing``) and is admitted.
+Failed attempts are counted per source address (:func:`adapter.server.pacing.address_key`)
+and per token over a sliding window. Once either has ``failures`` wrong tokens in it, the
+attempts involving it are checked one at a time, at most one per ``spacing`` seconds, in the
+order they came; a right token waits its turn and is admitted (docs/reliability.md, "What
+the token throttle guarantees").
 """
 
 from __future__ import annotations

@@ -1,30 +1,18 @@
 """The PostgreSQL store (``serve --store postgresql://...``): the log-and-snapshot model of
-the SQLite store, shared by every sidecar process of a hosted service.
+the SQLite store, shared by every sidecar process of a hosted service (docs/hosting.md, "The
+store" and "One owner per world").
 
-* An ack means "committed": each message is one autocommitted ``INSERT`` (PostgreSQL's
-  ``synchronous_commit`` decides what "committed" survives; its default waits for the WAL
-  flush).
-* The schema is created and migrated at start (:data:`MIGRATIONS`, the version in
-  ``sidecar_schema``), under an advisory lock, so processes starting together migrate once.
-  A database migrated by a newer sidecar is refused.
-* One owner per world: a session-level advisory lock keyed by a 64-bit hash of the world id.
-  PostgreSQL drops it when the process's session ends, killed or not, so another process
-  takes the world over at its writer's next connect. The log is written on that same
-  session, and only for worlds it holds: a process whose session ended cannot store anything
-  more (``served_elsewhere``). The log's key ``(world, seq)`` is a second fence.
-* A lease lasts while its process answers: PostgreSQL ends the leasing session when it has
-  sent nothing for :data:`LEASE_SILENCE_MS` (``idle_session_timeout``), and a live process
-  sends a ``SELECT 1`` (:meth:`PostgresStore.heartbeat`, from its event loop) when it has
-  been quiet for :data:`HEARTBEAT_S`. So a process that is stopped (SIGSTOP), or whose event
-  loop is stuck, loses its leases within seconds, and its worlds are served by another
-  process; when it runs again, its session is gone and it stores nothing more (the fence).
-  Needs PostgreSQL 14 or newer.
+* An ack means committed: each message is an ``INSERT`` committed before its ack.
+* The schema is migrated at start under an advisory lock (:data:`MIGRATIONS`).
+* One owner per world: a session-level advisory lock (the lease), on the session that also
+  writes the log, which writes only for worlds it holds (the fence). The session ends when
+  the process has sent nothing for :data:`LEASE_SILENCE_MS`; :meth:`PostgresStore.heartbeat`
+  keeps it from the event loop, so a stopped process loses its leases. PostgreSQL 14 or newer.
+* Grouped commits: one committer thread writes the rows that arrive during a commit in one
+  transaction (one WAL flush); each caller waits for its row's commit (the event loop awaits
+  :meth:`PostgresStore.append_soon`'s future). A batch that fails on a row (a duplicate seq) is
+  written again row by row, so each row gets its own answer.
 * Snapshots are encoded and written in a worker thread on their own connection.
-* **Grouped commits.** Writes go through one committer thread: the rows that arrive while a
-  commit is in flight (other worlds' messages, handled in the server's worker threads) are
-  written together in one transaction, one WAL flush for all of them; each caller waits for
-  its row's commit, so an ack still means committed. A batch that fails on a row (a
-  duplicate seq) is written again row by row, so each row gets its own answer.
 """
 
 from __future__ import annotations
@@ -91,10 +79,8 @@ def is_postgres(url: str) -> bool:
 
 
 def redacted(url: str) -> str:
-    """The URL without its password, what logs and errors may show: read as libpq reads it
-    (a password in the user part, an empty user, or ``?password=`` alike), then written
-    again without it. A URL libpq cannot read shows its scheme only: where the password
-    ends in it is not known."""
+    """The URL without its password (read as libpq reads it, written again without it), what
+    logs and errors may show; a URL libpq cannot read shows its scheme only."""
     try:
         parts = {key: str(value) for key, value in conninfo_to_dict(url).items()}
     except psycopg.Error:
@@ -105,14 +91,6 @@ def redacted(url: str) -> str:
     who = f"{user}:***@" if secret else f"{user}@" if user else ""
     query = "&".join(f"{key}={value}" for key, value in parts.items())
     return f"postgresql://{who}{host}{':' + port if port else ''}/{dbname}{'?' + query if query else ''}"
-
-
-def _password(url: str) -> str | None:
-    try:
-        password = conninfo_to_dict(url).get("password")
-        return str(password) if password else None
-    except psycopg.Error:
-        return None
 
 
 #: the longest a statement may run, and wait for a lock, before it fails (milliseconds)
@@ -136,13 +114,8 @@ class _Row:
 
 
 class PostgresStore:
-    """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased.
-
-    The leases and the log are written on one connection, the session that holds the locks:
-    a message is stored only by the session holding its world's lease. If that session ends
-    (PostgreSQL restarted, the backend terminated), its locks end with it: the write in flight
-    fails (not acked), the connection is opened again without any lease, and every write for a
-    world is refused ``served_elsewhere`` until the world is claimed again."""
+    """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased (a world
+    whose lease was lost is refused ``served_elsewhere`` until claimed again)."""
 
     shared = True
 
@@ -169,7 +142,7 @@ class PostgresStore:
 
     def _connect(self, lease: bool = False) -> psycopg.Connection[Any]:
         try:
-            conninfo_to_dict(self.url)
+            password = conninfo_to_dict(self.url).get("password")
         except psycopg.Error:  # its own message may quote the password: not repeated
             raise StoreUnusable(
                 f"cannot read the PostgreSQL store URL {self.name}: not a valid connection URL "
@@ -178,15 +151,12 @@ class PostgresStore:
             return self._open(lease)
         except psycopg.Error as error:
             said = str(error)
-            password = _password(self.url)
             if password:  # libpq does not quote it today; make sure it never does here
-                said = said.replace(password, "***")
+                said = said.replace(str(password), "***")
             raise StoreUnusable(f"cannot open the PostgreSQL store {self.name}: {said}") from error
 
     def _open(self, lease: bool = False) -> psycopg.Connection[Any]:
-        # Store calls run on the event loop: a lock wait or a stalled server must end in an
-        # error (a refusal the module resends), never block every world of the process.
-        # The leasing session ends when the process goes silent (see the module's text).
+        # a lock wait or a stalled server ends in an error (a refusal the module resends)
         silence = f" -c idle_session_timeout={LEASE_SILENCE_MS}" if lease else ""
         return psycopg.connect(
             self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
@@ -212,9 +182,8 @@ class PostgresStore:
         return None
 
     def heartbeat(self) -> None:
-        """Keep the leasing session (and its leases) while this process runs: a ``SELECT 1``
-        when it has sent nothing for :data:`HEARTBEAT_S`. A failure is left to the next write,
-        which opens a session without leases (the fence)."""
+        """A ``SELECT 1`` on the leasing session when it has sent nothing for :data:`HEARTBEAT_S`
+        (a failure is left to the next write, which opens a session without leases)."""
         if time.monotonic() - self._used < HEARTBEAT_S or self.db.closed or self.db.broken:
             return
         self._used = time.monotonic()
@@ -256,9 +225,8 @@ class PostgresStore:
         return True
 
     def holds_lease(self, world: str) -> bool:
-        """Asked when a writer connects. The session is asked first (one round trip): a
-        session that ended while idle (PostgreSQL restarted) took its locks with it, and
-        psycopg learns of that only at the next statement."""
+        """Asked when a writer connects; the session is asked first (one round trip): psycopg
+        learns that an idle session ended (and its locks with it) only at its next statement."""
         if world not in self._leases:
             return False
         try:
@@ -281,20 +249,24 @@ class PostgresStore:
     # ---------------------------------------------------------------- writing
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
+        self.append_soon(world, seq, event, payload, error).result()
+
+    def append_soon(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> Future[None]:
+        """The row handed to the committer thread: the future is done once it is committed
+        (or refused), so the event loop awaits it instead of a thread waiting on it."""
         row = (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
                _json(error) if error is not None else None)
-        self._write("INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)",
-                    row, world, seq)
+        return self._write("INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)",
+                           row, world, seq)
 
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
         self._write("INSERT INTO sessions (world, after_seq, data) VALUES (%s, %s, %s)",
-                    (world, after_seq, _json(data)), world, after_seq)
+                    (world, after_seq, _json(data)), world, after_seq).result()
 
-    def _write(self, query: str, row: tuple[Any, ...], world: str, seq: int) -> None:
-        """Written and committed (by the committer thread) when this returns."""
+    def _write(self, query: str, row: tuple[Any, ...], world: str, seq: int) -> Future[None]:
         item = _Row(query, row, world, seq)
         self._pending.put(item)
-        item.done.result()
+        return item.done
 
     def _commit_loop(self) -> None:
         while True:
@@ -361,9 +333,8 @@ class PostgresStore:
                 item.done.set_result(None)
 
     def save_snapshot(self, state: World) -> None:
-        """Write ``state``'s snapshot. A session PostgreSQL ended since the last one (a
-        restart) is known only when a statement fails on it: then a new session is opened and
-        the write made once more, quietly (a snapshot is a cache; nothing was lost)."""
+        """Write ``state``'s snapshot; on a session PostgreSQL ended since (a restart), once
+        more on a new one, quietly (a snapshot is a cache)."""
         row = (state.world, state.last_seq, ENGINE_VERSION, self._encoder.encode(state), ENGINE_VERSION)
         for attempt in (1, 2):
             if self._snapshot_db.closed or self._snapshot_db.broken:  # PostgreSQL restarted since
@@ -423,10 +394,8 @@ def _unavailable(error: Exception) -> StoreUnavailable:
 
 @contextmanager
 def unavailable() -> Iterator[None]:
-    """PostgreSQL cannot be reached (down, restarting) or refuses the statement (a read-only
-    standby after a failover, a privilege taken away, a value it cannot hold):
-    :class:`StoreUnavailable`, a refusal the module resends. Never an exception that would
-    leave a message without its ack."""
+    """PostgreSQL unreachable or refusing the statement: :class:`StoreUnavailable`, a refusal
+    the module resends, never an exception that would leave a message without its ack."""
     try:
         yield
     except psycopg.Error as error:

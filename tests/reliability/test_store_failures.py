@@ -6,8 +6,10 @@ read" for a refusal to drop, and the world's log and its outbox would part."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,39 @@ def test_an_error_the_store_did_not_foresee_is_a_store_unavailable_ack_and_chang
         assert "RuntimeError" in ack["error"]["message"]
         assert worlds.states.get("w") is before  # nothing happened
         assert worlds.handle("w", "hook", hook(2)).ack["ok"]  # the resend is stored
+        assert [e.seq for e in store.history("w") if e.kind == "hook"] == [1, 2]
+    finally:
+        store.close()
+
+
+def test_a_commit_the_loop_awaits_that_fails_is_a_store_unavailable_ack_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hosted mode: :meth:`Worlds.handle_soon` awaits the future of the store's ``append_soon``
+    (PostgreSQL's committer thread); a failed commit there is refused like one in ``append``."""
+    store = Store(tmp_path / "w.db", codec=CODEC)
+    worlds = Worlds(store, rulesets=RULESETS)
+
+    def append_soon(*args: Any) -> Future[None]:
+        done: Future[None] = Future()
+        try:
+            store.append(*args)
+        except Exception as error:
+            done.set_exception(error)
+        else:
+            done.set_result(None)
+        return done
+
+    monkeypatch.setattr(store, "append_soon", append_soon, raising=False)
+    try:
+        worlds.connect(auth(world="w"))
+        assert asyncio.run(worlds.handle_soon("w", "hook", hook(1, "createCombat"))).ack["ok"]
+        before = worlds.state("w")
+        monkeypatch.setattr(store, "append", once(RuntimeError("a bug in the store"), store.append))
+        ack = asyncio.run(worlds.handle_soon("w", "hook", hook(2))).ack
+        assert (ack["ok"], ack["seq"], ack["error"]["code"]) == (False, 2, "store_unavailable")
+        assert worlds.state("w") is before  # nothing happened
+        assert asyncio.run(worlds.handle_soon("w", "hook", hook(2))).ack["ok"]  # the resend is stored
         assert [e.seq for e in store.history("w") if e.kind == "hook"] == [1, 2]
     finally:
         store.close()

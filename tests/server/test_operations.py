@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import Future
 from typing import Any
 from unittest import mock
 
@@ -14,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from adapter import protocol
 from adapter.config import Config
 from adapter.server import WORLDS_KEY
-from adapter.server.metrics import operator_only
+from adapter.server.metrics import Metrics, operator_only
 from adapter.store import Store
 from adapter.version import __version__
 from tests.server.test_roundtrip import hook, roll
@@ -129,3 +130,17 @@ async def test_a_module_of_the_same_version_is_welcomed_without_warnings(sidecar
     client = await connect(sidecar.url, auth(module_version=__version__))
     assert "warnings" not in await asyncio.wait_for(client.welcome, 5)
     await client.close()
+
+
+def test_a_commit_made_in_the_stores_thread_is_timed_once_it_is_done() -> None:
+    """PostgreSQL's ``append_soon`` returns at once; its commit is timed when its future is done."""
+    metrics = Metrics()
+    pending: Future[None] = Future()
+    timed = metrics.timed(lambda: pending)
+
+    def count() -> float | None:
+        return metrics.registry.get_sample_value("initiative_sidecar_store_commit_seconds_count")
+
+    assert timed() is pending and count() == 0
+    pending.set_result(None)
+    assert count() == 1
