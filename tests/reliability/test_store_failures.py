@@ -89,11 +89,11 @@ def test_a_commit_the_loop_awaits_that_fails_is_a_store_unavailable_ack_and_chan
     try:
         worlds.connect(auth(world="w"))
         assert asyncio.run(worlds.handle_soon("w", "hook", hook(1, "createCombat"))).ack["ok"]
-        before = worlds.state("w")
+        before = worlds.states.get("w")
         monkeypatch.setattr(store, "append", once(RuntimeError("a bug in the store"), store.append))
         ack = asyncio.run(worlds.handle_soon("w", "hook", hook(2))).ack
         assert (ack["ok"], ack["seq"], ack["error"]["code"]) == (False, 2, "store_unavailable")
-        assert worlds.state("w") is before  # nothing happened
+        assert worlds.states.get("w") is before  # nothing happened
         assert asyncio.run(worlds.handle_soon("w", "hook", hook(2))).ack["ok"]  # the resend is stored
         assert [e.seq for e in store.history("w") if e.kind == "hook"] == [1, 2]
     finally:
