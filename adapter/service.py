@@ -185,10 +185,13 @@ class Worlds:
         (``append_soon``: PostgreSQL): only the commit is waited for, not done, here."""
         result = self._process(world_id, event, payload, from_wire)
         if result.record:
-            soon = self.store.append_soon(world_id, result.world.last_seq, event, result.stored, result.error)  # type: ignore[attr-defined]
             try:
                 with storing(world_id, f"seq {result.world.last_seq}"):
-                    await asyncio.wrap_future(soon)
+                    soon = self.store.append_soon(  # type: ignore[attr-defined]
+                        world_id, result.world.last_seq, event, result.stored, result.error)
+                    # shielded: a cancelled handler (a shutdown) must not cancel the commit's
+                    # future, which the committer settles for its whole group
+                    await asyncio.shield(asyncio.wrap_future(soon))
             except StoreUnavailable as gone:
                 return self._refused(world_id, result, gone)
         return self._adopt(world_id, result)

@@ -414,3 +414,24 @@ def test_the_frame_cache_keeps_no_combat_the_world_has_moved_past(every_ruleset:
     assert encoder.encode(later) == blob  # the same combats: their frames, not encoded again
     again = [frame for _, frame in encoder._frames[later.world].values()]
     assert all(a is b for a, b in zip(frames, again, strict=True))
+
+
+def test_overlapping_decodes_keep_the_collector_paused_until_the_last_ends_then_turn_it_back_on() -> None:
+    # hosted mode decodes snapshots in several worker threads at once: each reading
+    # gc.isenabled() for itself, one could see another's pause and leave the collector off
+    from adapter.store.snapshots import GC_PAUSE
+
+    assert gc.isenabled()
+    try:
+        GC_PAUSE.enter()  # one thread's decode
+        GC_PAUSE.enter()  # another's, begun meanwhile
+        GC_PAUSE.leave()  # the first ends
+        assert not gc.isenabled()  # the other is still decoding
+        GC_PAUSE.leave()
+        assert gc.isenabled()
+        gc.disable()  # a collector the process turned off stays off
+        GC_PAUSE.enter()
+        GC_PAUSE.leave()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

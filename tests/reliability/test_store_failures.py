@@ -182,3 +182,36 @@ def test_a_message_accepted_under_a_larger_size_limit_is_replayed_under_a_smalle
         assert "c000000000000002" in state.combats["combatStoreFails"].combatants
     finally:
         store.close()
+
+
+def test_a_handler_cancelled_while_its_commit_is_pending_leaves_the_commit_to_the_committer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A shutdown cancels the handlers still awaiting their commit; the commit's future belongs
+    to the committer thread, which settles a whole group at once: were it cancelled, settling it
+    would raise there and fail the other worlds' commits of that group."""
+    store = Store(tmp_path / "w.db", codec=CODEC)
+    worlds = Worlds(store, rulesets=RULESETS)
+    pending: list[Future[None]] = []
+
+    def append_soon(*args: Any) -> Future[None]:
+        pending.append(Future())
+        return pending[-1]
+
+    monkeypatch.setattr(store, "append_soon", append_soon, raising=False)
+
+    async def cancelled_while_committing() -> None:
+        task = asyncio.ensure_future(worlds.handle_soon("w", "hook", hook(1, "createCombat")))
+        while not pending:
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        worlds.connect(auth(world="w"))
+        asyncio.run(cancelled_while_committing())
+        assert not pending[0].cancelled()
+        pending[0].set_result(None)  # the committer settles it as ever
+    finally:
+        store.close()
