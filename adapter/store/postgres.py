@@ -8,10 +8,8 @@ store" and "One owner per world").
   writes the log, which writes only for worlds it holds (the fence). The session ends when
   the process has sent nothing for :data:`LEASE_SILENCE_MS`; :meth:`PostgresStore.heartbeat`
   keeps it from the event loop, so a stopped process loses its leases. PostgreSQL 14 or newer.
-* Grouped commits: one committer thread writes the rows that arrive during a commit in one
-  transaction (one WAL flush); each caller waits for its row's commit (the event loop awaits
-  :meth:`PostgresStore.append_soon`'s future). A batch that fails on a row (a duplicate seq) is
-  written again row by row, so each row gets its own answer.
+* Grouped commits (:mod:`.committer`): the event loop awaits :meth:`PostgresStore.append_soon`'s
+  future, done once the row is committed.
 * Snapshots are encoded and written in a worker thread on their own connection.
 """
 
@@ -20,21 +18,20 @@ from __future__ import annotations
 import json
 import logging
 import os
-import queue
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from ..engine.model import World
-from ..errors import ServedElsewhere, StoreUnavailable
+from ..errors import StoreUnavailable
 from . import snapshots
+from .committer import GroupCommitter, unavailable_error
 from .guard import StoreUnusable
 from .rows import ENGINE_VERSION, LogEntry, merged, snapshot_from
 from .rows import json_text as _json
@@ -100,17 +97,6 @@ LOCK_TIMEOUT_MS = 3_000
 LEASE_SILENCE_MS = 5_000
 #: a process quiet this long on its leasing session sends a heartbeat (seconds)
 HEARTBEAT_S = 1.0
-#: the most rows one grouped commit writes
-MAX_BATCH = 256
-
-
-@dataclass
-class _Row:
-    query: str
-    row: tuple[Any, ...]
-    world: str
-    seq: int
-    done: Future[None] = field(default_factory=Future)
 
 
 class PostgresStore:
@@ -136,9 +122,7 @@ class PostgresStore:
         self._reopen = threading.Lock()  # the loop and the committer may both find it ended
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot")
         self._encoder = snapshots.Encoder()
-        self._pending: queue.SimpleQueue[_Row | None] = queue.SimpleQueue()
-        self._committer = threading.Thread(target=self._commit_loop, name="commits", daemon=True)
-        self._committer.start()
+        self._commits = GroupCommitter(self._live, self._leases.__contains__)
 
     def _connect(self, lease: bool = False) -> psycopg.Connection[Any]:
         try:
@@ -167,8 +151,7 @@ class PostgresStore:
         )
 
     def close(self) -> None:
-        self._pending.put(None)
-        self._committer.join()
+        self._commits.close()
         self._writer.shutdown(wait=True)
         for conn in (self.db, self._snapshot_db):  # the leases go with their session
             conn.close()
@@ -256,81 +239,12 @@ class PostgresStore:
         (or refused), so the event loop awaits it instead of a thread waiting on it."""
         row = (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
                _json(error) if error is not None else None)
-        return self._write("INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)",
+        return self._commits.write("INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)",
                            row, world, seq)
 
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
-        self._write("INSERT INTO sessions (world, after_seq, data) VALUES (%s, %s, %s)",
+        self._commits.write("INSERT INTO sessions (world, after_seq, data) VALUES (%s, %s, %s)",
                     (world, after_seq, _json(data)), world, after_seq).result()
-
-    def _write(self, query: str, row: tuple[Any, ...], world: str, seq: int) -> Future[None]:
-        item = _Row(query, row, world, seq)
-        self._pending.put(item)
-        return item.done
-
-    def _commit_loop(self) -> None:
-        while True:
-            first = self._pending.get()
-            if first is None:
-                return
-            batch = [first]
-            while len(batch) < MAX_BATCH:
-                try:
-                    item = self._pending.get_nowait()
-                except queue.Empty:
-                    break
-                if item is None:
-                    self._pending.put(None)  # closing: after this batch
-                    break
-                batch.append(item)
-            try:
-                self._commit(batch)
-            except BaseException as error:  # never leave a caller waiting
-                for item in batch:
-                    if not item.done.done():
-                        item.done.set_exception(error)
-
-    def _commit(self, batch: list[_Row]) -> None:
-        try:
-            db = self._live()
-        except StoreUnavailable as error:
-            for item in batch:
-                item.done.set_exception(error)
-            return
-        held = []
-        for item in batch:
-            if item.world in self._leases:
-                held.append(item)
-            else:
-                item.done.set_exception(ServedElsewhere(
-                    f"world {item.world!r}: this sidecar process no longer holds the world's lease (its "
-                    "session with PostgreSQL ended); the message was not stored. Reconnect and resend it."))
-        if len(held) > 1:
-            try:
-                with db.transaction():
-                    for item in held:
-                        db.execute(item.query, item.row)
-            except psycopg.Error as error:
-                if db.closed or db.broken:  # nothing of the batch was committed
-                    for item in held:
-                        item.done.set_exception(_unavailable(error))
-                    return
-                # a row refused (a duplicate seq...): each row again on its own
-            else:
-                for item in held:
-                    item.done.set_result(None)
-                return
-        for item in held:
-            try:
-                db.execute(item.query, item.row)
-            except psycopg.errors.UniqueViolation:
-                item.done.set_exception(ServedElsewhere(
-                    f"world {item.world!r}: seq {item.seq} was stored by another sidecar process, which "
-                    "serves this world now; the message was not stored. Reconnect and resend it."))
-            except psycopg.Error as error:  # down, read-only, no privilege...: refused, resent
-                item.done.set_exception(_unavailable(error))
-            else:
-                item.done.set_result(None)
 
     def save_snapshot(self, state: World) -> None:
         """Write ``state``'s snapshot; on a session PostgreSQL ended since (a restart), once
@@ -387,11 +301,6 @@ class PostgresStore:
         yield from merged(world, sessions, messages, _read)
 
 
-def _unavailable(error: Exception) -> StoreUnavailable:
-    return StoreUnavailable(f"the sidecar's database is unavailable ({error}); nothing was stored. "
-                            "Resend it later.")
-
-
 @contextmanager
 def unavailable() -> Iterator[None]:
     """PostgreSQL unreachable or refusing the statement: :class:`StoreUnavailable`, a refusal
@@ -399,7 +308,7 @@ def unavailable() -> Iterator[None]:
     try:
         yield
     except psycopg.Error as error:
-        raise _unavailable(error) from error
+        raise unavailable_error(error) from error
 
 
 def _read(text: Any, world: str, where: str) -> Any:

@@ -249,13 +249,13 @@ def test_appends_of_many_worlds_at_once_are_each_committed_and_grouped(pg_url: s
     store = PostgresStore(pg_url)
     worlds = [f"grouped{i:02d}" for i in range(24)]
     batches: list[int] = []
-    commit = store._commit
+    commit = store._commits._commit
 
     def counted(batch: list[Any]) -> None:
         batches.append(len(batch))
         commit(batch)
 
-    store._commit = counted  # type: ignore[method-assign]
+    store._commits._commit = counted  # type: ignore[method-assign]
     try:
         for w in worlds:
             assert store.take_lease(w)
@@ -274,7 +274,7 @@ def test_appends_of_many_worlds_at_once_are_each_committed_and_grouped(pg_url: s
 
 
 def test_a_refused_row_in_a_grouped_commit_refuses_that_row_only(pg_url: str) -> None:
-    from adapter.store.postgres import _Row
+    from adapter.store.committer import _Row
 
     store = PostgresStore(pg_url)
     try:
@@ -283,7 +283,7 @@ def test_a_refused_row_in_a_grouped_commit_refuses_that_row_only(pg_url: str) ->
         store.append("b", 1, "hook", {"first": True})
         query = "INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)"
         batch = [_Row(query, (w, 1, "hook", '{"n":1}', None), w, 1) for w in ("a", "b", "c")]
-        store._commit(batch)
+        store._commits._commit(batch)
         assert batch[0].done.result() is None and batch[2].done.result() is None
         with pytest.raises(ServedElsewhere):
             batch[1].done.result()
