@@ -266,15 +266,7 @@ class PostgresStore:
                 log.info("the snapshot session with %s had ended (PostgreSQL restarted?): opened again", self.name)
 
     def save_snapshot_soon(self, state: World) -> Future[bool]:
-        return self._writer.submit(self._snapshot_in_thread, state)
-
-    def _snapshot_in_thread(self, state: World) -> bool:
-        try:
-            self.save_snapshot(state)
-        except (psycopg.Error, snapshots.SnapshotUnwritable) as error:
-            log.error("world %s: the snapshot at seq %d was not written: %s", state.world, state.last_seq, error)
-            return False
-        return True
+        return self._writer.submit(snapshots.written, self.save_snapshot, state, (psycopg.Error, snapshots.SnapshotUnwritable))
 
     # ---------------------------------------------------------------- reading
 

@@ -260,15 +260,7 @@ class Store:
         self._write_snapshot(state.world, state.last_seq, self._encoder.encode(state))
 
     def save_snapshot_soon(self, state: World) -> Future[bool]:
-        return self._writer.submit(self._snapshot_in_thread, state)
-
-    def _snapshot_in_thread(self, state: World) -> bool:
-        try:
-            self.save_snapshot(state)
-        except (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable) as error:
-            log.error("world %s: the snapshot at seq %d was not written: %s", state.world, state.last_seq, error)
-            return False
-        return True
+        return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))
 
     def _write_snapshot(self, world: str, seq: int, blob: bytes) -> None:
         self.check()
