@@ -6,39 +6,15 @@ replay`` reads, what ``initiative-sidecar export`` writes. Only the world's writ
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from .. import protocol
-from ..config import Config
 from ..errors import InvalidMessage, RateLimited, SidecarError, StoreUnavailable, Superseded
 from ..pipeline import refusal
-from ..service import Worlds
 from ..store.contract import WorldStore
-from .guard import GuardedServer
 
-
-class _Connection(Protocol):
-    @property
-    def world(self) -> str: ...
-
-
-class Serving(Protocol):
-    """What the handler reads of the running sidecar (:class:`adapter.server.Sidecar`, which
-    imports this module, so it is named by what it has, not imported)."""
-
-    @property
-    def config(self) -> Config: ...
-    @property
-    def worlds(self) -> Worlds: ...
-    @property
-    def sio(self) -> GuardedServer: ...
-    @property
-    def connections(self) -> Mapping[str, _Connection]: ...
-    @property
-    def writers(self) -> Mapping[str, str]: ...
-    def lock(self, world_id: str) -> asyncio.Lock: ...
+if TYPE_CHECKING:  # the package imports this module
+    from . import Sidecar
 
 
 def recording_of(store: WorldStore, world: str) -> tuple[int, str]:
@@ -49,7 +25,7 @@ def recording_of(store: WorldStore, world: str) -> tuple[int, str]:
     return len(lines), "".join(lines)
 
 
-async def export(sidecar: Serving, sid: str, *args: Any) -> dict[str, Any]:
+async def export(sidecar: Sidecar, sid: str, *args: Any) -> dict[str, Any]:
     """Answer an ``export``: the recording of the world this connection writes, or a refusal."""
     conn = sidecar.connections.get(sid)
     try:
