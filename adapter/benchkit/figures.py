@@ -93,12 +93,8 @@ def table(result: dict[str, Any]) -> str:
                      f"echo {st['echo_s']:.3f} s (median)"
                      + (f"; sidecar with {st['restore_worlds']} stored worlds {st['restore_s']:.3f} s"
                         if st.get("restore_s") is not None else ""))
-    agreed = result["deflate"]
-    if isinstance(agreed, dict):
-        deflate = ", ".join(f"{k} {'window ' + str(v) if v else 'declined'}" for k, v in agreed.items())
-    else:
-        deflate = f"window {agreed}" if agreed else "declined"
-    offered = "offered by the clients, as a browser does" if result.get("offered", True) else "not offered"
+    deflate = ", ".join(f"{k} {'window ' + str(v) if v else 'declined'}" for k, v in result["deflate"].items())
+    offered = "offered by the clients, as a browser does" if result["offered"] else "not offered"
     lines.append(f"regime: permessage-deflate {offered}; agreed: {deflate}; "
                  f"{result['client_processes']} client "
                  f"process(es) for the multi-client scenarios, {result['rounds']} rounds A B")
