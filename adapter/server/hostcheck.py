@@ -8,7 +8,6 @@ docs/setups.md ("Same origin").
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -32,12 +31,7 @@ def loopback_name(host: str) -> bool:
         name = name[1:].partition("]")[0]
     elif name.count(":") == 1:
         name = name.partition(":")[0]
-    if name in ("localhost", "localhost."):
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
+    return name == "localhost." or is_loopback(name)
 
 
 def public_names(config: Config) -> dict[str, str]:
