@@ -35,10 +35,7 @@ def tracked(items: Iterable[T], total: int, what: str, stdout: TextIO, stderr: T
         yield from items
         return
     with _bar(stderr) as bar:
-        task = bar.add_task(what, total=total)
-        for item in items:
-            yield item
-            bar.advance(task)
+        yield from bar.track(items, total=total, description=what)
 
 
 @contextmanager

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -80,8 +79,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         self.peers: dict[str, Peer] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}  # eio sid -> its authentication deadline
         self.aborting: set[asyncio.Future[None]] = set()  # sockets past their deadline, being cut
-        self.release_at = 0.0
-        self.releasing: asyncio.Future[None] | None = None
+        self.releasing: asyncio.TimerHandle | None = None
         self.quiet = Quiet(log)
         self.collector = Collector()
         #: how to read the frames of a socket (by its Engine.IO sid), if not whole: set by the
@@ -173,14 +171,9 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
 
     def release_soon(self, quiet: float = 1.0) -> None:
         """Give memory back ``quiet`` seconds after the last disconnect (once after a flood)."""
-        self.release_at = time.monotonic() + quiet
-        if self.releasing is None or self.releasing.done():
-            self.releasing = asyncio.ensure_future(self._release())
-
-    async def _release(self) -> None:
-        while (left := self.release_at - time.monotonic()) > 0:
-            await asyncio.sleep(left)
-        release_memory()
+        if self.releasing is not None:
+            self.releasing.cancel()
+        self.releasing = asyncio.get_running_loop().call_later(quiet, release_memory)
 
     async def abort(self, eio_sid: str) -> None:
         """Cut the connection at once: the transport is aborted and Engine.IO then closes the
