@@ -45,9 +45,6 @@ class Peer:
     skip_attachments: int = 0
 
 
-ATTACHMENT = "a binary attachment"
-
-
 class Engine(engineio.AsyncServer):  # type: ignore[misc]
     """Engine.IO's server, cancelling a socket's background tasks (its next ping, 25 s away)
     when it goes, so a closed socket is freed at once."""
@@ -279,13 +276,13 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
             await self._send_packet(eio_sid, self.packet_class(
                 sio_packet.CONNECT_ERROR, namespace="/", data={"message": refused.message, "data": refused.to_wire()}))
             return
-        ack_id = _event_ack_id(data)
+        event = EVENT_ACK_ID.match(data) if isinstance(data, str) else None  # namespace "/" only
         sid = self.manager.sid_from_eio_sid(eio_sid, "/")
-        if ack_id is not None and sid is not None and self.manager.is_connected(sid, "/"):
+        if event is not None and sid is not None and self.manager.is_connected(sid, "/"):
             refusal = {"ok": False, "seq": shown_seq(data), "error": InvalidMessage(
                 f"the message could not be read ({type(error).__name__}); it was not stored", path="").to_wire()}
-            await self._send_packet(eio_sid, self.packet_class(sio_packet.ACK, namespace="/", id=ack_id,
-                                                               data=[refusal]))
+            await self._send_packet(eio_sid, self.packet_class(sio_packet.ACK, namespace="/",
+                                                               id=int(event.group(1)), data=[refusal]))
 
 
 def without_attachments(data: Any) -> Any:
@@ -300,7 +297,7 @@ def without_attachments(data: Any) -> Any:
             value = node[k]
             if isinstance(value, dict):
                 if value.get("_placeholder") is True and "num" in value:
-                    node[k] = wirejson.Unreadable(ATTACHMENT)
+                    node[k] = wirejson.Unreadable("a binary attachment")
                 else:
                     stack.append(value)
             elif isinstance(value, list):
@@ -347,9 +344,3 @@ def shown_seq(data: Any) -> int | None:
 
 #: the ack id of a Socket.IO EVENT (``2[/,]<id>...``) or BINARY_EVENT (``5<n>-[/,]<id>...``) frame
 EVENT_ACK_ID = re.compile(r"(?:2|5\d{1,11}-)(?:/,)?(\d{1,16})")
-
-
-def _event_ack_id(data: Any) -> int | None:
-    """The ack id of an event frame whose JSON could not be read (namespace ``/`` only)."""
-    found = EVENT_ACK_ID.match(data) if isinstance(data, str) else None
-    return int(found.group(1)) if found else None
