@@ -284,8 +284,7 @@ def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                 continue
             checked += 1
             try:
-                item = json.loads(line)
-                protocol.validate("recording-line", item)
+                protocol.validate("recording-line", json.loads(line))
             except (ValueError, InvalidMessage) as error:
                 if number in refused:
                     expected_invalid += 1
@@ -303,15 +302,10 @@ def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def _golden_invalid_lines(recording: Path) -> set[int]:
+    """The input lines the recording's golden file answers invalid_message or too_large."""
     golden = recording.with_name(recording.name.removesuffix(".jsonl") + ".golden.jsonl")
     if not golden.exists():
         return set()
-    refused = set()
-    for line in golden.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        item = json.loads(line)
-        error = item.get("data", {}).get("error") if item.get("type") == "ack" else None
-        if error and error.get("code") in ("invalid_message", "too_large"):
-            refused.add(item["in"])
-    return refused
+    acks = (json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines() if line.strip())
+    return {item["in"] for item in acks if item.get("type") == "ack"
+            and (item["data"].get("error") or {}).get("code") in ("invalid_message", "too_large")}
