@@ -67,17 +67,13 @@ def table(result: dict[str, Any]) -> str:
         f"{'scenario':<12} {'server':<8} {'msgs/s':>9} {'p50 ms':>9} {'p99 ms':>9}  ratio sidecar/echo",
     ]
     for name, sc in result["scenarios"].items():
-        for kind in ("echo", "sidecar"):
+        ratio = sc["ratio"]
+        note = f"  throughput {ratio['msgs_per_s']}, p50 {ratio['p50']}, p99 {ratio['p99']}"
+        if len(ratio["msgs_per_s_rounds"]) > 1:
+            note += " (rounds " + " ".join(f"{r:.2f}" if r is not None else "-" for r in ratio["msgs_per_s_rounds"]) + ")"
+        for label, kind, tail in ((name, "echo", ""), ("", "sidecar", note)):
             s = sc[kind]
-            note = ""
-            if kind == "sidecar":
-                note = (f"  throughput {sc['ratio']['msgs_per_s']}, p50 {sc['ratio']['p50']}, "
-                        f"p99 {sc['ratio']['p99']}")
-                per_round = sc["ratio"].get("msgs_per_s_rounds") or []
-                if len(per_round) > 1:
-                    note += " (rounds " + " ".join(f"{r:.2f}" if r is not None else "-" for r in per_round) + ")"
-            lines.append(f"{name if kind == 'echo' else '':<12} {kind:<8} {s['msgs_per_s']:>9.0f} "
-                         f"{s['p50_ms']:>9.3f} {s['p99_ms']:>9.3f}{note}")
+            lines.append(f"{label:<12} {kind:<8} {s['msgs_per_s']:>9.0f} {s['p50_ms']:>9.3f} {s['p99_ms']:>9.3f}{tail}")
     rp = result.get("replay")
     if rp:
         lines.append(f"replay: {rp['msgs_per_s']:.0f} messages/s on one core "
