@@ -21,7 +21,6 @@ from .status_http import add_status_routes
 if TYPE_CHECKING:
     from ..service import Worlds
 
-METRICS_KEY = web.AppKey("metrics", Metrics)
 STATUS_KEY = web.AppKey("status", StatusBoard)
 
 
@@ -38,7 +37,6 @@ def add_operations(
     observers.listeners += [metrics.observe, board.observe]
     observers.connect_listeners.append(metrics.connect)
     app[OBSERVERS_KEY] = observers
-    app[METRICS_KEY] = metrics
     app[STATUS_KEY] = board
     def health() -> tuple[bool, dict[str, Any]]:
         if worlds_key not in app:
