@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -221,10 +221,8 @@ def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def _parsed_inputs(lines: Sequence[str]) -> dict[int, Any]:
     parsed = {}
     for number, line in enumerate(lines, start=1):
-        try:
+        with suppress(ValueError):  # a line replay reported as not JSON
             parsed[number] = json.loads(line)
-        except ValueError:
-            continue
     return parsed
 
 
@@ -288,9 +286,8 @@ def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             except (ValueError, InvalidMessage) as error:
                 if number in refused:
                     expected_invalid += 1
-                    continue
-                message = getattr(error, "message", str(error))
-                problems.append(f"{recording}:{number}: {message}")
+                else:
+                    problems.append(f"{recording}:{number}: {getattr(error, 'message', str(error))}")
     for problem in problems:
         stderr.write(problem + "\n")
     stdout.write(

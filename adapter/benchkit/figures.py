@@ -8,6 +8,7 @@ import os
 import platform
 import statistics
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -49,13 +50,11 @@ def ratio(a: float, b: float) -> float | None:
 
 def machine() -> dict[str, Any]:
     model = ""
-    try:
+    with suppress(OSError):  # no /proc: not Linux
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 model = line.split(":", 1)[1].strip()
                 break
-    except OSError:
-        pass
     return {"cpus": os.cpu_count(), "cpu_model": model or platform.processor(),
             "python": platform.python_version(), "platform": platform.platform(),
             "load_average": [round(x, 2) for x in os.getloadavg()]}
