@@ -5,6 +5,7 @@ message, round after round. Every world gets the same bytes; only the connect au
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..version import __version__
@@ -65,9 +66,11 @@ def roll(total: int) -> dict[str, Any]:
     }
 
 
-def hooks(count: int, combatants: int = 8, rolls: bool = True) -> list[dict[str, Any]]:
-    """``count`` hook payloads, ``seq`` 1..count: create, one roll each (unless ``rolls`` is
-    false: then nobody has rolled and the order is by id), start, then turns."""
+def hooks(count: int, combatants: int = 8, rolls: bool = True,
+          total: Callable[[int], int] = roll_total) -> list[dict[str, Any]]:
+    """``count`` hook payloads, ``seq`` 1..count: create, one roll each (combatant ``i`` rolls
+    ``total(i)``; unless ``rolls`` is false: then nobody has rolled and the order is by id),
+    start, then turns in the order of ``roll_total``."""
     people = [combatant(i) for i in range(combatants)]
     order = [combatant_id(i) for i in range(combatants)]  # rolls descend with i
     out: list[dict[str, Any]] = []
@@ -77,7 +80,7 @@ def hooks(count: int, combatants: int = 8, rolls: bool = True) -> list[dict[str,
         if len(out) >= count:
             return
         for person, cid in zip(people, order):
-            person["initiative"] = float(roll_total(order.index(cid))) if rolled[cid] else None
+            person["initiative"] = float(total(order.index(cid))) if rolled[cid] else None
         current = {"round": round_, "turn": turn,
                    "combatantId": order[turn] if turn is not None else None,
                    "tokenId": None}
@@ -92,7 +95,7 @@ def hooks(count: int, combatants: int = 8, rolls: bool = True) -> list[dict[str,
     add("createCombat")
     for i, cid in enumerate(order if rolls else ()):
         rolled[cid] = True
-        add("initiativeRoll", roll={"combatant_id": cid, "roll": roll(roll_total(i))})
+        add("initiativeRoll", roll={"combatant_id": cid, "roll": roll(total(i))})
     round_, turn = 1, 0
     add("combatStart")
     while len(out) < count:
