@@ -8,9 +8,8 @@ docs/setups.md ("Same origin").
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from ..config import Config, is_loopback
 
@@ -20,8 +19,6 @@ UNCHECKED = ("/socket.io/", "/module/")
 OPERATOR_PATHS = ("/healthz", "/metrics")
 #: headers a proxy adds: a request carrying one came through a proxy, whatever its Host says
 PROXY_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-IP")
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def loopback_name(host: str) -> bool:
@@ -45,7 +42,7 @@ def public_names(config: Config) -> dict[str, str]:
     return names
 
 
-def host_guard(config: Config) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def host_guard(config: Config) -> Middleware:
     checked = is_loopback(config.host)
     public = public_names(config)
     unchecked = tuple(config.base_path + p for p in UNCHECKED)

@@ -9,16 +9,15 @@ Every other route is for the sidecar's own pages: a browser request from another
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from ..config import Config
 from ..errors import ConnectRefused
 
 log = logging.getLogger("initiative_sidecar.server")
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def same_origin(request: web.Request, origin: str) -> bool:
@@ -43,7 +42,7 @@ def origin_refusal(config: Config, environ: dict[str, Any]) -> ConnectRefused | 
     )
 
 
-def page_guard(config: Config) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def page_guard(config: Config) -> Middleware:
     """Refuse (and log) browser requests to the sidecar's pages from any other origin."""
     sockets = f"{config.base_path}/socket.io/"
 
