@@ -57,7 +57,7 @@ def add_operations(
         sidecar = app[sidecar_key]  # the Sidecar, set by create_app's own context, which ran first
         worlds = app[worlds_key]
         metrics.attach(sidecar.writers, worlds.states, worlds.store)
-        board.attach(sidecar.writers, worlds.states)
+        board.writers, board.states = sidecar.writers, worlds.states
         yield
 
     add_module_routes(app, config)

@@ -91,11 +91,9 @@ class StatusBoard:
         #: the sidecar's own throttle replaces this one when it starts (see create_app)
         self.throttle = Throttle(config.auth_failures, config.throttle_seconds, config.throttle_spacing)
         self.closing = False
+        #: the running sidecar's writers and worlds, once it has started (operations.py)
         self.writers: Mapping[str, str] = {}
         self.states: Mapping[str, Any] = {}
-
-    def attach(self, writers: Mapping[str, str], states: Mapping[str, Any]) -> None:
-        self.writers, self.states = writers, states
 
     # ---------------------------------------------------------------- what happens
 
