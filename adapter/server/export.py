@@ -6,17 +6,41 @@ replay`` reads, what ``initiative-sidecar export`` writes. Only the world's writ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import asyncio
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from .. import protocol
+from ..config import Config
 from ..errors import InvalidMessage, RateLimited, SidecarError, StoreUnavailable, Superseded
 from ..pipeline import refusal
+from ..service import Worlds
+from .guard import GuardedServer
 
-if TYPE_CHECKING:  # the package imports this module
-    from . import Sidecar
+
+class _Connection(Protocol):
+    @property
+    def world(self) -> str: ...
 
 
-async def export(sidecar: Sidecar, sid: str, *args: Any) -> dict[str, Any]:
+class Serving(Protocol):
+    """What the handler reads of the running sidecar (:class:`adapter.server.Sidecar`, which
+    imports this module, so it is named by what it has, not imported)."""
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def worlds(self) -> Worlds: ...
+    @property
+    def sio(self) -> GuardedServer: ...
+    @property
+    def connections(self) -> Mapping[str, _Connection]: ...
+    @property
+    def writers(self) -> Mapping[str, str]: ...
+    def lock(self, world_id: str) -> asyncio.Lock: ...
+
+
+async def export(sidecar: Serving, sid: str, *args: Any) -> dict[str, Any]:
     """Answer an ``export``: the recording of the world this connection writes (its stored
     sessions and messages, the lines ``replay`` reads), or a refusal."""
     from ..replay import dumps  # a GM's download, rare: serving does not load the replay tool
