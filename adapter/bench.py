@@ -57,17 +57,11 @@ def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, steps(total, "bench", stdout, stderr) as say:
         result = measure(plan, Path(tmp), say)
     result["seconds"] = round(time.perf_counter() - began, 1)
-    stdout.write(figures.table(result) + "\n")
-    stdout.write(combat_sizes.table(result["combat_sizes"]) + "\n")
-    stdout.write(f"(the whole benchmark took {result['seconds']} s)\n")
-    out = getattr(args, "json_out", None)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    text = (f"{figures.table(result)}\n{combat_sizes.table(result['combat_sizes'])}\n"
+            f"(the whole benchmark took {result['seconds']} s)")
     errors = sum(sc[k]["errors"] for sc in result["scenarios"].values() for k in ("echo", "sidecar"))
-    if errors:
-        stderr.write(f"initiative-sidecar bench: {errors} messages were refused or failed\n")
-        return 1
-    return 0
+    return figures.report(result, text, args, stdout, stderr,
+                          f"{errors} messages were refused or failed" if errors else "")
 
 
 def measure(plan: Plan, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]:
@@ -94,9 +88,8 @@ def measure(plan: Plan, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
 
 def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, list[float]], dict[str, int]]:
     """Every scenario against both servers, alternately, for ``plan.rounds`` rounds."""
-    rates: dict[tuple[str, str], list[float]] = {}
-    lats: dict[tuple[str, str], list[float]] = {}
-    errs: dict[tuple[str, str], int] = {}
+    #: (scenario, server) -> the throughput of each round, every latency, the errors
+    runs: dict[tuple[str, str], tuple[list[float], list[float], list[int]]] = {}
     startups: dict[str, list[float]] = {"echo": [], "sidecar": []}
     deflate: dict[str, int] = {"echo": 0, "sidecar": 0}
     for r in range(plan.rounds):
@@ -109,17 +102,17 @@ def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[s
                     worlds = [f"bench{r}{name}w{i:05d}" for i in range(clients)]
                     procs = 1 if clients == 1 else plan.client_processes
                     got = load.run(server.url, worlds, messages, procs, deflate=plan.deflate)
-                    rates.setdefault((name, kind), []).append(got.per_second)
-                    lats.setdefault((name, kind), []).extend(got.latencies)
-                    errs[(name, kind)] = errs.get((name, kind), 0) + got.errors
+                    rates, latencies, errors = runs.setdefault((name, kind), ([], [], []))
+                    rates.append(got.per_second)
+                    latencies.extend(got.latencies)
+                    errors.append(got.errors)
                     deflate[kind] = got.deflate
             finally:
                 server.stop()
     out: dict[str, Any] = {}
     for name, clients, messages in plan.scenarios:
-        echo = figures.summary(rates[(name, "echo")], lats[(name, "echo")], errs[(name, "echo")])
-        side = figures.summary(rates[(name, "sidecar")], lats[(name, "sidecar")],
-                               errs[(name, "sidecar")])
+        echo, side = (figures.summary(rates, latencies, sum(errors))
+                      for rates, latencies, errors in (runs[(name, "echo")], runs[(name, "sidecar")]))
         out[name] = {"clients": clients, "messages_per_client": messages, "echo": echo,
                      "sidecar": side, "ratio": {
                          "msgs_per_s": figures.ratio(side["msgs_per_s"], echo["msgs_per_s"]),

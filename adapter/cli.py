@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -26,34 +26,33 @@ def parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the sidecar (socket.io on aiohttp)")
     serve.add_argument("--host", help="address to bind (default 127.0.0.1: this machine only)")
-    serve.add_argument("--allow-remote", dest="allow_remote", action="store_const", const=True,
+    serve.add_argument("--allow-remote", action="store_const", const=True,
                        help="allow a --host other than loopback (dangerous: other machines can reach the sidecar)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
     serve.add_argument("--db", help="SQLite database file (default ./initiative-sidecar.db)")
     serve.add_argument("--token", help="the shared token (default: $INITIATIVE_SIDECAR_TOKEN, "
                        "else one stored beside the database)")
-    serve.add_argument("--tokens-file", dest="tokens_file", help="JSON {world id: token} for per-world tokens")
+    serve.add_argument("--tokens-file", help="JSON {world id: token} for per-world tokens")
     serve.add_argument("--origins", help="comma-separated Foundry origins the socket accepts "
                        "(default: any, with the right token)")
-    serve.add_argument("--base-path", dest="base_path",
+    serve.add_argument("--base-path",
                        help="serve every route under this path (/initiative-sidecar), for a proxy in front")
-    serve.add_argument("--public-origin", dest="public_origin",
-                       help="comma-separated origins a reverse proxy serves the sidecar at "
+    serve.add_argument("--public-origin", help="comma-separated origins a reverse proxy serves the sidecar at "
                        "(https://foundry.example.org): the status page answers them")
-    serve.add_argument("--max-bytes", dest="max_bytes", type=int, help="application size limit per message")
-    serve.add_argument("--snapshot-every", dest="snapshot_every", type=int, help="messages between snapshots")
+    serve.add_argument("--max-bytes", type=int, help="application size limit per message")
+    serve.add_argument("--snapshot-every", type=int, help="messages between snapshots")
     serve.add_argument("--rate", type=float, help="messages per second per connection")
     serve.add_argument("--burst", type=int, help="burst above the rate")
-    serve.add_argument("--connect-timeout", dest="connect_timeout", type=float,
+    serve.add_argument("--connect-timeout", type=float,
                        help="seconds a socket may stay open before it authenticates (default 5)")
-    serve.add_argument("--pending-per-address", dest="pending_per_address", type=int,
+    serve.add_argument("--pending-per-address", type=int,
                        help="sockets one address may hold before they authenticate (default 64)")
-    serve.add_argument("--max-outgoing-bytes", dest="max_outgoing_bytes", type=int,
+    serve.add_argument("--max-outgoing-bytes", type=int,
                        help="bytes waiting to be sent to a client before it is cut off (default 8 MiB)")
-    serve.add_argument("--log-level", dest="log_level", help="DEBUG, INFO, WARNING...")
-    serve.add_argument("--ws-compression", dest="ws_compression", action="store_const", const=True,
+    serve.add_argument("--log-level", help="DEBUG, INFO, WARNING...")
+    serve.add_argument("--ws-compression", action="store_const", const=True,
                        help="accept permessage-deflate (off by default: it costs CPU and memory on loopback)")
-    serve.add_argument("--metrics-from", dest="metrics_from",
+    serve.add_argument("--metrics-from",
                        help="comma-separated networks besides loopback that may read /healthz and /metrics")
     serve.add_argument("--store", help="hosted mode: a postgresql:// URL shared by sidecar processes "
                        "(default: the SQLite file --db); see docs/hosting.md")
@@ -83,16 +82,16 @@ def parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmark the sidecar against a bare socket.io echo server")
     bench.add_argument("--quick", action="store_true", help="a short run (smaller counts)")
     bench.add_argument("--json", dest="json_out", help="also write the results as JSON to this file")
-    bench.add_argument("--client-processes", dest="client_processes", type=int,
+    bench.add_argument("--client-processes", type=int,
                        help="client processes for the multi-client scenarios (default 2)")
     bench.add_argument("--rounds", type=_rounds,
                        help="rounds of echo-then-sidecar per scenario (default 3, 1 with --quick): more "
                        "rounds for a decision on a noisy machine")
-    bench.add_argument("--no-deflate", dest="no_deflate", action="store_true",
+    bench.add_argument("--no-deflate", action="store_true",
                        help="clients do not offer permessage-deflate (a browser does)")
     bench.add_argument("--hosted", action="store_true",
                        help="1 and 2 processes on PostgreSQL behind nginx against SQLite (docs/hosting.md)")
-    bench.add_argument("--combat-sizes", dest="combat_sizes", action="store_true",
+    bench.add_argument("--combat-sizes", action="store_true",
                        help="only the cost of a turn change with 5, 20, 80 and 200 combatants (replayed)")
     # tables held at a message rate each (docs/performance.md, "Hosted capacity")
     bench.add_argument("--tables", type=_table_counts,
@@ -222,10 +221,8 @@ def replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def _parsed_inputs(lines: Sequence[str]) -> dict[int, Any]:
     parsed = {}
     for number, line in enumerate(lines, start=1):
-        try:
+        with suppress(ValueError):  # a line replay reported as not JSON
             parsed[number] = json.loads(line)
-        except ValueError:
-            continue
     return parsed
 
 
@@ -285,14 +282,12 @@ def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                 continue
             checked += 1
             try:
-                item = json.loads(line)
-                protocol.validate("recording-line", item)
+                protocol.validate("recording-line", json.loads(line))
             except (ValueError, InvalidMessage) as error:
                 if number in refused:
                     expected_invalid += 1
-                    continue
-                message = getattr(error, "message", str(error))
-                problems.append(f"{recording}:{number}: {message}")
+                else:
+                    problems.append(f"{recording}:{number}: {getattr(error, 'message', str(error))}")
     for problem in problems:
         stderr.write(problem + "\n")
     stdout.write(
@@ -304,15 +299,10 @@ def schemas(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def _golden_invalid_lines(recording: Path) -> set[int]:
+    """The input lines the recording's golden file answers invalid_message or too_large."""
     golden = recording.with_name(recording.name.removesuffix(".jsonl") + ".golden.jsonl")
     if not golden.exists():
         return set()
-    refused = set()
-    for line in golden.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        item = json.loads(line)
-        error = item.get("data", {}).get("error") if item.get("type") == "ack" else None
-        if error and error.get("code") in ("invalid_message", "too_large"):
-            refused.add(item["in"])
-    return refused
+    acks = (json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines() if line.strip())
+    return {item["in"] for item in acks if item.get("type") == "ack"
+            and (item["data"].get("error") or {}).get("code") in ("invalid_message", "too_large")}

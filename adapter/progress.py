@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import count
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
 if TYPE_CHECKING:
@@ -35,10 +36,7 @@ def tracked(items: Iterable[T], total: int, what: str, stdout: TextIO, stderr: T
         yield from items
         return
     with _bar(stderr) as bar:
-        task = bar.add_task(what, total=total)
-        for item in items:
-            yield item
-            bar.advance(task)
+        yield from bar.track(items, total=total, description=what)
 
 
 @contextmanager
@@ -49,13 +47,9 @@ def steps(total: int, what: str, stdout: TextIO, stderr: TextIO) -> Iterator[Cal
         return
     with _bar(stderr) as bar:
         task = bar.add_task(what, total=total)
-        started = False
+        finished = count()  # the steps before the one named
 
         def say(text: str) -> None:
-            nonlocal started
-            if started:
-                bar.advance(task)
-            started = True
-            bar.update(task, description=f"{what}: {text}")
+            bar.update(task, completed=next(finished), description=f"{what}: {text}")
 
         yield say

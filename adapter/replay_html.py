@@ -82,10 +82,9 @@ def timeline(inputs: Mapping[int, Mapping[str, Any]], outputs: Iterable[Mapping[
     for number, outs in by_line.items():
         source = inputs.get(number, {})
         data = _mapping(source.get("data"))
-        _learn_names(tl, data)
+        combat_id = _combat_of(tl, data)
         tl.messages += 1
         ack = outs[0]["data"]
-        combat_id = _combat_of(data)
         tl.add(combat_id, _describe(tl, number, source.get("event", "?"), data))
         if not ack.get("ok"):
             tl.refusals += 1
@@ -109,19 +108,15 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _learn_names(tl: Timeline, data: Mapping[str, Any]) -> None:
-    combat = data.get("combat")
-    for c in (combat.get("combatants") or ()) if isinstance(combat, Mapping) else ():
+def _combat_of(tl: Timeline, data: Mapping[str, Any]) -> str | None:
+    """The combat a message belongs to (its combat's id, else its ``combat_id``); the names of
+    the combat's combatants are learnt on the way."""
+    combat = _mapping(data.get("combat"))
+    for c in combat.get("combatants") or ():
         if isinstance(c, Mapping) and isinstance(c.get("_id"), str):
             tl.names[c["_id"]] = str(c.get("name") or c["_id"])
-
-
-def _combat_of(data: Mapping[str, Any]) -> str | None:
-    combat = data.get("combat")
-    if isinstance(combat, Mapping) and isinstance(combat.get("_id"), str):
-        return str(combat["_id"])
-    cid = data.get("combat_id")
-    return str(cid) if isinstance(cid, str) else None
+    cid = combat["_id"] if isinstance(combat.get("_id"), str) else data.get("combat_id")
+    return cid if isinstance(cid, str) else None
 
 
 def _describe(tl: Timeline, number: int, event: str, data: Mapping[str, Any]) -> Step:

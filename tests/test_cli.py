@@ -121,6 +121,18 @@ def test_schemas_check_finds_a_bad_recorded_line(tmp_path: Path) -> None:
     assert code == 1 and "bad.jsonl:2" in err
 
 
+def test_schemas_check_passes_a_bad_line_its_golden_file_refuses(tmp_path: Path) -> None:
+    s = small_recording()
+    s.lines[1]["data"]["combat"]["round"] = -1
+    (tmp_path / "bad.jsonl").write_text(s.jsonl())
+    code, golden, _ = call("replay", str(tmp_path / "bad.jsonl"))
+    refused = golden.count('"code":"invalid_message"')
+    assert code == 0 and refused >= 1
+    (tmp_path / "bad.golden.jsonl").write_text(golden)
+    code, out, err = call("schemas", "--check", "--recordings", str(tmp_path))
+    assert code == 0 and err == "" and f"({refused} invalid on purpose" in out
+
+
 def test_a_recording_switched_on_mid_session_replays_from_its_first_seq(tmp_path: Path) -> None:
     s = small_recording()
     for line in s.lines[1:]:

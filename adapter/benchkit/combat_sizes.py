@@ -21,7 +21,7 @@ from typing import Any, TextIO
 import orjson
 
 from . import figures
-from .payloads import hooks, roll, session
+from .payloads import hooks, session
 
 SIZES = (5, 20, 80, 200)
 RULESET = "balanced-d20"
@@ -30,9 +30,9 @@ TURN_HOOKS = ("combatTurn", "combatRound")
 
 
 def d20_total(i: int) -> int:
-    """Initiative totals a d20 can show (the die 1..20 and a +2): several share a total when
-    there are more than 20 combatants, as at a real table."""
-    return 3 + (i * 7) % 20
+    """Combatant ``i``'s initiative, a total a d20 can show (the die 1..20 and a +2): several
+    share a total when there are more than 20 combatants, as at a real table."""
+    return 3 + ((i + 1) * 7) % 20
 
 
 def recording(combatants: int, turns: int) -> list[bytes]:
@@ -42,15 +42,7 @@ def recording(combatants: int, turns: int) -> list[bytes]:
     from ..rulesets import RULESETS
 
     opened = session("benchSizes000001", RULESET)
-    start = hooks(combatants + 2, combatants=combatants)
-    totals: dict[str, float] = {}
-    for i, message in enumerate(start):
-        report = message.get("roll")
-        if report is not None:  # payloads.hooks rolls 20, 19, ...: give each a d20's total
-            totals[report["combatant_id"]] = d20_total(i)
-            report["roll"] = roll(d20_total(i))
-        for person in message["combat"]["combatants"]:
-            person["initiative"] = totals.get(person["_id"])
+    start = hooks(combatants + 2, combatants=combatants, total=d20_total)
     lines = [orjson.dumps({"event": "session", "data": opened})]
     lines += [orjson.dumps({"event": "hook", "data": m}) for m in start]
     probe = Replay(rulesets=RULESETS)

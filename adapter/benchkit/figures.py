@@ -8,6 +8,7 @@ import os
 import platform
 import statistics
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -49,13 +50,11 @@ def ratio(a: float, b: float) -> float | None:
 
 def machine() -> dict[str, Any]:
     model = ""
-    try:
+    with suppress(OSError):  # no /proc: not Linux
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 model = line.split(":", 1)[1].strip()
                 break
-    except OSError:
-        pass
     return {"cpus": os.cpu_count(), "cpu_model": model or platform.processor(),
             "python": platform.python_version(), "platform": platform.platform(),
             "load_average": [round(x, 2) for x in os.getloadavg()]}
@@ -67,17 +66,13 @@ def table(result: dict[str, Any]) -> str:
         f"{'scenario':<12} {'server':<8} {'msgs/s':>9} {'p50 ms':>9} {'p99 ms':>9}  ratio sidecar/echo",
     ]
     for name, sc in result["scenarios"].items():
-        for kind in ("echo", "sidecar"):
+        ratio = sc["ratio"]
+        note = f"  throughput {ratio['msgs_per_s']}, p50 {ratio['p50']}, p99 {ratio['p99']}"
+        if len(ratio["msgs_per_s_rounds"]) > 1:
+            note += " (rounds " + " ".join(f"{r:.2f}" if r is not None else "-" for r in ratio["msgs_per_s_rounds"]) + ")"
+        for label, kind, tail in ((name, "echo", ""), ("", "sidecar", note)):
             s = sc[kind]
-            note = ""
-            if kind == "sidecar":
-                note = (f"  throughput {sc['ratio']['msgs_per_s']}, p50 {sc['ratio']['p50']}, "
-                        f"p99 {sc['ratio']['p99']}")
-                per_round = sc["ratio"].get("msgs_per_s_rounds") or []
-                if len(per_round) > 1:
-                    note += " (rounds " + " ".join(f"{r:.2f}" if r is not None else "-" for r in per_round) + ")"
-            lines.append(f"{name if kind == 'echo' else '':<12} {kind:<8} {s['msgs_per_s']:>9.0f} "
-                         f"{s['p50_ms']:>9.3f} {s['p99_ms']:>9.3f}{note}")
+            lines.append(f"{label:<12} {kind:<8} {s['msgs_per_s']:>9.0f} {s['p50_ms']:>9.3f} {s['p99_ms']:>9.3f}{tail}")
     rp = result.get("replay")
     if rp:
         lines.append(f"replay: {rp['msgs_per_s']:.0f} messages/s on one core "
@@ -93,12 +88,8 @@ def table(result: dict[str, Any]) -> str:
                      f"echo {st['echo_s']:.3f} s (median)"
                      + (f"; sidecar with {st['restore_worlds']} stored worlds {st['restore_s']:.3f} s"
                         if st.get("restore_s") is not None else ""))
-    agreed = result["deflate"]
-    if isinstance(agreed, dict):
-        deflate = ", ".join(f"{k} {'window ' + str(v) if v else 'declined'}" for k, v in agreed.items())
-    else:
-        deflate = f"window {agreed}" if agreed else "declined"
-    offered = "offered by the clients, as a browser does" if result.get("offered", True) else "not offered"
+    deflate = ", ".join(f"{k} {'window ' + str(v) if v else 'declined'}" for k, v in result["deflate"].items())
+    offered = "offered by the clients, as a browser does" if result["offered"] else "not offered"
     lines.append(f"regime: permessage-deflate {offered}; agreed: {deflate}; "
                  f"{result['client_processes']} client "
                  f"process(es) for the multi-client scenarios, {result['rounds']} rounds A B")

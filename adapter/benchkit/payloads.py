@@ -5,6 +5,7 @@ message, round after round. Every world gets the same bytes; only the connect au
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..version import __version__
@@ -65,21 +66,22 @@ def roll(total: int) -> dict[str, Any]:
     }
 
 
-def hooks(count: int, combatants: int = 8, rolls: bool = True) -> list[dict[str, Any]]:
-    """``count`` hook payloads, ``seq`` 1..count: create, one roll each (unless ``rolls`` is
-    false: then nobody has rolled and the order is by id), start, then turns."""
+def hooks(count: int, combatants: int = 8, rolls: bool = True,
+          total: Callable[[int], int] = roll_total) -> list[dict[str, Any]]:
+    """``count`` hook payloads, ``seq`` 1..count: create, one roll each (combatant ``i`` rolls
+    ``total(i)``; unless ``rolls`` is false: then nobody has rolled and the order is by id),
+    start, then turns in the order of ``roll_total``."""
     people = [combatant(i) for i in range(combatants)]
-    order = [combatant_id(i) for i in range(combatants)]  # rolls descend with i
     out: list[dict[str, Any]] = []
-    round_, turn = 0, None
+    round_, turn, rolled = 0, None, 0  # combatants 0 .. rolled - 1 have rolled
 
     def add(name: str, **extra: Any) -> None:
         if len(out) >= count:
             return
-        for person, cid in zip(people, order):
-            person["initiative"] = float(roll_total(order.index(cid))) if rolled[cid] else None
+        for i, person in enumerate(people):
+            person["initiative"] = float(total(i)) if i < rolled else None
         current = {"round": round_, "turn": turn,
-                   "combatantId": order[turn] if turn is not None else None,
+                   "combatantId": combatant_id(turn) if turn is not None else None,
                    "tokenId": None}
         combat = {"_id": COMBAT_ID, "type": "base", "system": {}, "scene": SCENE, "groups": [],
                   "combatants": [dict(p) for p in people], "active": True, "round": round_,
@@ -88,15 +90,14 @@ def hooks(count: int, combatants: int = 8, rolls: bool = True) -> list[dict[str,
         out.append({"seq": len(out) + 1, "user": GM, "world_time": float(len(out) * 6),
                     "hook": name, "combat": combat, "current": current, **extra})
 
-    rolled = {cid: False for cid in order}
     add("createCombat")
-    for i, cid in enumerate(order if rolls else ()):
-        rolled[cid] = True
-        add("initiativeRoll", roll={"combatant_id": cid, "roll": roll(roll_total(i))})
+    for i in range(combatants if rolls else 0):
+        rolled = i + 1
+        add("initiativeRoll", roll={"combatant_id": combatant_id(i), "roll": roll(total(i))})
     round_, turn = 1, 0
     add("combatStart")
     while len(out) < count:
-        if turn + 1 < len(order):
+        if turn + 1 < combatants:
             turn += 1
             add("combatTurn")
         else:

@@ -15,7 +15,6 @@ from ..config import Config
 from ..errors import InvalidMessage, RateLimited, SidecarError, StoreUnavailable, Superseded
 from ..pipeline import refusal
 from ..service import Worlds
-from ..store.contract import WorldStore
 from .guard import GuardedServer
 
 
@@ -41,16 +40,11 @@ class Serving(Protocol):
     def lock(self, world_id: str) -> asyncio.Lock: ...
 
 
-def recording_of(store: WorldStore, world: str) -> tuple[int, str]:
-    """The world's stored sessions and messages as a recording: (lines, text)."""
+async def export(sidecar: Serving, sid: str, *args: Any) -> dict[str, Any]:
+    """Answer an ``export``: the recording of the world this connection writes (its stored
+    sessions and messages, the lines ``replay`` reads), or a refusal."""
     from ..replay import dumps  # a GM's download, rare: serving does not load the replay tool
 
-    lines = [dumps({"event": entry.kind, "data": entry.data}) + "\n" for entry in store.history(world)]
-    return len(lines), "".join(lines)
-
-
-async def export(sidecar: Serving, sid: str, *args: Any) -> dict[str, Any]:
-    """Answer an ``export``: the recording of the world this connection writes, or a refusal."""
     conn = sidecar.connections.get(sid)
     try:
         if conn is None or sidecar.writers.get(conn.world) != sid:
@@ -62,7 +56,8 @@ async def export(sidecar: Serving, sid: str, *args: Any) -> dict[str, Any]:
             raise RateLimited(f"more than {sidecar.config.rate:g} messages per second; slow down and ask again")
         async with sidecar.lock(conn.world):
             try:
-                lines, text = recording_of(sidecar.worlds.store, conn.world)
+                history = sidecar.worlds.store.history(conn.world)
+                lines = [dumps({"event": entry.kind, "data": entry.data}) + "\n" for entry in history]
             except SidecarError:
                 raise
             except Exception as error:  # the store failed: answered, never left hanging
@@ -70,7 +65,7 @@ async def export(sidecar: Serving, sid: str, *args: Any) -> dict[str, Any]:
     except SidecarError as error:
         answer = refusal(None, error)
     else:
-        answer = {"ok": True, "world": conn.world, "lines": lines, "recording": text}
+        answer = {"ok": True, "world": conn.world, "lines": len(lines), "recording": "".join(lines)}
     if sidecar.config.check_outbound:
         protocol.check_outbound("export-answer", answer)
     return answer

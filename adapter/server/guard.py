@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,9 +43,6 @@ class Peer:
     accepted: bool = False
     connecting: bool = False
     skip_attachments: int = 0
-
-
-ATTACHMENT = "a binary attachment"
 
 
 class Engine(engineio.AsyncServer):  # type: ignore[misc]
@@ -80,8 +76,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         self.peers: dict[str, Peer] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}  # eio sid -> its authentication deadline
         self.aborting: set[asyncio.Future[None]] = set()  # sockets past their deadline, being cut
-        self.release_at = 0.0
-        self.releasing: asyncio.Future[None] | None = None
+        self.releasing: asyncio.TimerHandle | None = None
         self.quiet = Quiet(log)
         self.collector = Collector()
         #: how to read the frames of a socket (by its Engine.IO sid), if not whole: set by the
@@ -108,12 +103,10 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
             self.peers.pop(idle[0], None)
         self.peers[eio_sid] = Peer(address, environ, Bucket(self.limits.rate, float(self.limits.burst)))
         await super()._handle_eio_connect(eio_sid, environ)
-        self._deadline_in(self.limits.connect_timeout, eio_sid)
+        # the socket's authentication deadline: a timer, not a task sleeping per socket
+        self.timers[eio_sid] = asyncio.get_running_loop().call_later(self.limits.connect_timeout,
+                                                                     self._deadline, eio_sid)
         return None
-
-    def _deadline_in(self, delay: float, eio_sid: str) -> None:
-        """The socket's authentication deadline: a timer, not a task sleeping per socket."""
-        self.timers[eio_sid] = asyncio.get_running_loop().call_later(delay, self._deadline, eio_sid)
 
     def _deadline(self, eio_sid: str) -> None:
         """Close the socket unless the sidecar accepted it in time (a CONNECT being handled is
@@ -123,7 +116,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         if peer is None or peer.accepted:
             return
         if peer.connecting:
-            self._deadline_in(0.5, eio_sid)
+            self.timers[eio_sid] = asyncio.get_running_loop().call_later(0.5, self._deadline, eio_sid)
             return
         self.quiet.log(logging.INFO, ("unauthenticated", peer.address),
                        "closed a socket from %s: not authenticated within %g s",
@@ -173,14 +166,9 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
 
     def release_soon(self, quiet: float = 1.0) -> None:
         """Give memory back ``quiet`` seconds after the last disconnect (once after a flood)."""
-        self.release_at = time.monotonic() + quiet
-        if self.releasing is None or self.releasing.done():
-            self.releasing = asyncio.ensure_future(self._release())
-
-    async def _release(self) -> None:
-        while (left := self.release_at - time.monotonic()) > 0:
-            await asyncio.sleep(left)
-        release_memory()
+        if self.releasing is not None:
+            self.releasing.cancel()
+        self.releasing = asyncio.get_running_loop().call_later(quiet, release_memory)
 
     async def abort(self, eio_sid: str) -> None:
         """Cut the connection at once: the transport is aborted and Engine.IO then closes the
@@ -286,13 +274,13 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
             await self._send_packet(eio_sid, self.packet_class(
                 sio_packet.CONNECT_ERROR, namespace="/", data={"message": refused.message, "data": refused.to_wire()}))
             return
-        ack_id = _event_ack_id(data)
+        event = EVENT_ACK_ID.match(data) if isinstance(data, str) else None  # namespace "/" only
         sid = self.manager.sid_from_eio_sid(eio_sid, "/")
-        if ack_id is not None and sid is not None and self.manager.is_connected(sid, "/"):
+        if event is not None and sid is not None and self.manager.is_connected(sid, "/"):
             refusal = {"ok": False, "seq": shown_seq(data), "error": InvalidMessage(
                 f"the message could not be read ({type(error).__name__}); it was not stored", path="").to_wire()}
-            await self._send_packet(eio_sid, self.packet_class(sio_packet.ACK, namespace="/", id=ack_id,
-                                                               data=[refusal]))
+            await self._send_packet(eio_sid, self.packet_class(sio_packet.ACK, namespace="/",
+                                                               id=int(event.group(1)), data=[refusal]))
 
 
 def without_attachments(data: Any) -> Any:
@@ -307,7 +295,7 @@ def without_attachments(data: Any) -> Any:
             value = node[k]
             if isinstance(value, dict):
                 if value.get("_placeholder") is True and "num" in value:
-                    node[k] = wirejson.Unreadable(ATTACHMENT)
+                    node[k] = wirejson.Unreadable("a binary attachment")
                 else:
                     stack.append(value)
             elif isinstance(value, list):
@@ -354,9 +342,3 @@ def shown_seq(data: Any) -> int | None:
 
 #: the ack id of a Socket.IO EVENT (``2[/,]<id>...``) or BINARY_EVENT (``5<n>-[/,]<id>...``) frame
 EVENT_ACK_ID = re.compile(r"(?:2|5\d{1,11}-)(?:/,)?(\d{1,16})")
-
-
-def _event_ack_id(data: Any) -> int | None:
-    """The ack id of an event frame whose JSON could not be read (namespace ``/`` only)."""
-    found = EVENT_ACK_ID.match(data) if isinstance(data, str) else None
-    return int(found.group(1)) if found else None

@@ -8,10 +8,8 @@ docs/setups.md ("Same origin").
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Awaitable, Callable
-
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from ..config import Config, is_loopback
 
@@ -22,8 +20,6 @@ OPERATOR_PATHS = ("/healthz", "/metrics")
 #: headers a proxy adds: a request carrying one came through a proxy, whatever its Host says
 PROXY_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-IP")
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
 
 def loopback_name(host: str) -> bool:
     """Whether the ``Host`` header (with or without its port) names this machine's loopback."""
@@ -32,12 +28,7 @@ def loopback_name(host: str) -> bool:
         name = name[1:].partition("]")[0]
     elif name.count(":") == 1:
         name = name.partition(":")[0]
-    if name in ("localhost", "localhost."):
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
+    return name == "localhost." or is_loopback(name)
 
 
 def public_names(config: Config) -> dict[str, str]:
@@ -51,7 +42,7 @@ def public_names(config: Config) -> dict[str, str]:
     return names
 
 
-def host_guard(config: Config) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def host_guard(config: Config) -> Middleware:
     checked = is_loopback(config.host)
     public = public_names(config)
     unchecked = tuple(config.base_path + p for p in UNCHECKED)

@@ -78,26 +78,22 @@ class Metrics:
         if hasattr(store, "append_soon"):  # PostgreSQL: every append is one of these
             store.append_soon = self.timed(store.append_soon)
         else:
-            store.append = self.timed(store.append)
+            append = store.append
 
-    def timed(self, append: Callable[..., Any]) -> Callable[..., Any]:
-        """``append``, timed until it returns or, when it returns a future, until that is done."""
+            def append_timed(*args: Any, **kwargs: Any) -> Any:
+                with self.commit_seconds.time():
+                    return append(*args, **kwargs)
 
-        def append_timed(*args: Any, **kwargs: Any) -> Any:
+            store.append = append_timed
+
+    def timed(self, append_soon: Callable[..., Future[Any]]) -> Callable[..., Future[Any]]:
+        """``append_soon``, timed until the future it returns is done."""
+
+        def append_timed(*args: Any, **kwargs: Any) -> Future[Any]:
             started = time.perf_counter()
-
-            def observe(*_: Any) -> None:
-                self.commit_seconds.observe(time.perf_counter() - started)
-
-            done: Any = None
-            try:
-                done = append(*args, **kwargs)
-                return done
-            finally:
-                if isinstance(done, Future):
-                    done.add_done_callback(observe)
-                else:
-                    observe()
+            done = append_soon(*args, **kwargs)
+            done.add_done_callback(lambda _: self.commit_seconds.observe(time.perf_counter() - started))
+            return done
 
         return append_timed
 

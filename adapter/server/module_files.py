@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import json
 import logging
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -43,25 +43,18 @@ def module_dir() -> Path:
     raise FileNotFoundError("the vtt_module/ folder was not found beside the adapter package")
 
 
-def shipped(relative: Path) -> bool:
-    first = relative.parts[0]
-    return first not in DEV_FILES and not any(part.startswith(".") or part == "__pycache__" for part in relative.parts)
+def module_files() -> list[str]:
+    """The module's files to ship, as sorted POSIX paths relative to its folder: not the
+    :data:`DEV_FILES`, dotfiles or ``__pycache__``."""
+    folder = module_dir()
+    relative = (p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
+    return sorted(r.as_posix() for r in relative if r.parts[0] not in DEV_FILES
+                  and not any(part.startswith(".") or part == "__pycache__" for part in r.parts))
 
 
-def module_files(folder: Path | None = None) -> list[str]:
-    """The module's files to ship, as sorted POSIX paths relative to its folder."""
-    folder = folder or module_dir()
-    return sorted(
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*")
-        if p.is_file() and shipped(p.relative_to(folder))
-    )
-
-
-def manifest(base_url: str, folder: Path | None = None) -> dict[str, Any]:
+def manifest(base_url: str) -> dict[str, Any]:
     """module.json with this version and protocol, its URLs under ``base_url``."""
-    folder = folder or module_dir()
-    data: dict[str, Any] = json.loads((folder / "module.json").read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads((module_dir() / "module.json").read_text(encoding="utf-8"))
     data["version"] = __version__
     data["flags"] = {**data.get("flags", {}), "protocol": protocol.PROTOCOL_VERSION}
     base = base_url.rstrip("/")
@@ -74,29 +67,30 @@ def manifest_bytes(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def build_zip(data: dict[str, Any], folder: Path | None = None) -> bytes:
-    """The module's zip: its files at the root, ``module.json`` replaced by ``data``. The files
-    are compressed once per folder (:func:`_files_zip`), so a request naming yet another Host
-    cannot make the event loop compress the module again."""
+@lru_cache(maxsize=8)
+def module_zip(base_url: str) -> bytes:
+    """The module's zip: its files at the root, ``module.json`` the :func:`manifest` for
+    ``base_url``. The files are compressed once (:func:`_files_zip`), so a request naming yet
+    another Host cannot make the event loop compress the module again."""
     import zipfile  # on the first download, not at start-up
 
-    buffer = io.BytesIO(_files_zip(folder or module_dir()))
+    buffer = io.BytesIO(_files_zip())
     with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as archive:
         info = zipfile.ZipInfo("module.json", date_time=ZIP_DATE)
-        archive.writestr(info, manifest_bytes(data), zipfile.ZIP_DEFLATED)
+        archive.writestr(info, manifest_bytes(manifest(base_url)), zipfile.ZIP_DEFLATED)
     return buffer.getvalue()
 
 
-@lru_cache(maxsize=4)
-def _files_zip(folder: Path) -> bytes:
+@cache
+def _files_zip() -> bytes:
     """The module's files but ``module.json``, deflated, in a zip of their own."""
     import zipfile
 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name in module_files(folder):
+        for name in module_files():
             if name != "module.json":
-                content = (folder / name).read_bytes()
+                content = (module_dir() / name).read_bytes()
                 archive.writestr(zipfile.ZipInfo(name, date_time=ZIP_DATE), content, zipfile.ZIP_DEFLATED)
     return buffer.getvalue()
 
@@ -104,10 +98,9 @@ def _files_zip(folder: Path) -> bytes:
 def release(out: Path, base_url: str) -> list[Path]:
     """``make release``: the manifest and the zip for a published release, in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    data = manifest(base_url)
     written = [out / "module.json", out / ZIP_NAME]
-    written[0].write_bytes(manifest_bytes(data))
-    written[1].write_bytes(build_zip(data))
+    written[0].write_bytes(manifest_bytes(manifest(base_url)))
+    written[1].write_bytes(module_zip(base_url))
     return written
 
 
@@ -117,11 +110,6 @@ def request_base(request: web.Request, config: Config) -> str:
     return f"{public_scheme(config, request)}://{request.host}{config.base_path}/module"
 
 
-@lru_cache(maxsize=8)
-def _cached_zip(base: str) -> bytes:
-    return build_zip(manifest(base))
-
-
 def add_module_routes(app: web.Application, config: Config) -> None:
     async def get_manifest(request: web.Request) -> web.Response:
         body = manifest_bytes(manifest(request_base(request, config)))
@@ -129,7 +117,7 @@ def add_module_routes(app: web.Application, config: Config) -> None:
 
     async def get_zip(request: web.Request) -> web.Response:
         return web.Response(
-            body=_cached_zip(request_base(request, config)),
+            body=module_zip(request_base(request, config)),
             content_type="application/zip",
             headers={"Content-Disposition": f'attachment; filename="{ZIP_NAME}"'},
         )

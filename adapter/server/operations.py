@@ -21,7 +21,6 @@ from .status_http import add_status_routes
 if TYPE_CHECKING:
     from ..service import Worlds
 
-METRICS_KEY = web.AppKey("metrics", Metrics)
 STATUS_KEY = web.AppKey("status", StatusBoard)
 
 
@@ -38,20 +37,17 @@ def add_operations(
     observers.listeners += [metrics.observe, board.observe]
     observers.connect_listeners.append(metrics.connect)
     app[OBSERVERS_KEY] = observers
-    app[METRICS_KEY] = metrics
     app[STATUS_KEY] = board
-    running: dict[str, Any] = {}
-
     def health() -> tuple[bool, dict[str, Any]]:
-        worlds = running.get("worlds")
-        if worlds is None:
+        if worlds_key not in app:
             return False, {"ok": False, "problem": "the worlds are not loaded yet"}
+        worlds = app[worlds_key]
         problem = worlds.store.problem()
         body = {
             "ok": problem is None,
             "store": problem or "writable",
             "worlds_loaded": len(worlds.states),
-            "worlds_connected": len(running["sidecar"].writers),
+            "worlds_connected": len(app[sidecar_key].writers),
             "version": __version__,
             "protocol": protocol.PROTOCOL_VERSION,
         }
@@ -60,11 +56,9 @@ def add_operations(
     async def attach(app: web.Application) -> AsyncIterator[None]:
         sidecar = app[sidecar_key]  # the Sidecar, set by create_app's own context, which ran first
         worlds = app[worlds_key]
-        running.update(sidecar=sidecar, worlds=worlds)
         metrics.attach(sidecar.writers, worlds.states, worlds.store)
-        board.attach(sidecar.writers, worlds.states)
+        board.writers, board.states = sidecar.writers, worlds.states
         yield
-        running.clear()
 
     add_module_routes(app, config)
     add_metrics_routes(app, config, metrics, health)

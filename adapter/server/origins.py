@@ -9,32 +9,22 @@ Every other route is for the sidecar's own pages: a browser request from another
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from ..config import Config
 from ..errors import ConnectRefused
 
 log = logging.getLogger("initiative_sidecar.server")
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-def socket_path(config: Config) -> str:
-    return f"{config.base_path}/socket.io/"
-
-
-def host_of(origin: str) -> str:
-    """``host[:port]`` of an origin, lower case (``https://Foundry.example.org`` → ``foundry.example.org``)."""
-    return origin.partition("://")[2].lower()
 
 
 def same_origin(request: web.Request, origin: str) -> bool:
-    """Whether ``origin`` is the request's own (its ``Host``). The scheme is not compared:
-    behind a TLS proxy the sidecar hears http for a page the browser loaded over https, and
-    a host name and port are the part an attacker cannot borrow."""
-    return host_of(origin) == request.host.lower()
+    """Whether ``origin`` is the request's own: its ``host[:port]`` is the request's ``Host``.
+    The scheme is not compared: behind a TLS proxy the sidecar hears http for a page the
+    browser loaded over https, and a host name and port are the part an attacker cannot borrow."""
+    return origin.partition("://")[2].lower() == request.host.lower()
 
 
 def origin_refusal(config: Config, environ: dict[str, Any]) -> ConnectRefused | None:
@@ -52,9 +42,9 @@ def origin_refusal(config: Config, environ: dict[str, Any]) -> ConnectRefused | 
     )
 
 
-def page_guard(config: Config) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def page_guard(config: Config) -> Middleware:
     """Refuse (and log) browser requests to the sidecar's pages from any other origin."""
-    sockets = socket_path(config)
+    sockets = f"{config.base_path}/socket.io/"
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:

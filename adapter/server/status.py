@@ -91,11 +91,9 @@ class StatusBoard:
         #: the sidecar's own throttle replaces this one when it starts (see create_app)
         self.throttle = Throttle(config.auth_failures, config.throttle_seconds, config.throttle_spacing)
         self.closing = False
+        #: the running sidecar's writers and worlds, once it has started (operations.py)
         self.writers: Mapping[str, str] = {}
         self.states: Mapping[str, Any] = {}
-
-    def attach(self, writers: Mapping[str, str], states: Mapping[str, Any]) -> None:
-        self.writers, self.states = writers, states
 
     # ---------------------------------------------------------------- what happens
 
@@ -113,10 +111,7 @@ class StatusBoard:
                 "event": answered.event,
                 "what": payload.get("kind") or payload.get("hook") or "",
                 "seq": ack.get("seq"),
-                "code": error.get("code"),
-                "message": error.get("message"),
-                "rule": error.get("rule"),
-                "path": error.get("path"),
+                **{key: error.get(key) for key in ("code", "message", "rule", "path")},
             })
         for subscriber in self.subscribers:
             if subscriber.scope.sees(answered.world, self.config.world_tokens):
@@ -193,10 +188,8 @@ class StatusBoard:
 
 def _combat(combat: Any, names: Mapping[str, str]) -> dict[str, Any]:
     plan = plan_of(combat)
-    rows = []
-    for entry in plan["order"]:
-        cid = entry["combatant_id"]
-        rows.append({**entry, "name": names.get(cid, cid), "current": cid == plan["current"]})
+    rows = [{**entry, "name": names.get(entry["combatant_id"], entry["combatant_id"]),
+             "current": entry["combatant_id"] == plan["current"]} for entry in plan["order"]]
     return {"id": plan["combat_id"], "round": plan["round"], "revision": plan["revision"], "rows": rows}
 
 

@@ -113,10 +113,10 @@ def test_a_zip_per_host_compresses_the_module_once_so_hosts_cannot_stall_the_loo
     from adapter.server import module_files as mf
 
     mf._files_zip.cache_clear()
-    mf._cached_zip.cache_clear()
+    mf.module_zip.cache_clear()
     bases = [f"http://host{i}.example:8765/module" for i in range(12)]
-    zips = [mf._cached_zip(base) for base in bases]
-    assert mf._files_zip.cache_info().misses == 1 and mf._cached_zip.cache_info().misses == 12
+    zips = [mf.module_zip(base) for base in bases]
+    assert mf._files_zip.cache_info().misses == 1 and mf.module_zip.cache_info().misses == 12
     for base, body in zip(bases, zips, strict=True):
         archive = zipfile.ZipFile(io.BytesIO(body))
         assert archive.testzip() is None and sorted(archive.namelist()) == module_files()
