@@ -38,6 +38,7 @@ def add_operations(
     observers.connect_listeners.append(metrics.connect)
     app[OBSERVERS_KEY] = observers
     app[STATUS_KEY] = board
+
     def health() -> tuple[bool, dict[str, Any]]:
         if worlds_key not in app:
             return False, {"ok": False, "problem": "the worlds are not loaded yet"}
