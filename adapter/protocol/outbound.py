@@ -3,8 +3,7 @@
 Each accepts exactly what its schema accepts (tests/protocol/test_outbound_structs.py proves
 it on generated instances, mutants and the goldens): ``additionalProperties: false`` is
 ``forbid_unknown_fields``, an optional property is ``UNSET`` by default, an ``integer`` is any
-number with no fraction (``2.0`` is one to JSON Schema, ``true`` is not), the ``duplicate``
-const true is checked in ``__post_init__`` (msgspec has no boolean literal). :data:`CHECKS`
+number with no fraction (``2.0`` is one to JSON Schema, ``true`` is not). :data:`CHECKS`
 maps a schema's name to its check; the ``ok`` of an ack or an export answer picks the struct
 as the schema's ``if``/``then``/``else`` picks its branch.
 """
@@ -18,15 +17,10 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-Id = Annotated[str, Meta(min_length=1, max_length=128)]
-Number = int | float
+from ..engine.messages import Count, Id, Integer, Number, Object, Seq
+
 Acts = Literal["full", "movement_or_action", "movement_only", "defend_only", "none", "held"]
-Object = dict[str, Any]
-#: JSON Schema's ``integer``: any number with no fraction (``2.0`` is one), from 0, from 1
-Integer = int | Annotated[float, Meta(multiple_of=1)]
-Count = Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0, multiple_of=1)]
 Positive = Annotated[int, Meta(ge=1)] | Annotated[float, Meta(ge=1, multiple_of=1)]
-Seq = Annotated[int, Meta(ge=1, le=2**53 - 1)] | Annotated[float, Meta(ge=1, le=2**53 - 1, multiple_of=1)]
 
 
 class _Closed(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True, gc=False):
@@ -107,14 +101,10 @@ class Error(_Closed, frozen=True):
 class Ack(_Closed, frozen=True, kw_only=True):
     ok: bool
     seq: Seq
-    duplicate: bool | UnsetType = UNSET
+    duplicate: Literal[True] | UnsetType = UNSET
     plans: list[Plan]
     prompts: list[Prompt]
     notices: list[Notice]
-
-    def __post_init__(self) -> None:
-        if self.duplicate is False:
-            raise ValueError("duplicate must be true")
 
 
 class Refusal(_Closed, frozen=True):
