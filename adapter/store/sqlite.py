@@ -257,20 +257,18 @@ class Store:
 
     def save_snapshot(self, state: World) -> None:
         """Write the world's snapshot now (encoded on the caller's thread)."""
-        self._write_snapshot(state.world, state.last_seq, self._encoder.encode(state))
-
-    def save_snapshot_soon(self, state: World) -> Future[bool]:
-        return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))
-
-    def _write_snapshot(self, world: str, seq: int, blob: bytes) -> None:
+        blob = self._encoder.encode(state)
         self.check()
         with self._mutex:
             self.db.execute(
                 "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
                 "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != ?",
-                (world, seq, ENGINE_VERSION, blob, ENGINE_VERSION),
+                (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION),
             )
+
+    def save_snapshot_soon(self, state: World) -> Future[bool]:
+        return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))
 
     # ---------------------------------------------------------------- reading
 
@@ -285,10 +283,7 @@ class Store:
         row = self.db.execute(
             "SELECT state, engine_version, seq FROM snapshots WHERE world = ?", (world,)
         ).fetchone()
-        if row is None:
-            return None
-        blob, version, seq = row
-        return snapshot_from(world, blob, version, seq, self.codec)
+        return None if row is None else snapshot_from(world, row[0], row[1], row[2], self.codec)
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
         """Sessions and messages after ``after_seq``, in the order they happened; a row that
