@@ -70,6 +70,10 @@ class Open(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """An object the schema constrains whose unknown fields pass, as the schema lets them."""
 
 
+class Closed(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False):
+    """An object with ``additionalProperties: false`` (itself: the empty object)."""
+
+
 # ---------------------------------------------------------------- what is checked, kept raw
 
 

@@ -20,6 +20,7 @@ from ..engine.messages import (
     ENVELOPE,
     HOOKS,
     INTENTS,
+    Closed,
     Hook,
     Id,
     Ids,
@@ -70,10 +71,6 @@ def intent(payload: Any, combatants_known: bool = False) -> Intent:
     return msgspec.convert(fields, cls)
 
 
-class _Closed(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False):
-    """An object with ``additionalProperties: false`` (itself: the empty object)."""
-
-
 # ---------------------------------------------------------------- settings, by ruleset
 
 StatPath = Annotated[str, Meta(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$")]
@@ -84,25 +81,25 @@ PoolPaths = dict[Literal["reaction", "wits", "size", "pool_modifier"], StatPath]
 StorytellerPaths = dict[Literal["initiative_mod"], StatPath]
 
 
-class D20Settings(_Closed, frozen=True, kw_only=True):
+class D20Settings(Closed, frozen=True, kw_only=True):
     auto_approve_rerolls: Omittable[bool] = None
     stat_paths: Omittable[D20Paths] = None
 
 
-class PoolSettings(_Closed, frozen=True, kw_only=True):
+class PoolSettings(Closed, frozen=True, kw_only=True):
     die_faces: Omittable[Faces] = None
     success_at: Omittable[Faces] = None
     ones_cancel: Omittable[bool] = None
     stat_paths: Omittable[PoolPaths] = None
 
 
-class StorytellerSettings(_Closed, frozen=True, kw_only=True):
+class StorytellerSettings(Closed, frozen=True, kw_only=True):
     stat_paths: Omittable[StorytellerPaths] = None
 
 
 #: the settings each ruleset reads (any other ruleset's are an object of anything)
 RULESET_SETTINGS: Mapping[str, type[msgspec.Struct]] = {
-    "foundry-core": _Closed, "balanced-d20": D20Settings, "dice-pool": PoolSettings,
+    "foundry-core": Closed, "balanced-d20": D20Settings, "dice-pool": PoolSettings,
     "storyteller": StorytellerSettings,
 }
 
@@ -166,5 +163,5 @@ def _struct(kind: type[msgspec.Struct]) -> Callable[[Any, bool], Any]:
 #: ``combatants_known``)
 CONVERT: Mapping[str, Callable[[Any, bool], Any]] = {
     "hook": hook, "intent": intent, "auth": _struct(Auth), "settings": _struct(Settings),
-    "session": _struct(Session), "export": _struct(_Closed), "recording-line": _struct(RecordingLine),
+    "session": _struct(Session), "export": _struct(Closed), "recording-line": _struct(RecordingLine),
 }

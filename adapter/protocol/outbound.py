@@ -17,22 +17,18 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from ..engine.messages import Count, Id, Integer, Number, Object, Seq
+from ..engine.messages import Closed, Count, Id, Integer, Number, Object, Seq
 
 Acts = Literal["full", "movement_or_action", "movement_only", "defend_only", "none", "held"]
 Positive = Annotated[int, Meta(ge=1)] | Annotated[float, Meta(ge=1, multiple_of=1)]
 
 
-class _Closed(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True, gc=False):
-    """An object schema with ``additionalProperties: false``."""
-
-
-class Reaction(_Closed, frozen=True):
+class Reaction(Closed, frozen=True):
     available: bool
     reason: str | None
 
 
-class PlanEntry(_Closed, frozen=True):
+class PlanEntry(Closed, frozen=True):
     combatant_id: Id
     initiative: Number | None
     acts: Acts
@@ -45,19 +41,19 @@ class PlanEntry(_Closed, frozen=True):
     formula: Annotated[str, Meta(max_length=200)] | UnsetType = UNSET
 
 
-class NextEntry(_Closed, frozen=True):
+class NextEntry(Closed, frozen=True):
     combatant_id: Id
     initiative: Number | None
     acts: Acts
 
 
-class NextRound(_Closed, frozen=True):
+class NextRound(Closed, frozen=True):
     round: Integer
     current: Id | None
     order: list[NextEntry]
 
 
-class Plan(_Closed, frozen=True):
+class Plan(Closed, frozen=True):
     combat_id: Id
     revision: Positive
     round: Count
@@ -67,7 +63,7 @@ class Plan(_Closed, frozen=True):
     order: list[PlanEntry]
 
 
-class Prompt(_Closed, frozen=True):
+class Prompt(Closed, frozen=True):
     prompt_id: Id
     kind: Annotated[str, Meta(min_length=1)]
     combat_id: Id | None
@@ -91,14 +87,14 @@ ErrorCode = Literal[
 ]
 
 
-class Error(_Closed, frozen=True):
+class Error(Closed, frozen=True):
     code: ErrorCode
     message: str
     path: str | UnsetType = UNSET
     rule: str | UnsetType = UNSET
 
 
-class Ack(_Closed, frozen=True, kw_only=True):
+class Ack(Closed, frozen=True, kw_only=True):
     ok: bool
     seq: Seq
     duplicate: Literal[True] | UnsetType = UNSET
@@ -107,24 +103,24 @@ class Ack(_Closed, frozen=True, kw_only=True):
     notices: list[Notice]
 
 
-class Refusal(_Closed, frozen=True):
+class Refusal(Closed, frozen=True):
     ok: bool
     seq: Seq | None
     error: Error
 
 
-class WelcomeCombat(_Closed, frozen=True):
+class WelcomeCombat(Closed, frozen=True):
     combat_id: Id
     revision: Count
 
 
-class WelcomeWarning(_Closed, frozen=True):
+class WelcomeWarning(Closed, frozen=True):
     code: Literal["version_mismatch"]
     message: str
     data: Object | UnsetType = UNSET
 
 
-class Welcome(_Closed, frozen=True):
+class Welcome(Closed, frozen=True):
     world: Id
     ruleset: str
     last_seq: Count
@@ -134,26 +130,26 @@ class Welcome(_Closed, frozen=True):
     skipped_acts: list[Acts] | UnsetType = UNSET
 
 
-class Superseded(_Closed, frozen=True):
+class Superseded(Closed, frozen=True):
     world: Id
     message: str
 
 
-class ConnectError(_Closed, frozen=True):
+class ConnectError(Closed, frozen=True):
     code: Literal["auth_failed", "origin_refused", "unknown_ruleset", "protocol_mismatch", "invalid_auth",
                   "throttled", "invalid_message", "served_elsewhere", "store_unavailable"]
     message: str
     path: str | UnsetType = UNSET
 
 
-class Exported(_Closed, frozen=True):
+class Exported(Closed, frozen=True):
     ok: bool
     world: Id
     lines: Count
     recording: str
 
 
-class NotExported(_Closed, frozen=True, kw_only=True):
+class NotExported(Closed, frozen=True, kw_only=True):
     ok: bool
     seq: None | UnsetType = UNSET
     error: Error
