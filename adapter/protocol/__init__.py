@@ -124,8 +124,13 @@ def check_shape(
             shallow_text = shallow(encoded, max_depth)
         if shallow_text:
             return
-    if _plain(instance, max_depth) and (encoded is not None or _encodable(instance)):
-        return
+    if _plain(instance, max_depth):
+        try:  # orjson writes it (no surrogates, 64-bit integers, nesting within 254): nothing to name
+            if encoded is None:
+                orjson.dumps(instance)
+            return
+        except TypeError:  # orjson.JSONEncodeError among them
+            pass
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(instance, ())]
     while stack:
         value, path = stack.pop()
@@ -206,15 +211,6 @@ def storable(value: Any, max_depth: int = MAX_DEPTH) -> Any:
         else:
             parent[key] = repr(item) if isinstance(item, wirejson.Unreadable) else f"<{type(item).__name__}>"
     return root[0]
-
-
-def _encodable(instance: Any) -> bool:
-    """orjson writes it (no surrogates, only JSON types, 64-bit integers, nesting within 254)."""
-    try:
-        orjson.dumps(instance)
-    except (TypeError, orjson.JSONEncodeError):
-        return False
-    return True
 
 
 #: the bytes of orjson's text that nesting is read from: brackets, and what delimits strings

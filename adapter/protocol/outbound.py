@@ -28,10 +28,13 @@ class Reaction(Closed, frozen=True):
     reason: str | None
 
 
-class PlanEntry(Closed, frozen=True):
+class NextEntry(Closed, frozen=True):
     combatant_id: Id
     initiative: Number | None
     acts: Acts
+
+
+class PlanEntry(NextEntry, frozen=True):  # a next round's entry, and what this round shows
     reaction: Reaction | None
     tags: list[str]
     detail: Object
@@ -39,12 +42,6 @@ class PlanEntry(Closed, frozen=True):
     actions: list[str] | UnsetType = UNSET
     gm_actions: list[str] | UnsetType = UNSET
     formula: Annotated[str, Meta(max_length=200)] | UnsetType = UNSET
-
-
-class NextEntry(Closed, frozen=True):
-    combatant_id: Id
-    initiative: Number | None
-    acts: Acts
 
 
 class NextRound(Closed, frozen=True):
