@@ -3,9 +3,7 @@
 Each class is also the strict check of its JSON Schema: :mod:`adapter.protocol.inbound`
 converts a payload once (``msgspec.convert``, strict) and what it returns is what the engine
 reads; jsonschema runs only to phrase a refusal. tests/protocol/test_inbound_structs.py proves
-each accepts exactly what its schema accepts. Two spellings carry the schema's meaning:
-:data:`Whole` is JSON Schema's integer (``2.0`` is one, ``true`` is not) and :data:`Omittable`
-a field that may be absent (then None) but not null.
+each accepts exactly what its schema accepts (with :data:`Whole` and :data:`Omittable`).
 
 ``Hook.combat`` stays Foundry's ``Combat#toObject()`` as sent (:mod:`.snapshot` and
 :mod:`.adopt` compare its raw fields), checked by :class:`CombatDoc`; a roll's ``terms`` stay

@@ -73,28 +73,25 @@ def intent(payload: Any, combatants_known: bool = False) -> Intent:
 
 # ---------------------------------------------------------------- settings, by ruleset
 
+#: a path in a ruleset's ``stat_paths``, a dict keyed by the stats it reads (a closed object)
 StatPath = Annotated[str, Meta(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$")]
 Faces = Whole[int, Meta(ge=2, le=100)]
-#: a ruleset's ``stat_paths``: the stats it reads, each at most once (a closed object)
-D20Paths = dict[Literal["dex", "int", "proficient"], StatPath]
-PoolPaths = dict[Literal["reaction", "wits", "size", "pool_modifier"], StatPath]
-StorytellerPaths = dict[Literal["initiative_mod"], StatPath]
 
 
 class D20Settings(Closed, frozen=True, kw_only=True):
     auto_approve_rerolls: Omittable[bool] = None
-    stat_paths: Omittable[D20Paths] = None
+    stat_paths: Omittable[dict[Literal["dex", "int", "proficient"], StatPath]] = None
 
 
 class PoolSettings(Closed, frozen=True, kw_only=True):
     die_faces: Omittable[Faces] = None
     success_at: Omittable[Faces] = None
     ones_cancel: Omittable[bool] = None
-    stat_paths: Omittable[PoolPaths] = None
+    stat_paths: Omittable[dict[Literal["reaction", "wits", "size", "pool_modifier"], StatPath]] = None
 
 
 class StorytellerSettings(Closed, frozen=True, kw_only=True):
-    stat_paths: Omittable[StorytellerPaths] = None
+    stat_paths: Omittable[dict[Literal["initiative_mod"], StatPath]] = None
 
 
 #: the settings each ruleset reads (any other ruleset's are an object of anything)
