@@ -66,13 +66,8 @@ class SidecarError(Exception):
         self.field = field
 
     def to_wire(self) -> dict[str, Any]:
-        """The ``error`` object of a refusing ack."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.path is not None:
-            error["path"] = self.path
-        if self.rule is not None:
-            error["rule"] = self.rule
-        return error
+        """The ``error`` object of a refusing ack (``path`` and ``rule`` when set)."""
+        return _wire(code=self.code, message=self.message, path=self.path, rule=self.rule)
 
 
 class InvalidMessage(SidecarError):
@@ -155,11 +150,13 @@ class ConnectRefused(Exception):
         self.message = message
         self.path = path
 
-    def to_wire(self) -> dict[str, str]:
-        wire = {"code": self.code, "message": self.message}
-        if self.path is not None:
-            wire["path"] = self.path
-        return wire
+    def to_wire(self) -> dict[str, Any]:
+        return _wire(code=self.code, message=self.message, path=self.path)
+
+
+def _wire(**fields: str | None) -> dict[str, Any]:
+    """The fields that are set, in their order."""
+    return {name: value for name, value in fields.items() if value is not None}
 
 
 # ---------------------------------------------------------------- the sidecar does not start

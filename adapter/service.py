@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import logging
 import sqlite3
 import sys
@@ -78,10 +79,10 @@ class Worlds:
         self.seen: dict[str, Seen] = {}
         self.plans: dict[str, PlanMemo] = {}
         self._since_snapshot: dict[str, int] = {}
-        #: worlds whose latest snapshot asked for is not written yet (in flight or failed), and
-        #: that request's number per world: changed on the loop and in the snapshot thread
-        self._unsaved: set[str] = set()
-        self._asked: dict[str, int] = {}
+        #: the worlds owed a snapshot (the latest asked for is not written yet: in flight or
+        #: failed), each with that request's number: changed on the loop and in the snapshot thread
+        self._owed: dict[str, int] = {}
+        self._requests = itertools.count()
         self._owed_lock = threading.Lock()
         #: worlds whose lease this process holds (a shared store: one process per world)
         self.owned: set[str] = set()
@@ -153,8 +154,7 @@ class Worlds:
         self.plans.pop(world_id, None)
         self._since_snapshot.pop(world_id, None)
         with self._owed_lock:  # the world is no longer this process's to snapshot
-            self._unsaved.discard(world_id)
-            self._asked.pop(world_id, None)
+            self._owed.pop(world_id, None)
         self.store.release_lease(world_id)
 
     def connect(self, auth: Mapping[str, Any]) -> World:
@@ -222,7 +222,7 @@ class Worlds:
         """Snapshot the worlds (or one) with messages since their last snapshot, or owed one
         (docs/reliability.md, "Snapshots are only a cache"): when a writer leaves, at shutdown."""
         for wid in [world_id] if world_id is not None else list(self.states):
-            if (self._since_snapshot.get(wid, 0) or wid in self._unsaved) and wid in self.states:
+            if (self._since_snapshot.get(wid, 0) or wid in self._owed) and wid in self.states:
                 self._save_soon(self.states[wid])
                 self._since_snapshot[wid] = 0
 
@@ -239,13 +239,12 @@ class Worlds:
         written, so a failure is asked for again at the next checkpoint."""
         wid = world.world
         with self._owed_lock:
-            number = self._asked[wid] = self._asked.get(wid, 0) + 1
-            self._unsaved.add(wid)
+            number = self._owed[wid] = next(self._requests)
 
         def settled(future: Future[bool]) -> None:
             written = not future.cancelled() and future.exception() is None and future.result()
             with self._owed_lock:
-                if written and self._asked.get(wid) == number:
-                    self._unsaved.discard(wid)
+                if written and self._owed.get(wid) == number:
+                    del self._owed[wid]
 
         self.store.save_snapshot_soon(world).add_done_callback(settled)

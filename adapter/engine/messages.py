@@ -3,9 +3,7 @@
 Each class is also the strict check of its JSON Schema: :mod:`adapter.protocol.inbound`
 converts a payload once (``msgspec.convert``, strict) and what it returns is what the engine
 reads; jsonschema runs only to phrase a refusal. tests/protocol/test_inbound_structs.py proves
-each accepts exactly what its schema accepts. Two spellings carry the schema's meaning:
-:data:`Whole` is JSON Schema's integer (``2.0`` is one, ``true`` is not) and :data:`Omittable`
-a field that may be absent (then None) but not null.
+each accepts exactly what its schema accepts (with :data:`Whole` and :data:`Omittable`).
 
 ``Hook.combat`` stays Foundry's ``Combat#toObject()`` as sent (:mod:`.snapshot` and
 :mod:`.adopt` compare its raw fields), checked by :class:`CombatDoc`; a roll's ``terms`` stay
@@ -53,6 +51,8 @@ Short = Annotated[str, Meta(max_length=64)]
 Key = Annotated[str, Meta(max_length=128)]
 Number = int | float
 Integer = Whole[int, Meta()]
+Count = Whole[int, Meta(ge=0)]
+Seq = Whole[int, Meta(ge=1, le=2**53 - 1)]
 Object = dict[str, Any]
 
 
@@ -64,14 +64,18 @@ def _as_int(struct: msgspec.Struct, *names: str) -> None:
             force_setattr(struct, name, int(value))
 
 
-class _Part(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """A part of a message the schema constrains (unknown fields pass, as it lets them)."""
+class Open(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """An object the schema constrains whose unknown fields pass, as the schema lets them."""
+
+
+class Closed(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False):
+    """An object with ``additionalProperties: false`` (itself: the empty object)."""
 
 
 # ---------------------------------------------------------------- what is checked, kept raw
 
 
-class CombatantDoc(_Part, frozen=True, kw_only=True):
+class CombatantDoc(Open, frozen=True, kw_only=True):
     """A combatant of ``Combat#toObject()``, extended by the module."""
 
     _id: Id
@@ -89,13 +93,13 @@ class CombatantDoc(_Part, frozen=True, kw_only=True):
     roundJoined: Whole[int, Meta(ge=0, le=1_000_000)] | None = None  # noqa: N815
 
 
-class GroupDoc(_Part, frozen=True, kw_only=True):
+class GroupDoc(Open, frozen=True, kw_only=True):
     _id: Id
     name: Name | None = None
     initiative: Number | None = None
 
 
-class CombatDoc(_Part, frozen=True, kw_only=True):
+class CombatDoc(Open, frozen=True, kw_only=True):
     """``Combat#toObject()`` as the schema constrains it."""
 
     _id: Id
@@ -113,7 +117,7 @@ def check_combat(combat: Object) -> None:
     msgspec.convert(combat, CombatDoc)
 
 
-class DieResult(_Part, frozen=True, kw_only=True):
+class DieResult(Open, frozen=True, kw_only=True):
     result: Number
     active: Omittable[bool] = None
     count: Omittable[Number] = None
@@ -124,7 +128,7 @@ class DieResult(_Part, frozen=True, kw_only=True):
     exploded: Omittable[bool] = None
 
 
-class RollTerm(_Part, frozen=True, kw_only=True):
+class RollTerm(Open, frozen=True, kw_only=True):
     """One of Foundry's roll terms (Die, OperatorTerm, PoolTerm...)."""
 
     cls: Omittable[Short] = field(name="class", default=None)
@@ -140,7 +144,7 @@ _TERMS = tuple[RollTerm, ...]
 # ---------------------------------------------------------------- parts
 
 
-class Roll(_Part, frozen=True, kw_only=True):
+class Roll(Open, frozen=True, kw_only=True):
     """Foundry's ``Roll#toJSON()``: the total as Foundry counted it and the dice terms."""
 
     total: Number
@@ -155,7 +159,7 @@ class Roll(_Part, frozen=True, kw_only=True):
         msgspec.convert(self.terms, _TERMS)
 
 
-class RollReport(_Part, frozen=True, kw_only=True):
+class RollReport(Open, frozen=True, kw_only=True):
     """An ``initiativeRoll``'s roll: who rolled (a combatant or a CombatantGroup) and what."""
 
     roll: Roll
@@ -169,10 +173,10 @@ class RollReport(_Part, frozen=True, kw_only=True):
             raise ValueError("a roll names its combatant_id or its group_id")
 
 
-class Current(_Part, frozen=True, kw_only=True):
+class Current(Open, frozen=True, kw_only=True):
     """Foundry's ``Combat#current``: the engine reads only whose turn it is."""
 
-    round: Whole[int, Meta(ge=0)] | None
+    round: Count | None
     turn: Integer | None = None
     combatant_id: Id | None = field(name="combatantId")
     token_id: Key | None = field(name="tokenId", default=None)
@@ -182,7 +186,7 @@ class Current(_Part, frozen=True, kw_only=True):
 
 
 class Message(msgspec.Struct, frozen=True, kw_only=True):
-    seq: Whole[int, Meta(ge=1, le=2**53 - 1)]
+    seq: Seq
     user: Id
     world_time: Annotated[float, Meta(ge=-1e15, le=1e15)]
 
@@ -210,6 +214,13 @@ class Intent(Message, frozen=True, kw_only=True, forbid_unknown_fields=True):
     kind: ClassVar[str]
     combat_id: Omittable[Id] = None
     combatant_id: Omittable[Id] = None
+
+
+class CombatantIntent(Intent, frozen=True, kw_only=True):
+    """An intent about one combatant of one combat: the envelope names both."""
+
+    combat_id: Id
+    combatant_id: Id
 
 
 # ---------------------------------------------------------------- hooks
@@ -268,47 +279,37 @@ HOOKS: tuple[type[Hook], ...] = (
 # ---------------------------------------------------------------- intents
 
 
-class SetInitiative(Intent, frozen=True, kw_only=True):
+class SetInitiative(CombatantIntent, frozen=True, kw_only=True):
     """GM only: a manual edit of a combatant's initiative (the engine's own, every ruleset)."""
 
     kind: ClassVar[str] = "initiative.set"
-    combat_id: Id
-    combatant_id: Id
     value: Annotated[float, Meta(ge=-10000, le=10000)]
 
 
-class UseReaction(Intent, frozen=True, kw_only=True):
+class UseReaction(CombatantIntent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "reaction.use"
-    combat_id: Id
-    combatant_id: Id
     reason: Omittable[Annotated[str, Meta(max_length=200)]] = None
 
 
-class Dash(Intent, frozen=True, kw_only=True):
+class Dash(CombatantIntent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "dash"
-    combat_id: Id
-    combatant_id: Id
     amount: Whole[int, Meta(ge=-1000, le=1000)]
 
     def __post_init__(self) -> None:
         _as_int(self, "seq", "amount")
 
 
-class Hold(Intent, frozen=True, kw_only=True):
+class Hold(CombatantIntent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "hold"
-    combat_id: Id
-    combatant_id: Id
     next_round: bool = False
     #: None when not given (only a GM gives it)
     target_aware: Omittable[bool] = None
 
 
-class Act(Intent, frozen=True, kw_only=True):
+class Act(CombatantIntent, frozen=True, kw_only=True):
     """Exactly one of ``after``, ``before``, ``now`` (true)."""
 
     kind: ClassVar[str] = "act"
-    combat_id: Id
-    combatant_id: Id
     after: Omittable[Id] = None
     before: Omittable[Id] = None
     #: True, or None when not given
@@ -364,20 +365,16 @@ class ReadyConfirm(Intent, frozen=True, kw_only=True):
     actor_id: Id
 
 
-class ReadiedDeclare(Intent, frozen=True, kw_only=True):
+class ReadiedDeclare(CombatantIntent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "readied.declare"
-    combat_id: Id
-    combatant_id: Id
     mode: Literal["standard", "preemptive"]
     trigger: Text
     action: Text
     target_id: Omittable[Id] = None
 
 
-class ReadiedTrigger(Intent, frozen=True, kw_only=True):
+class ReadiedTrigger(CombatantIntent, frozen=True, kw_only=True):
     kind: ClassVar[str] = "readied.trigger"
-    combat_id: Id
-    combatant_id: Id
     readied_id: Id
 
 

@@ -14,6 +14,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,11 +121,16 @@ def check_shape(
     depth, read from the text; ``shallow_text``: :func:`shallow` of ``encoded``, if known."""
     if from_wire and encoded is not None:
         if shallow_text is None or max_depth != MAX_DEPTH:
-            shallow_text = _shallow(encoded, max_depth)
+            shallow_text = shallow(encoded, max_depth)
         if shallow_text:
             return
-    if _plain(instance, max_depth) and (encoded is not None or _encodable(instance)):
-        return
+    if _plain(instance, max_depth):
+        try:  # orjson writes it (no surrogates, 64-bit integers, nesting within 254): nothing to name
+            if encoded is None:
+                orjson.dumps(instance)
+            return
+        except TypeError:  # orjson.JSONEncodeError among them
+            pass
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(instance, ())]
     while stack:
         value, path = stack.pop()
@@ -207,28 +213,13 @@ def storable(value: Any, max_depth: int = MAX_DEPTH) -> Any:
     return root[0]
 
 
-def _encodable(instance: Any) -> bool:
-    """orjson writes it (no surrogates, only JSON types, 64-bit integers, nesting within 254)."""
-    try:
-        orjson.dumps(instance)
-    except (TypeError, orjson.JSONEncodeError):
-        return False
-    return True
-
-
 #: the bytes of orjson's text that nesting is read from: brackets, and what delimits strings
 _DROP = bytes(c for c in range(256) if c not in b'[]{}"\\')
 _BRACKETS = bytes.maketrans(b"[]{}", b"()()")
 _STRING = re.compile(rb'"[^"]*"')
 
 
-def shallow(text: bytes) -> bool:
-    """No array or object in orjson's ``text`` lies deeper than :data:`MAX_DEPTH` (False:
-    perhaps deeper; see :func:`_shallow`)."""
-    return _shallow(text, MAX_DEPTH)
-
-
-def _shallow(text: bytes, max_depth: int) -> bool:
+def shallow(text: bytes, max_depth: int = MAX_DEPTH) -> bool:
     """True if no array or object in orjson's ``text`` lies more than ``max_depth`` deep;
     False: walk the message. With every byte but brackets and quotes dropped and the strings
     cut out, the nesting is left, and each pass deleting every ``()`` peels one level (empty
@@ -277,25 +268,21 @@ def decode(
     name: str, instance: Any, encoded: bytes | None = None, from_wire: bool = False,
     combatants_known: bool = False, shallow_text: bool | None = None,
 ) -> Any:
-    """The inbound message as its strict struct (:mod:`.inbound`), converted once, or
-    :class:`InvalidMessage` with jsonschema's message and deepest failing path. A schema with
-    no struct is judged by jsonschema alone (``instance`` is returned).
-    ``encoded``, ``from_wire``, ``shallow_text``: see :func:`check_shape`;
+    """The inbound message ``name`` (a key of :data:`.inbound.CONVERT`) as its strict struct,
+    converted once, or :class:`InvalidMessage` with jsonschema's message and deepest failing
+    path. ``encoded``, ``from_wire``, ``shallow_text``: see :func:`check_shape`;
     ``combatants_known``: see :func:`.inbound.hook`."""
     check_shape(instance, encoded=encoded, from_wire=from_wire, shallow_text=shallow_text)
-    convert, refused = inbound.CONVERT.get(name), ""
-    if convert is not None:
-        try:
-            return convert(instance, combatants_known)
-        except ValueError as failure:  # msgspec.ValidationError, or a check of the struct
-            refused = str(failure)
+    try:
+        return inbound.CONVERT[name](instance, combatants_known)
+    except ValueError as failure:  # msgspec.ValidationError, or a check of the struct
+        refused = str(failure)
     errors = list(validator(name).iter_errors(instance))
     if errors:
         error = deepest(errors)
         raise InvalidMessage(describe(error), path=pointer(error.absolute_path))
-    if convert is not None:  # a bug (tests/protocol/test_inbound_structs.py forbids it)
-        raise InternalError(f"the {name} struct refused what its schema accepts: {refused}")
-    return instance
+    # a bug (tests/protocol/test_inbound_structs.py forbids it)
+    raise InternalError(f"the {name} struct refused what its schema accepts: {refused}")
 
 
 def validate(name: str, instance: Any, **options: Any) -> None:
@@ -336,11 +323,9 @@ def pointer(path: Iterable[Any]) -> str:
 def check_outbound(name: str, instance: Any) -> None:
     """An outbound message that fails its schema (its struct, :mod:`.outbound`) is a bug in
     the sidecar: ``AssertionError``, phrased by jsonschema."""
-    try:
+    with suppress(msgspec.ValidationError, TypeError):  # TypeError: a value no JSON type holds
         outbound.CHECKS[name](instance)
         return
-    except (msgspec.ValidationError, TypeError):  # TypeError: a value no JSON type holds
-        pass
     errors = list(validator(name).iter_errors(instance))
     if errors:
         error = deepest(errors)

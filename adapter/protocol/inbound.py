@@ -20,6 +20,7 @@ from ..engine.messages import (
     ENVELOPE,
     HOOKS,
     INTENTS,
+    Closed,
     Hook,
     Id,
     Ids,
@@ -27,6 +28,7 @@ from ..engine.messages import (
     Intent,
     Key,
     Object,
+    Open,
     Short,
 )
 
@@ -41,11 +43,6 @@ INTENT_CLASSES: Mapping[str, type[Intent]] = {cls.kind: cls for cls in INTENTS}
 Ruleset = Annotated[str, Meta(min_length=1, max_length=64)]
 
 
-def without_combatants(hook: dict[str, Any]) -> dict[str, Any]:
-    """A hook with an empty ``combat.combatants``."""
-    return {**hook, "combat": {**hook["combat"], "combatants": []}}
-
-
 def hook(payload: Any, combatants_known: bool = False) -> Hook:
     """``combatants_known``: ``combat.combatants`` are, byte for byte, a list that passed
     before (the schema constrains it item by item and by a length it held): the rest is
@@ -56,7 +53,7 @@ def hook(payload: Any, combatants_known: bool = False) -> Hook:
         raise ValueError("not a hook")
     if not combatants_known:
         return msgspec.convert(payload, cls)
-    message = msgspec.convert(without_combatants(payload), cls)
+    message = msgspec.convert({**payload, "combat": {**payload["combat"], "combatants": []}}, cls)
     force_setattr(message, "combat", payload["combat"])
     return message
 
@@ -74,52 +71,37 @@ def intent(payload: Any, combatants_known: bool = False) -> Intent:
     return msgspec.convert(fields, cls)
 
 
-class _Closed(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False):
-    """An object with ``additionalProperties: false``."""
-
-
-class _Open(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """An object whose unknown fields pass, as its schema lets them."""
-
-
 # ---------------------------------------------------------------- settings, by ruleset
 
+#: a path in a ruleset's ``stat_paths``, a dict keyed by the stats it reads (a closed object)
 StatPath = Annotated[str, Meta(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$")]
 Faces = Whole[int, Meta(ge=2, le=100)]
-#: a ruleset's ``stat_paths``: the stats it reads, each at most once (a closed object)
-D20Paths = dict[Literal["dex", "int", "proficient"], StatPath]
-PoolPaths = dict[Literal["reaction", "wits", "size", "pool_modifier"], StatPath]
-StorytellerPaths = dict[Literal["initiative_mod"], StatPath]
 
 
-class CoreSettings(_Closed, frozen=True, kw_only=True):
-    pass
-
-
-class D20Settings(_Closed, frozen=True, kw_only=True):
+class D20Settings(Closed, frozen=True, kw_only=True):
     auto_approve_rerolls: Omittable[bool] = None
-    stat_paths: Omittable[D20Paths] = None
+    stat_paths: Omittable[dict[Literal["dex", "int", "proficient"], StatPath]] = None
 
 
-class PoolSettings(_Closed, frozen=True, kw_only=True):
+class PoolSettings(Closed, frozen=True, kw_only=True):
     die_faces: Omittable[Faces] = None
     success_at: Omittable[Faces] = None
     ones_cancel: Omittable[bool] = None
-    stat_paths: Omittable[PoolPaths] = None
+    stat_paths: Omittable[dict[Literal["reaction", "wits", "size", "pool_modifier"], StatPath]] = None
 
 
-class StorytellerSettings(_Closed, frozen=True, kw_only=True):
-    stat_paths: Omittable[StorytellerPaths] = None
+class StorytellerSettings(Closed, frozen=True, kw_only=True):
+    stat_paths: Omittable[dict[Literal["initiative_mod"], StatPath]] = None
 
 
 #: the settings each ruleset reads (any other ruleset's are an object of anything)
 RULESET_SETTINGS: Mapping[str, type[msgspec.Struct]] = {
-    "foundry-core": CoreSettings, "balanced-d20": D20Settings, "dice-pool": PoolSettings,
+    "foundry-core": Closed, "balanced-d20": D20Settings, "dice-pool": PoolSettings,
     "storyteller": StorytellerSettings,
 }
 
 
-class Settings(_Open, frozen=True, kw_only=True):
+class Settings(Open, frozen=True, kw_only=True):
     ruleset: str
     settings: Object
 
@@ -132,7 +114,7 @@ class Settings(_Open, frozen=True, kw_only=True):
 # ---------------------------------------------------------------- connecting, recordings
 
 
-class Auth(_Open, frozen=True, kw_only=True):
+class Auth(Open, frozen=True, kw_only=True):
     token: Annotated[str, Meta(min_length=1, max_length=512)]
     world: Id
     ruleset: Ruleset
@@ -144,7 +126,7 @@ class Auth(_Open, frozen=True, kw_only=True):
     system: Omittable[Key] = None
 
 
-class Session(_Open, frozen=True, kw_only=True):
+class Session(Open, frozen=True, kw_only=True):
     """A recording's session line: an auth without its token."""
 
     world: Id
@@ -155,18 +137,11 @@ class Session(_Open, frozen=True, kw_only=True):
     module_version: Omittable[str] = None
     foundry_version: Omittable[str] = None
     system: Omittable[str] = None
-    token: Any = msgspec.UNSET
-
-    def __post_init__(self) -> None:
-        if self.token is not msgspec.UNSET:
-            raise ValueError("a session holds no token")
+    #: a session holds no token: any value is refused
+    token: msgspec.UnsetType = msgspec.UNSET
 
 
-class Export(_Closed, frozen=True, kw_only=True):
-    pass
-
-
-class RecordingLine(_Open, frozen=True, kw_only=True):
+class RecordingLine(Open, frozen=True, kw_only=True):
     event: Literal["session", "hook", "intent"]
     data: Object
     t: Any = None
@@ -185,5 +160,5 @@ def _struct(kind: type[msgspec.Struct]) -> Callable[[Any, bool], Any]:
 #: ``combatants_known``)
 CONVERT: Mapping[str, Callable[[Any, bool], Any]] = {
     "hook": hook, "intent": intent, "auth": _struct(Auth), "settings": _struct(Settings),
-    "session": _struct(Session), "export": _struct(Export), "recording-line": _struct(RecordingLine),
+    "session": _struct(Session), "export": _struct(Closed), "recording-line": _struct(RecordingLine),
 }

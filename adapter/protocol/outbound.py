@@ -3,8 +3,7 @@
 Each accepts exactly what its schema accepts (tests/protocol/test_outbound_structs.py proves
 it on generated instances, mutants and the goldens): ``additionalProperties: false`` is
 ``forbid_unknown_fields``, an optional property is ``UNSET`` by default, an ``integer`` is any
-number with no fraction (``2.0`` is one to JSON Schema, ``true`` is not), the ``duplicate``
-const true is checked in ``__post_init__`` (msgspec has no boolean literal). :data:`CHECKS`
+number with no fraction (``2.0`` is one to JSON Schema, ``true`` is not). :data:`CHECKS`
 maps a schema's name to its check; the ``ok`` of an ack or an export answer picks the struct
 as the schema's ``if``/``then``/``else`` picks its branch.
 """
@@ -18,30 +17,24 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-Id = Annotated[str, Meta(min_length=1, max_length=128)]
-Number = int | float
+from ..engine.messages import Closed, Count, Id, Integer, Number, Object, Seq
+
 Acts = Literal["full", "movement_or_action", "movement_only", "defend_only", "none", "held"]
-Object = dict[str, Any]
-#: JSON Schema's ``integer``: any number with no fraction (``2.0`` is one), from 0, from 1
-Integer = int | Annotated[float, Meta(multiple_of=1)]
-Count = Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0, multiple_of=1)]
 Positive = Annotated[int, Meta(ge=1)] | Annotated[float, Meta(ge=1, multiple_of=1)]
-Seq = Annotated[int, Meta(ge=1, le=2**53 - 1)] | Annotated[float, Meta(ge=1, le=2**53 - 1, multiple_of=1)]
 
 
-class _Closed(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True, gc=False):
-    """An object schema with ``additionalProperties: false``."""
-
-
-class Reaction(_Closed, frozen=True):
+class Reaction(Closed, frozen=True):
     available: bool
     reason: str | None
 
 
-class PlanEntry(_Closed, frozen=True):
+class NextEntry(Closed, frozen=True):
     combatant_id: Id
     initiative: Number | None
     acts: Acts
+
+
+class PlanEntry(NextEntry, frozen=True):  # a next round's entry, and what this round shows
     reaction: Reaction | None
     tags: list[str]
     detail: Object
@@ -51,19 +44,13 @@ class PlanEntry(_Closed, frozen=True):
     formula: Annotated[str, Meta(max_length=200)] | UnsetType = UNSET
 
 
-class NextEntry(_Closed, frozen=True):
-    combatant_id: Id
-    initiative: Number | None
-    acts: Acts
-
-
-class NextRound(_Closed, frozen=True):
+class NextRound(Closed, frozen=True):
     round: Integer
     current: Id | None
     order: list[NextEntry]
 
 
-class Plan(_Closed, frozen=True):
+class Plan(Closed, frozen=True):
     combat_id: Id
     revision: Positive
     round: Count
@@ -73,7 +60,7 @@ class Plan(_Closed, frozen=True):
     order: list[PlanEntry]
 
 
-class Prompt(_Closed, frozen=True):
+class Prompt(Closed, frozen=True):
     prompt_id: Id
     kind: Annotated[str, Meta(min_length=1)]
     combat_id: Id | None
@@ -97,44 +84,40 @@ ErrorCode = Literal[
 ]
 
 
-class Error(_Closed, frozen=True):
+class Error(Closed, frozen=True):
     code: ErrorCode
     message: str
     path: str | UnsetType = UNSET
     rule: str | UnsetType = UNSET
 
 
-class Ack(_Closed, frozen=True, kw_only=True):
+class Ack(Closed, frozen=True, kw_only=True):
     ok: bool
     seq: Seq
-    duplicate: bool | UnsetType = UNSET
+    duplicate: Literal[True] | UnsetType = UNSET
     plans: list[Plan]
     prompts: list[Prompt]
     notices: list[Notice]
 
-    def __post_init__(self) -> None:
-        if self.duplicate is False:
-            raise ValueError("duplicate must be true")
 
-
-class Refusal(_Closed, frozen=True):
+class Refusal(Closed, frozen=True):
     ok: bool
     seq: Seq | None
     error: Error
 
 
-class WelcomeCombat(_Closed, frozen=True):
+class WelcomeCombat(Closed, frozen=True):
     combat_id: Id
     revision: Count
 
 
-class WelcomeWarning(_Closed, frozen=True):
+class WelcomeWarning(Closed, frozen=True):
     code: Literal["version_mismatch"]
     message: str
     data: Object | UnsetType = UNSET
 
 
-class Welcome(_Closed, frozen=True):
+class Welcome(Closed, frozen=True):
     world: Id
     ruleset: str
     last_seq: Count
@@ -144,26 +127,26 @@ class Welcome(_Closed, frozen=True):
     skipped_acts: list[Acts] | UnsetType = UNSET
 
 
-class Superseded(_Closed, frozen=True):
+class Superseded(Closed, frozen=True):
     world: Id
     message: str
 
 
-class ConnectError(_Closed, frozen=True):
+class ConnectError(Closed, frozen=True):
     code: Literal["auth_failed", "origin_refused", "unknown_ruleset", "protocol_mismatch", "invalid_auth",
                   "throttled", "invalid_message", "served_elsewhere", "store_unavailable"]
     message: str
     path: str | UnsetType = UNSET
 
 
-class Exported(_Closed, frozen=True):
+class Exported(Closed, frozen=True):
     ok: bool
     world: Id
     lines: Count
     recording: str
 
 
-class NotExported(_Closed, frozen=True, kw_only=True):
+class NotExported(Closed, frozen=True, kw_only=True):
     ok: bool
     seq: None | UnsetType = UNSET
     error: Error

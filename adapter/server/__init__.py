@@ -37,7 +37,7 @@ from ..protocol import wirejson
 from ..rulesets import RULESETS
 from ..seen import frame_reader
 from ..service import Worlds
-from ..store.opening import open_store
+from ..store import open_store
 from ..store.snapshots import Codec
 from .export import export
 from .guard import GuardedServer

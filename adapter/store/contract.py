@@ -14,10 +14,13 @@ from .rows import LogEntry
 
 
 class WorldStore(Protocol):
+    """What a store does; a store that subclasses it and that no other process writes takes
+    the defaults of ``shared`` and the leases (every world's lease is its own)."""
+
     #: said in logs and errors (a file path, or a URL without its password)
     name: str
     #: other processes write it too: worlds are leased, and loaded when their writer connects
-    shared: bool
+    shared: bool = False
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
         """Store one message that used up its seq; committed when this returns, else raises
@@ -39,12 +42,15 @@ class WorldStore(Protocol):
 
     def take_lease(self, world: str) -> bool:
         """Become the world's only writer across processes; False if another process is."""
+        return True
 
     def holds_lease(self, world: str) -> bool:
         """Whether this process holds the world's lease now (False once the session that
         held it ended: another process may have served the world since)."""
+        return True
 
-    def release_lease(self, world: str) -> None: ...
+    def release_lease(self, world: str) -> None:
+        return None
 
     def problem(self) -> str | None:
         """None when the store can be written now, else why not (for /healthz)."""

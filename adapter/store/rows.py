@@ -52,14 +52,11 @@ def snapshot_from(world: str, blob: bytes, version: str, seq: int, codec: snapsh
     return state
 
 
-#: reads one stored JSON text of a world: (text, world, where) -> value
-Reader = Callable[[Any, str, str], Any]
-
-
 def merged(world: str, sessions: Iterable[tuple[int, Any]], messages: Iterable[tuple[int, str, Any, Any]],
-           read: Reader) -> Iterator[LogEntry]:
+           read: Callable[[Any, str, str], Any]) -> Iterator[LogEntry]:
     """Sessions (``after_seq, data`` in id order) and messages (``seq, event, payload, error``
-    in seq order) as one history: a session comes before the messages after its seq."""
+    in seq order) as one history: a session comes before the messages after its seq. ``read``
+    reads one stored JSON text: ``read(text, world, where)``."""
     pending = list(sessions)
     for seq, event, payload, error in messages:
         while pending and pending[0][0] < seq:

@@ -56,24 +56,24 @@ def written(save: Callable[[World], None], state: World, failures: tuple[type[Ex
 
 
 class GcPause:
-    """The garbage collector paused while any thread is inside (hosted mode decodes snapshots in
-    several threads at once): the last to leave enables it again, if it was enabled before the
-    first came in. Each thread reading ``gc.isenabled()`` for itself could see another's pause
-    and leave the collector off for good."""
+    """The garbage collector paused while any thread is inside (``with GC_PAUSE``: hosted mode
+    decodes snapshots in several threads at once): the last to leave enables it again, if it
+    was enabled before the first came in. Each thread reading ``gc.isenabled()`` for itself
+    could see another's pause and leave the collector off for good."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._inside = 0
         self._was_enabled = False
 
-    def enter(self) -> None:
+    def __enter__(self) -> None:
         with self._lock:
             if self._inside == 0:
                 self._was_enabled = gc.isenabled()
                 gc.disable()
             self._inside += 1
 
-    def leave(self) -> None:
+    def __exit__(self, *_: object) -> None:
         with self._lock:
             self._inside -= 1
             if self._inside == 0 and self._was_enabled:
@@ -177,8 +177,7 @@ class Codec:
             raise SnapshotUnreadable("not in the snapshot format" + (f" ({older}, no longer read)" if older else ""))
         # no garbage collection meanwhile: every object decoded lives on (no cycles), and each
         # collection their allocation triggers would walk them all again
-        GC_PAUSE.enter()
-        try:
+        with GC_PAUSE:
             frames = _frames(blob)
             head = next(frames, None)
             if head is None:
@@ -196,8 +195,6 @@ class Codec:
                 # the preview's cache is never written; whatever a tampered file puts there is dropped
                 combats[key] = combat if combat.preview_cache is None else replace(combat, preview_cache=None)
             return replace(world, combats=combats)
-        finally:
-            GC_PAUSE.leave()
 
     def _owned_by(self, ruleset: str, state: Any, where: str) -> None:
         """The tag alone would let one ruleset's state into another's place."""

@@ -15,6 +15,7 @@ from typing import Any
 from ..engine.model import World
 from ..errors import StoreCorrupt, StoreUnavailable
 from . import snapshots
+from .contract import WorldStore
 from .guard import (
     DatabaseLock,
     FileIdentity,
@@ -73,14 +74,12 @@ def damaged(path: Path, what: str) -> str:
     )
 
 
-class Store:
-    """The database of one sidecar (a :class:`.contract.WorldStore`). ``serving=True`` (the
-    server's store) also takes the database's lock and watches its files; tools (``export``,
-    tests) open it plainly. No other process shares it, so every world's lease is its own.
-    ``codec`` reads its snapshots (without one, a world holding a ruleset's state is
+class Store(WorldStore):
+    """The database of one sidecar. ``serving=True`` (the server's store) also takes the
+    database's lock and watches its files; tools (``export``, tests) open it plainly. No other
+    process shares it (the lock file), so every world's lease is its own: the contract's
+    defaults. ``codec`` reads its snapshots (without one, a world holding a ruleset's state is
     rebuilt from its log)."""
-
-    shared = False
 
     def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0,
                  codec: snapshots.Codec | None = None) -> None:
@@ -118,10 +117,9 @@ class Store:
             raise StoreCorrupt(damaged(path, "the file is empty: 0 bytes, truncated or not written by the sidecar"))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute(f"PRAGMA wal_autocheckpoint={FALLBACK_CHECKPOINT_PAGES}")
-            self.db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
+            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", f"wal_autocheckpoint={FALLBACK_CHECKPOINT_PAGES}",
+                           f"cache_size=-{PAGE_CACHE_KIB}"):
+                self.db.execute(f"PRAGMA {pragma}")
             verdict = self.db.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
                 raise sqlite3.DatabaseError(verdict)
@@ -210,15 +208,6 @@ class Store:
             return f"the store cannot be written: {error}"
         return None
 
-    def take_lease(self, world: str) -> bool:
-        return True  # the database's lock file already makes this process its only writer
-
-    def holds_lease(self, world: str) -> bool:
-        return True
-
-    def release_lease(self, world: str) -> None:
-        pass
-
     # ---------------------------------------------------------------- writing
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
@@ -257,20 +246,18 @@ class Store:
 
     def save_snapshot(self, state: World) -> None:
         """Write the world's snapshot now (encoded on the caller's thread)."""
-        self._write_snapshot(state.world, state.last_seq, self._encoder.encode(state))
-
-    def save_snapshot_soon(self, state: World) -> Future[bool]:
-        return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))
-
-    def _write_snapshot(self, world: str, seq: int, blob: bytes) -> None:
+        blob = self._encoder.encode(state)
         self.check()
         with self._mutex:
             self.db.execute(
                 "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
                 "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != ?",
-                (world, seq, ENGINE_VERSION, blob, ENGINE_VERSION),
+                (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION),
             )
+
+    def save_snapshot_soon(self, state: World) -> Future[bool]:
+        return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))
 
     # ---------------------------------------------------------------- reading
 
@@ -285,10 +272,7 @@ class Store:
         row = self.db.execute(
             "SELECT state, engine_version, seq FROM snapshots WHERE world = ?", (world,)
         ).fetchone()
-        if row is None:
-            return None
-        blob, version, seq = row
-        return snapshot_from(world, blob, version, seq, self.codec)
+        return None if row is None else snapshot_from(world, row[0], row[1], row[2], self.codec)
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
         """Sessions and messages after ``after_seq``, in the order they happened; a row that

@@ -17,7 +17,7 @@ from adapter.benchkit.payloads import GM, hooks
 from adapter.errors import InvalidMessage
 from adapter.limits import DEFAULT_MAX_BYTES
 from adapter.pipeline import open_session, process
-from adapter.protocol import MAX_DEPTH, _shallow, check_shape, wirejson
+from adapter.protocol import MAX_DEPTH, check_shape, shallow, wirejson
 from adapter.replay import Replay
 from adapter.rulesets import RULESETS
 from tests.support.examples import examples
@@ -54,7 +54,7 @@ def deepest_path(value: Any) -> int:
 def test_the_depth_read_from_the_text_never_accepts_what_the_walk_refuses(value: Any, limit: int) -> None:
     text = orjson.dumps(value)
     assert wirejson.loads(text) == value
-    if _shallow(text, limit):
+    if shallow(text, limit):
         assert deepest_path(value) <= limit
         assert refusal(value, max_depth=limit) is None
     # the walk and the wire check agree on every message, whichever path decides
@@ -65,8 +65,8 @@ def test_the_depth_read_from_the_text_decides_the_usual_message_alone() -> None:
     hook = list(hooks(2))[1]
     text = orjson.dumps(hook)
     assert b"\\" not in text and b"[" in text  # brackets inside strings are tested above
-    assert _shallow(text, MAX_DEPTH)
-    assert not _shallow(text, deepest_path(hook) - 1)
+    assert shallow(text, MAX_DEPTH)
+    assert not shallow(text, deepest_path(hook) - 1)
 
 
 @pytest.mark.parametrize("limit", [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1])

@@ -423,15 +423,14 @@ def test_overlapping_decodes_keep_the_collector_paused_until_the_last_ends_then_
 
     assert gc.isenabled()
     try:
-        GC_PAUSE.enter()  # one thread's decode
-        GC_PAUSE.enter()  # another's, begun meanwhile
-        GC_PAUSE.leave()  # the first ends
-        assert not gc.isenabled()  # the other is still decoding
-        GC_PAUSE.leave()
+        with GC_PAUSE:  # one thread's decode
+            with GC_PAUSE:  # another's, begun meanwhile
+                pass  # it ends first
+            assert not gc.isenabled()  # the first is still decoding
         assert gc.isenabled()
         gc.disable()  # a collector the process turned off stays off
-        GC_PAUSE.enter()
-        GC_PAUSE.leave()
+        with GC_PAUSE:
+            pass
         assert not gc.isenabled()
     finally:
         gc.enable()

@@ -22,6 +22,7 @@ import pytest
 
 from adapter.cli import parser
 from adapter.config import from_args
+from adapter.engine.model import World
 from adapter.rulesets import RULESETS
 from adapter.service import Worlds
 from adapter.store import Store
@@ -217,7 +218,7 @@ def test_a_world_whose_periodic_snapshot_failed_is_still_snapshotted_when_its_wr
     assert written == ([total, total] if fails else [total])
     assert any("not written" in r.getMessage() for r in caplog.records) is fails
     assert snapshot_seqs(db) == [total]
-    assert worlds._unsaved == set()
+    assert worlds._owed == {}
 
 
 def test_a_checkpoint_while_the_periodic_snapshot_is_still_being_written_asks_again(
@@ -237,25 +238,25 @@ def test_a_checkpoint_while_the_periodic_snapshot_is_still_being_written_asks_ag
         worlds.store.close()  # waits for both
     assert written == [total, total]
     assert snapshot_seqs(db) == [total]
-    assert worlds._unsaved == set()
+    assert worlds._owed == {}
 
 
 def first_snapshot_write(monkeypatch: pytest.MonkeyPatch, *, fails: bool, held: threading.Event | None = None) -> list[int]:
     """Every snapshot write from now on is noted (its seq, in the list returned); the first
     one waits for ``held`` if given, then fails if ``fails`` (a full disk for a moment)."""
     written: list[int] = []
-    real = Store._write_snapshot
+    real = Store.save_snapshot
 
-    def write(self: Store, world: str, seq: int, blob: bytes) -> None:
-        written.append(seq)
+    def write(self: Store, state: World) -> None:
+        written.append(state.last_seq)
         if len(written) == 1:
             if held is not None:
                 assert held.wait(10), "the test never let the first write go"
             if fails:
                 raise sqlite3.OperationalError("database or disk is full")
-        real(self, world, seq, blob)
+        real(self, state)
 
-    monkeypatch.setattr(Store, "_write_snapshot", write)
+    monkeypatch.setattr(Store, "save_snapshot", write)
     return written
 
 

@@ -110,7 +110,7 @@ async def test_a_wrong_token_from_any_origin_is_refused_auth_failed_as_a_connect
 ) -> None:
     result = await attempt(sidecar.url, auth(token="not-the-token"), origin)
     refusal = result["refused"]
-    protocol.validate("connect-error", refusal)
+    protocol.check_outbound("connect-error", refusal)
     assert refusal == {"code": "auth_failed", "message": "the token is not the one this sidecar expects"}
 
 
@@ -152,7 +152,7 @@ async def test_origins_narrows_the_socket_and_a_refused_origin_is_told_so_before
     with caplog.at_level(logging.WARNING, logger="initiative_sidecar.server"):
         for token in (TOKEN, "guess-1", "guess-2"):  # the right token too: the origin decides
             refusal = (await attempt(sidecar.url, auth(token=token), EVIL))["refused"]
-            protocol.validate("connect-error", refusal)
+            protocol.check_outbound("connect-error", refusal)
             assert refusal["code"] == "origin_refused"
             assert FORGE not in refusal["message"]  # the list is not told to strangers
     assert "refused: origin_refused" in caplog.text
