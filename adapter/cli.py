@@ -37,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
                        "(default: any, with the right token)")
     serve.add_argument("--base-path",
                        help="serve every route under this path (/initiative-sidecar), for a proxy in front")
-    serve.add_argument("--public-origin", help="comma-separated origins a reverse proxy serves the sidecar at "
+    serve.add_argument("--public-origin",
+                       help="comma-separated origins a reverse proxy serves the sidecar at "
                        "(https://foundry.example.org): the status page answers them")
     serve.add_argument("--max-bytes", type=int, help="application size limit per message")
     serve.add_argument("--snapshot-every", type=int, help="messages between snapshots")
@@ -305,4 +306,4 @@ def _golden_invalid_lines(recording: Path) -> set[int]:
         return set()
     acks = (json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines() if line.strip())
     return {item["in"] for item in acks if item.get("type") == "ack"
-            and (item["data"].get("error") or {}).get("code") in ("invalid_message", "too_large")}
+            and ((item.get("data") or {}).get("error") or {}).get("code") in ("invalid_message", "too_large")}

@@ -50,6 +50,16 @@ def test_replay_reports_bad_lines_on_stderr_and_goes_on(tmp_path: Path) -> None:
     assert [json.loads(x)["in"] for x in out.splitlines() if json.loads(x)["type"] == "ack"] == [2, 5]
 
 
+def test_a_session_line_holding_a_token_is_refused_without_quoting_it(tmp_path: Path) -> None:
+    s = small_recording()
+    s.lines[0]["data"]["token"] = "SECRET-token-0123"
+    path = tmp_path / "r.jsonl"
+    path.write_text(s.jsonl())
+    _, _, err = call("replay", str(path))
+    assert "line 1: bad session: the message must not hold token; skipped" in err
+    assert "SECRET" not in err
+
+
 def test_replay_of_a_schema_failure_gives_the_servers_refusal(tmp_path: Path) -> None:
     s = small_recording()
     s.lines[2]["data"]["world_time"] = "late"

@@ -66,13 +66,15 @@ def table(result: dict[str, Any]) -> str:
         f"{'scenario':<12} {'server':<8} {'msgs/s':>9} {'p50 ms':>9} {'p99 ms':>9}  ratio sidecar/echo",
     ]
     for name, sc in result["scenarios"].items():
-        ratio = sc["ratio"]
-        note = f"  throughput {ratio['msgs_per_s']}, p50 {ratio['p50']}, p99 {ratio['p99']}"
-        if len(ratio["msgs_per_s_rounds"]) > 1:
-            note += " (rounds " + " ".join(f"{r:.2f}" if r is not None else "-" for r in ratio["msgs_per_s_rounds"]) + ")"
+        ratios = sc["ratio"]
+        note = f"  throughput {ratios['msgs_per_s']}, p50 {ratios['p50']}, p99 {ratios['p99']}"
+        if len(ratios["msgs_per_s_rounds"]) > 1:
+            rounds = (f"{r:.2f}" if r is not None else "-" for r in ratios["msgs_per_s_rounds"])
+            note += " (rounds " + " ".join(rounds) + ")"
         for label, kind, tail in ((name, "echo", ""), ("", "sidecar", note)):
             s = sc[kind]
-            lines.append(f"{label:<12} {kind:<8} {s['msgs_per_s']:>9.0f} {s['p50_ms']:>9.3f} {s['p99_ms']:>9.3f}{tail}")
+            lines.append(f"{label:<12} {kind:<8} {s['msgs_per_s']:>9.0f} {s['p50_ms']:>9.3f} "
+                         f"{s['p99_ms']:>9.3f}{tail}")
     rp = result.get("replay")
     if rp:
         lines.append(f"replay: {rp['msgs_per_s']:.0f} messages/s on one core "

@@ -308,6 +308,8 @@ def describe(error: ValidationError) -> str:
     where = pointer(error.absolute_path) or "the message"
     if error.validator == "required":
         return f"{where} is missing a field: {error.message}"
+    if error.validator == "not":  # jsonschema's text quotes the whole instance: a session's token
+        return f"{where} must not hold {', '.join(error.validator_value.get('required', ['this']))}"
     return f"{where}: {error.message}"
 
 

@@ -4,6 +4,7 @@ runs after the app's own, so the sidecar and the worlds exist when it attaches."
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -38,8 +39,11 @@ def add_operations(
     observers.connect_listeners.append(metrics.connect)
     app[OBSERVERS_KEY] = observers
     app[STATUS_KEY] = board
+    stopping = asyncio.Event()  # set once the app's cleanup begins: the store is closing
 
     def health() -> tuple[bool, dict[str, Any]]:
+        if stopping.is_set():
+            return False, {"ok": False, "problem": "the sidecar is stopping"}
         if worlds_key not in app:
             return False, {"ok": False, "problem": "the worlds are not loaded yet"}
         worlds = app[worlds_key]
@@ -60,6 +64,7 @@ def add_operations(
         metrics.attach(sidecar.writers, worlds.states, worlds.store)
         board.writers, board.states = sidecar.writers, worlds.states
         yield
+        stopping.set()
 
     add_module_routes(app, config)
     add_metrics_routes(app, config, metrics, health)

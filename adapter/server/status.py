@@ -188,8 +188,10 @@ class StatusBoard:
 
 def _combat(combat: Any, names: Mapping[str, str]) -> dict[str, Any]:
     plan = plan_of(combat)
-    rows = [{**entry, "name": names.get(entry["combatant_id"], entry["combatant_id"]),
-             "current": entry["combatant_id"] == plan["current"]} for entry in plan["order"]]
+    rows = []
+    for entry in plan["order"]:
+        cid = entry["combatant_id"]
+        rows.append({**entry, "name": names.get(cid, cid), "current": cid == plan["current"]})
     return {"id": plan["combat_id"], "round": plan["round"], "revision": plan["revision"], "rows": rows}
 
 

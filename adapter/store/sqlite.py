@@ -117,8 +117,8 @@ class Store(WorldStore):
             raise StoreCorrupt(damaged(path, "the file is empty: 0 bytes, truncated or not written by the sidecar"))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", f"wal_autocheckpoint={FALLBACK_CHECKPOINT_PAGES}",
-                           f"cache_size=-{PAGE_CACHE_KIB}"):
+            for pragma in ("journal_mode=WAL", "synchronous=NORMAL",
+                           f"wal_autocheckpoint={FALLBACK_CHECKPOINT_PAGES}", f"cache_size=-{PAGE_CACHE_KIB}"):
                 self.db.execute(f"PRAGMA {pragma}")
             verdict = self.db.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
@@ -272,7 +272,10 @@ class Store(WorldStore):
         row = self.db.execute(
             "SELECT state, engine_version, seq FROM snapshots WHERE world = ?", (world,)
         ).fetchone()
-        return None if row is None else snapshot_from(world, row[0], row[1], row[2], self.codec)
+        if row is None:
+            return None
+        blob, version, seq = row
+        return snapshot_from(world, blob, version, seq, self.codec)
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
         """Sessions and messages after ``after_seq``, in the order they happened; a row that

@@ -53,6 +53,18 @@ async def test_healthz_is_503_when_the_store_cannot_be_written(sidecar: Running)
     assert status == 503 and "the store cannot be written" in body
 
 
+async def test_healthz_is_503_once_the_sidecar_is_stopping(sidecar: Running) -> None:
+    assert sidecar.runner is not None
+    app = sidecar.runner.app
+    health = next(r for r in app.router.routes() if r.resource is not None and r.resource.canonical == "/healthz")
+    await sidecar.runner.cleanup()  # the store closes: a late probe must not open it again
+    sidecar.runner = None
+    loopback = mock.Mock()
+    loopback.get_extra_info.side_effect = lambda key, default=None: ("127.0.0.1", 1234) if key == "peername" else default
+    response = await health.handler(make_mocked_request("GET", "/healthz", app=app, transport=loopback))
+    assert response.status == 503 and "the sidecar is stopping" in response.text
+
+
 async def test_metrics_count_messages_refusals_latency_worlds_and_commits(sidecar: Running) -> None:
     client = await connect(sidecar.url, auth())
     await asyncio.wait_for(client.welcome, 5)
