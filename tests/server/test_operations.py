@@ -9,6 +9,7 @@ from unittest import mock
 
 import aiohttp
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -62,7 +63,8 @@ async def test_healthz_is_503_once_the_sidecar_is_stopping(sidecar: Running) -> 
     loopback = mock.Mock()
     loopback.get_extra_info.side_effect = lambda key, default=None: ("127.0.0.1", 1234) if key == "peername" else default
     response = await health.handler(make_mocked_request("GET", "/healthz", app=app, transport=loopback))
-    assert response.status == 503 and "the sidecar is stopping" in response.text
+    assert isinstance(response, web.Response)
+    assert response.status == 503 and "the sidecar is stopping" in (response.text or "")
 
 
 async def test_metrics_count_messages_refusals_latency_worlds_and_commits(sidecar: Running) -> None:
