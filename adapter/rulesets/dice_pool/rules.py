@@ -15,7 +15,7 @@ from ...engine.messages import Roll
 from ...engine.model import Combat, Combatant
 from ...engine.order import by_id
 from ...errors import RuleViolation, UnknownPrompt
-from .pool import Dice, DiceSettings, dice_for, group_pool, members, pool, pool_dice, success_count
+from .pool import Dice, DiceSettings, dice_for, group_pool, pool, pool_dice, success_count
 from .sequence import sequence_keys
 from .state import DicePoolState, PoolRoll, combat_state, roll_of
 
@@ -63,7 +63,7 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
         )
     if event.group_id is not None:
         dice = group_pool(combat, event.group_id)
-        rolled = members(combat, event.group_id)
+        rolled = combat.members(event.group_id)
         who = f"group {combat.groups.get(event.group_id) or event.group_id}"
     else:
         c = combat.combatants[str(event.combatant_id)]
