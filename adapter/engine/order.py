@@ -98,11 +98,8 @@ def encode_initiatives(
     Foundry shows (``shown``, then ``_id``) or in ``_id`` order. Entries wanted at one value
     are spread apart (:func:`_runs`, :func:`_spread`).
     """
-    if not hints and not stored:
-        plain = _descending(order, scores)
-        if plain is not None:
-            return plain
-    return by_runs(order, scores, hints, stored, shown)
+    plain = None if hints or stored else _descending(order, scores)
+    return plain if plain is not None else by_runs(order, scores, hints, stored, shown)
 
 
 def by_runs(

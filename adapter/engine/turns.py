@@ -131,13 +131,10 @@ def _advance(ctx: Ctx, combat: Combat, round_: int, target: str | None) -> Comba
     assert target is not None  # classify gives ADVANCE only for a combatant of the order
     if combat.current is not None:
         combat = end_turn(ctx, combat, combat.current, skipped=False)
-    while True:
-        upcoming = next_waiting(combat)
-        if upcoming is None:
-            return replace(combat, current=None)
-        if upcoming == target:
-            break
+    while (upcoming := next_waiting(combat)) not in (None, target):
         combat = skip_turn(ctx, combat, upcoming)
+    if upcoming is None:
+        return replace(combat, current=None)
     # a pointer written directly is kept where it landed, under a ruleset that follows core
     # when the snapshot states Skip Defeated (docs/engine.md, "Defeated combatants")
     if ctx.ruleset.follows_skip_defeated and combat.skip_defeated is not None:
