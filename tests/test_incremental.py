@@ -329,8 +329,8 @@ def test_plan_entries_built_again_only_where_changed_equal_the_whole_plan(
         else:
             combat = replace(combat, round=combat.round + 1)
         combat = replace(combat, combatants={**combat.combatants, cid: c})
-        fast = plan_module.plan_body(rs, combat, None, None, memo)
-        full = plan_module.plan_body(rs, combat, None, None)
+        fast = memo.body(rs, combat, None, None)
+        full = PlanMemo().body(rs, combat, None, None)
         assert fast == full
         assert plan_module.plan_text(fast, memo, combat.id) == plan_module.plan_text(full)
 

@@ -29,7 +29,7 @@ from .messages import (
 )
 from .model import Combat, Combatant, Outcome, Session, World
 from .order import place_by_rules, place_sorted
-from .plan import PlanMemo, plan_body, plan_from_text, plan_text
+from .plan import PlanMemo, plan_from_text, plan_text
 from .preview import next_round
 from .ruleset import Ruleset
 from .snapshot import read_snapshot
@@ -43,8 +43,9 @@ def apply(
     """``combatants_as_last``: a hook's ``combat.combatants`` are those of the last hook of
     that combat applied, unchanged: not read again. ``memo``: the world's
     :class:`.plan.PlanMemo` (the same plans without it, built again where they changed)."""
-    if isinstance(message, Session):
-        return Outcome(world=open_session(world, message))
+    if isinstance(message, Session):  # a (re)connection: the GMs, the ruleset for new combats, its settings
+        return Outcome(world=replace(world, ruleset=message.ruleset, settings=dict(message.settings),
+                                     gm_users=message.gm_users))
     if isinstance(message, Hook):
         known = world.combats.get(message.combat["_id"])
     else:
@@ -75,16 +76,6 @@ def apply(
     return Outcome(world=new_world, plans=plans, prompts=tuple(ctx.opened), notices=tuple(ctx.notices))
 
 
-def open_session(world: World, session: Session) -> World:
-    """A (re)connection: the GMs, the ruleset for new combats and the settings it brings."""
-    return replace(
-        world,
-        ruleset=session.ruleset,
-        settings=dict(session.settings),
-        gm_users=session.gm_users,
-    )
-
-
 def plan_of(combat: Combat) -> dict[str, Any]:
     """The combat's last plan as sent (``combat.last_plan`` must be set)."""
     assert combat.last_plan is not None
@@ -97,9 +88,7 @@ def replan(ctx: Ctx, combat: Combat, memo: PlanMemo | None = None) -> tuple[Comb
     rs, memo = ctx.ruleset, memo if memo is not None else PlanMemo()
     cache, upcoming = next_round(ctx, combat) if combat.order else (None, None)
     formula = rs.formula
-    body = plan_body(
-        rs, combat, upcoming, (lambda c: formula(ctx, combat, c)) if formula is not None else None, memo
-    )
+    body = memo.body(rs, combat, upcoming, (lambda c: formula(ctx, combat, c)) if formula is not None else None)
     text = plan_text(body, memo, combat.id)
     if text == combat.last_plan:
         if cache is combat.preview_cache:
@@ -187,7 +176,7 @@ def rollers(ctx: Ctx, combat: Combat, report: RollReport) -> list[Combatant]:
     if group is None:  # the schema then requires a combatant_id
         rolled = [ctx.combatant(combat, str(target), ("roll", "combatant_id"))]
     elif group in combat.groups:
-        rolled = [c for c in combat.combatants.values() if c.group == group]
+        rolled = combat.members(group)
     else:
         raise UnknownCombatant(f"group {group!r} is not in combat {combat.id!r}", field=("roll", "group_id"))
     if not ctx.is_gm() and not all(ctx.user in c.owners for c in rolled):

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from .messages import Roll
     from .model import Combat
 
+#: the hook's roll, as a field of the message (where a refused roll's error points)
+ROLL = ("roll", "roll")
+
 
 def dice_terms(roll: Roll) -> list[Mapping[str, Any]]:
     """Every dice term of the roll, nested pools and parentheticals included, in order."""
@@ -37,12 +40,10 @@ def _walk(terms: Any) -> Iterator[Mapping[str, Any]]:
             yield from _walk(inner_roll.get("terms") or ())
 
 
-def is_active(result: Mapping[str, Any]) -> bool:
-    return result.get("active", True) is not False and not result.get("discarded") and not result.get("rerolled")
-
-
 def active_results(term: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [r for r in term.get("results") or () if isinstance(r, Mapping) and is_active(r)]
+    """The results that count: not inactive, discarded (dropped) or rerolled."""
+    return [r for r in term.get("results") or () if isinstance(r, Mapping)
+            and r.get("active", True) is not False and not r.get("discarded") and not r.get("rerolled")]
 
 
 def scored_by_total(combat: Combat, roll: Roll, combatant_id: str | None,
@@ -50,9 +51,6 @@ def scored_by_total(combat: Combat, roll: Roll, combatant_id: str | None,
     """The combat with the roll's total as the score of the combatant that rolled, or of
     every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""
     score = float(roll.total)
-    if group_id is not None:
-        rolled = [c for c in combat.combatants.values() if c.group == group_id]
-    else:
-        rolled = [combat.combatants[str(combatant_id)]]
+    rolled = combat.members(group_id) if group_id is not None else [combat.combatants[str(combatant_id)]]
     combatants = {**combat.combatants, **{c.id: replace(c, score=score) for c in rolled}}
     return replace(combat, combatants=combatants)

@@ -130,6 +130,10 @@ class Combat(Struct, frozen=True, weakref=True):
     def started(self) -> bool:
         return self.round > 0
 
+    def members(self, group: str) -> list[Combatant]:
+        """The combatants of a CombatantGroup, in the roster's order."""
+        return [self.combatants[cid] for cid in self.roster if self.combatants[cid].group == group]
+
 
 _equal_but(Combat, "preview_cache")
 

@@ -42,17 +42,11 @@ def by_id(cid: str) -> tuple[float, ...]:
 _INVERTED = bytes(range(255, -1, -1))
 
 
-def place_after(order: Sequence[str], who: str, anchor: str) -> tuple[str, ...]:
-    """``order`` with ``who`` moved to right after ``anchor``."""
+def place(order: Sequence[str], who: str, point: tuple[str, str] | None) -> tuple[str, ...]:
+    """``order`` with ``who`` moved to right ``"after"`` or ``"before"`` the anchor of ``point``
+    (``(kind, anchor)``, as in ``Hold.point``), or to the end for None."""
     rest = [c for c in order if c != who]
-    at = rest.index(anchor) + 1
-    return tuple(rest[:at] + [who] + rest[at:])
-
-
-def place_before(order: Sequence[str], who: str, anchor: str) -> tuple[str, ...]:
-    """``order`` with ``who`` moved to right before ``anchor``."""
-    rest = [c for c in order if c != who]
-    at = rest.index(anchor)
+    at = len(rest) if point is None else rest.index(point[1]) + (point[0] == "after")
     return tuple(rest[:at] + [who] + rest[at:])
 
 
@@ -104,11 +98,8 @@ def encode_initiatives(
     Foundry shows (``shown``, then ``_id``) or in ``_id`` order. Entries wanted at one value
     are spread apart (:func:`_runs`, :func:`_spread`).
     """
-    if not hints and not stored:
-        plain = _descending(order, scores)
-        if plain is not None:
-            return plain
-    return by_runs(order, scores, hints, stored, shown)
+    plain = None if hints or stored else _descending(order, scores)
+    return plain if plain is not None else by_runs(order, scores, hints, stored, shown)
 
 
 def by_runs(

@@ -25,15 +25,6 @@ from .model import Combat, Combatant, Describe, Entry
 from .order import encode_initiatives
 
 
-def plan_body(
-    rs: Rules, combat: Combat, next_round: dict[str, Any] | None,
-    formula: Callable[[Combatant], str | None] | None = None, memo: PlanMemo | None = None,
-) -> dict[str, Any]:
-    """The plan without its ``combat_id`` and revision (:func:`adapter.engine.apply.plan_of`
-    adds both); ``next_round``: :func:`next_round_view` of the preview (:mod:`.preview`)."""
-    return (memo if memo is not None else PlanMemo()).body(rs, combat, next_round, formula)
-
-
 def plan_text(body: dict[str, Any], memo: PlanMemo | None = None, combat_id: str = "") -> str:
     """A plan body as the JSON text kept in ``Combat.last_plan``: with the ``memo`` that built
     it, joined from its entries' texts (the very text of last time when no part changed, so
@@ -157,7 +148,7 @@ class _CombatMemo:
     """What one combat's plan was last built from, place by place along its order, and the
     plan built (``body``, its parts, its text once joined, the entries not yet checked)."""
 
-    __slots__ = ("ruleset", "view_key", "order", "started", "objs", "views", "values", "vals", "kept",
+    __slots__ = ("ruleset", "view_key", "order", "started", "objs", "views", "vals", "kept",
                  "entries", "texts", "pending", "next_round", "body", "head", "whole", "text", "finite")
 
     def __init__(self, rs: Rules) -> None:
@@ -168,7 +159,6 @@ class _CombatMemo:
         self.started: bool | None = None
         self.objs: list[Combatant] = []
         self.views: list[Entry] = []
-        self.values: dict[str, float | None] = {}
         self.vals: list[float | None] = []
         self.kept: list[_Kept] = []
         self.entries: list[dict[str, Any]] = []
@@ -200,10 +190,12 @@ class PlanMemo:
 
     def body(
         self, rs: Rules, combat: Combat, next_round: dict[str, Any] | None,
-        formula: Callable[[Combatant], str | None] | None,
+        formula: Callable[[Combatant], str | None] | None = None,
     ) -> dict[str, Any]:
-        """:func:`plan_body`, describing again only the combatants that changed when the
-        order, the round and ``started`` are as last time (a turn change)."""
+        """The plan without its ``combat_id`` and revision (:func:`adapter.engine.apply.plan_of`
+        adds both; ``next_round``: :func:`next_round_view` of the preview), describing again
+        only the combatants that changed when the order, the round and ``started`` are as last
+        time (a turn change)."""
         cm = self.combats.get(combat.id)
         if cm is None or cm.ruleset is not rs:
             cm = self.combats[combat.id] = _CombatMemo(rs)
@@ -224,10 +216,9 @@ class PlanMemo:
                 views[i] = view
         else:
             views, dirty = [describe(combat, c) for c in objs], True
-        values, vals = cm.values, cm.vals
+        vals = cm.vals
         if dirty:
-            values = _numbers(combat, objs, views)
-            vals = list(map(values.__getitem__, order))
+            vals = list(map(_numbers(combat, objs, views).__getitem__, order))
             if fast:  # numbers are floats or None: ``!=`` tells them apart as JSON does
                 changed = sorted(set(changed).union(compress(range(len(vals)), map(ne, vals, cm.vals))))
         kept: list[Any] = list(cm.kept) if fast else [None] * len(order)
@@ -266,7 +257,7 @@ class PlanMemo:
             same = len(kept) == len(cm.kept) and all(map(is_, kept, cm.kept))
         unchanged = same and cm.body is not None and head == cm.head and next_round is cm.body["next_round"]
         cm.order, cm.started, cm.view_key, cm.objs, cm.views = order, started, key, objs, views
-        cm.values, cm.vals, cm.kept, cm.entries, cm.texts = values, vals, kept, entries, texts
+        cm.vals, cm.kept, cm.entries, cm.texts = vals, kept, entries, texts
         cm.pending, cm.next_round, cm.body, cm.head = pending, nr if next_round is not None else None, body, head
         if not unchanged:
             nr_text = b"null" if next_round is None else nr[1] if nr is not None else None

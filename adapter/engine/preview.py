@@ -139,12 +139,8 @@ def _reuse(ctx: Ctx, combat: Combat, cache: Cache) -> Cache | None:
         untouched = ctx.ext == cache.ext
     finally:
         ctx.end_preview(saved)
-    if not untouched or ended.current is not None or _state(ended) != ended_state:
+    if (not untouched or ended.current is not None or _state(ended) != ended_state
+            or ended.passed != combat.passed | {current}):
         return None
-    if ended.passed != combat.passed | {current}:
-        return None
-    return Cache(
-        cache.ruleset, cache.settings, cache.gm_users, cache.ext, cache.time, state, current,
-        combat.passed, turns[at + 1:], states if len(states) == 1 else states[2 * at + 2:],
-        cache.view,
-    )
+    return cache._replace(state=state, current=current, passed=combat.passed, turns=turns[at + 1:],
+                          states=states if len(states) == 1 else states[2 * at + 2:])

@@ -69,13 +69,6 @@ def acts_now(ctx: Ctx, combat: Combat, combatant_id: str) -> bool:
     return rs.describe(combat, c).acts not in SKIPPED_ACTS
 
 
-def none_remaining(follows_skip_defeated: bool, combat: Combat) -> bool:
-    """Core's ``nextRound`` with nobody left standing: the round starts at the first of the
-    order, defeated as it is, under a ruleset that follows core."""
-    return (follows_skip_defeated and bool(combat.order)
-            and all(combat.combatants[cid].defeated for cid in combat.order))
-
-
 def follow(ctx: Ctx, combat: Combat, round_: int, current: str | None) -> Combat:
     """Bring the combat to Foundry's ``round`` and pointer, telling the rules each turn."""
     before = phase(combat)
@@ -138,13 +131,10 @@ def _advance(ctx: Ctx, combat: Combat, round_: int, target: str | None) -> Comba
     assert target is not None  # classify gives ADVANCE only for a combatant of the order
     if combat.current is not None:
         combat = end_turn(ctx, combat, combat.current, skipped=False)
-    while True:
-        upcoming = next_waiting(combat)
-        if upcoming is None:
-            return replace(combat, current=None)
-        if upcoming == target:
-            break
+    while (upcoming := next_waiting(combat)) not in (None, target):
         combat = skip_turn(ctx, combat, upcoming)
+    if upcoming is None:
+        return replace(combat, current=None)
     # a pointer written directly is kept where it landed, under a ruleset that follows core
     # when the snapshot states Skip Defeated (docs/engine.md, "Defeated combatants")
     if ctx.ruleset.follows_skip_defeated and combat.skip_defeated is not None:
@@ -271,6 +261,9 @@ def start_round(ctx: Ctx, combat: Combat, round_: int, *, begin: bool = True) ->
     combat = replace(combat, order=rules_sort(combat, ctx.ruleset.sort_key))
     if not begin:
         return combat
-    if none_remaining(ctx.ruleset.follows_skip_defeated, combat):
-        return begin_turn(ctx, combat, combat.order[0])
+    # core's nextRound with nobody left standing starts at the first of the order, defeated as
+    # it is: so does a ruleset that follows core
+    order = combat.order
+    if ctx.ruleset.follows_skip_defeated and order and all(combat.combatants[c].defeated for c in order):
+        return begin_turn(ctx, combat, order[0])
     return begin_next_acting(ctx, combat)

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapter.engine.order import by_id, by_runs, encode_initiatives, place_after, place_before
+from adapter.engine.order import by_id, by_runs, encode_initiatives, place
 from tests.foundry import foundry_sort
 from tests.support.examples import examples
 
@@ -98,9 +98,10 @@ def test_hints_that_break_the_order_are_replaced() -> None:
     assert values == {"b": 2.05, "a": 2.049}  # the whole part is still the successes
 
 
-def test_place_after_and_before() -> None:
-    assert place_after(("a", "b", "c", "d"), "a", "c") == ("b", "c", "a", "d")
-    assert place_before(("a", "b", "c", "d"), "d", "b") == ("a", "d", "b", "c")
+def test_place_after_before_and_at_the_end() -> None:
+    assert place(("a", "b", "c", "d"), "a", ("after", "c")) == ("b", "c", "a", "d")
+    assert place(("a", "b", "c", "d"), "d", ("before", "b")) == ("a", "d", "b", "c")
+    assert place(("a", "b", "c", "d"), "b", None) == ("a", "c", "d", "b")
 
 
 ids = st.text(alphabet="abcdefghij", min_size=1, max_size=3)

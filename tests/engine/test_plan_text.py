@@ -27,15 +27,15 @@ def test_a_stat_beyond_64_bits_is_planned_and_resent_as_it_was() -> None:
 
 def test_a_plan_whose_parts_are_those_of_last_time_is_found_unchanged_without_joining_its_text() -> None:
     from adapter.engine.model import Combat, Combatant
-    from adapter.engine.plan import PlanMemo, plan_body, plan_text
+    from adapter.engine.plan import PlanMemo, plan_text
     from adapter.rulesets import RULESETS
 
     rs, memo = RULESETS["balanced-d20"], PlanMemo()
     ids = ["a" * 16, "b" * 16]
     fight = Combat(id="c1", ruleset="balanced-d20", round=1, order=tuple(ids), current=ids[0],
                    combatants={cid: Combatant(id=cid, score=float(10 - i)) for i, cid in enumerate(ids)})
-    first = plan_text(plan_body(rs, fight, None, None, memo), memo, fight.id)
-    again = plan_text(plan_body(rs, fight, None, None, memo), memo, fight.id)
+    first = plan_text(memo.body(rs, fight, None, None), memo, fight.id)
+    again = plan_text(memo.body(rs, fight, None, None), memo, fight.id)
     assert again is first  # compared by its entries, not joined and decoded again
-    moved = plan_text(plan_body(rs, replace(fight, current=ids[1]), None, None, memo), memo, fight.id)
+    moved = plan_text(memo.body(rs, replace(fight, current=ids[1]), None, None), memo, fight.id)
     assert moved != first and '"turn":1' in moved

@@ -7,6 +7,7 @@ each declaration does: docs/rules.md, "Declaring a hold, stepping in".
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
 from msgspec import Struct
 
@@ -19,19 +20,18 @@ from . import declare
 from .rounds import hold_carry_over, hold_entry, hold_moment_closed, hold_rescored
 from .state import is_waiting
 
-#: the shared rules of the events, under any ruleset's ids
-ON: On = {
-    RoundStarted: (hold_carry_over,),
-    Rolled: (hold_rescored,),
-    ScoreSet: (hold_rescored,),
-    TurnEnded: (hold_moment_closed,),
-}
-
 
 class HoldMechanics(Struct, frozen=True):
     """The shared hold/act rules bound to one ruleset's rule ids."""
 
     ids: HoldRuleIds
+    #: the shared rules of the events, under any ruleset's ids
+    on: ClassVar[On] = {
+        RoundStarted: (hold_carry_over,),
+        Rolled: (hold_rescored,),
+        ScoreSet: (hold_rescored,),
+        TurnEnded: (hold_moment_closed,),
+    }
 
     def hold(self, ctx: Ctx, combat: Combat, intent: messages.Hold) -> Combat:
         """ST-1 / ST-4 / ST-5 (DP-5): ``hold {next_round?, target_aware?}``: keep the place."""
@@ -40,10 +40,6 @@ class HoldMechanics(Struct, frozen=True):
     def act(self, ctx: Ctx, combat: Combat, intent: messages.Act) -> Combat:
         """ST-1 / ST-2 / ST-3 (DP-5): ``act {after | before | now}``: a holder steps in."""
         return declare.act_action(ctx, combat, intent, self.ids)
-
-    @property
-    def on(self) -> On:
-        return ON
 
     @property
     def intents(self) -> Mapping[type[messages.Intent], IntentRule]:

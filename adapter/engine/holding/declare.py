@@ -9,7 +9,7 @@ from ...errors import RuleViolation
 from .. import messages
 from ..context import Ctx
 from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant, Hold
-from ..order import place_after, place_before, ranking
+from ..order import place, ranking
 from ..ruleset import HoldRuleIds, SortKey
 from ..turns import begin_next_acting, begin_turn, end_turn
 from .state import _name, _set, at_point, is_waiting
@@ -92,12 +92,9 @@ def _carry_into_next_round(
     combat = _set(combat, who.id, hold=giving_up)
     if who.id not in combat.passed or combat.current == who.id:
         return combat
-    if combat.current is not None:
-        order = place_after(combat.order, who.id, combat.current)
-        return replace(combat, order=order, passed=combat.passed - {who.id})
-    order = tuple(c for c in combat.order if c != who.id) + (who.id,)
-    combat = replace(combat, order=order, passed=combat.passed - {who.id})
-    return begin_turn(ctx, combat, who.id)
+    at = ("after", combat.current) if combat.current is not None else None
+    combat = replace(combat, order=place(combat.order, who.id, at), passed=combat.passed - {who.id})
+    return combat if at is not None else begin_turn(ctx, combat, who.id)
 
 
 # ---------------------------------------------------------------- act
@@ -202,13 +199,8 @@ def _step_in(
     """Give the holder its new score and place, and take it off the turns already over."""
     stepped = replace(held, state=STEPPED_IN, point=point)
     combat = _set(combat, who.id, score=score, hold=stepped)
-    if point is None:
-        order = tuple(c for c in combat.order if c != who.id) + (who.id,)
-    else:
-        kind, neighbour = _neighbour(sort_key, combat, who.id, point)
-        place = place_after if kind == "after" else place_before
-        order = place(combat.order, who.id, neighbour)
-    return replace(combat, order=order, passed=combat.passed - {who.id})
+    at = _neighbour(sort_key, combat, who.id, point) if point is not None else None
+    return replace(combat, order=place(combat.order, who.id, at), passed=combat.passed - {who.id})
 
 
 def _neighbour(sort_key: SortKey, combat: Combat, who: str, point: tuple[str, str]) -> tuple[str, str]:

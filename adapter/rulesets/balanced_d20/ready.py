@@ -83,12 +83,9 @@ def _show_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...] | None = N
         return combat
     for cid in ids if ids is not None else tuple(combat.combatants):
         c = combat.combatants[cid]
-        watch = state.watches.get(c.actor_id or "")
-        if watch is not None and _is_watcher(c, watch):
-            combat = update_fighter(combat, cid, ready_to_strike=watch.ready,
-                                    watched=_watched(combat, c, watch) if watch.ready else ())
-        elif clear:
-            combat = update_fighter(combat, cid, ready_to_strike=False, watched=())
+        watch = _watch_of(state, c)
+        if watch is not None or clear:
+            combat = _marked(combat, c, watch)
     return combat
 
 
@@ -174,15 +171,11 @@ def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Comba
     used: set[str] = set()
     for cid in ids:
         c = combat.combatants[cid]
-        watch = state.watches.get(c.actor_id or "")
-        if watch is None or not _is_watcher(c, watch):
-            if fighter(c).ready_to_strike:  # shown before the start, gone since
-                combat = update_fighter(combat, c.id, ready_to_strike=False, watched=())
-            continue
-        used.add(watch.actor_id)
-        # the early reaction holds whoever is in the fight (issue 11)
-        combat = update_fighter(combat, c.id, ready_to_strike=watch.ready,
-                                watched=_watched(combat, c, watch) if watch.ready else ())
+        watch = _watch_of(state, c)
+        if watch is not None:
+            used.add(watch.actor_id)
+        if watch is not None or fighter(c).ready_to_strike:  # else: shown before the start, gone since
+            combat = _marked(combat, c, watch)
     if used:
         ctx.ext[RULESET_ID] = WorldState(
             watches={a: w for a, w in state.watches.items() if a not in used})
@@ -190,13 +183,19 @@ def _apply_declarations(ctx: Ctx, combat: Combat, ids: tuple[str, ...]) -> Comba
     return combat
 
 
-def _watched(combat: Combat, c: Combatant, watch: Watch) -> tuple[str, ...]:
-    """The watched creatures among the combatants (``surprise_immune`` against those)."""
-    return tuple(
-        o.id for o in combat.combatants.values()
-        if o.id != c.id and o.token_id is not None and o.token_id in watch.watching
-    )
+def _marked(combat: Combat, c: Combatant, watch: Watch | None) -> Combat:
+    """``ready_to_strike`` while its declaration (``watch``, None: none) is ready, with the
+    watched creatures among the combatants (``surprise_immune`` against those)."""
+    if watch is None or not watch.ready:
+        return update_fighter(combat, c.id, ready_to_strike=False, watched=())
+    watched = tuple(o.id for o in combat.combatants.values()
+                    if o.id != c.id and o.token_id is not None and o.token_id in watch.watching)
+    return update_fighter(combat, c.id, ready_to_strike=True, watched=watched)
 
 
-def _is_watcher(c: Combatant, watch: Watch) -> bool:
-    return watch.token_id is None or c.token_id is None or c.token_id == watch.token_id
+def _watch_of(state: WorldState, c: Combatant) -> Watch | None:
+    """The declaration of the combatant's actor, if made for its token (or either's is unknown)."""
+    watch = state.watches.get(c.actor_id or "")
+    if watch is not None and None not in (watch.token_id, c.token_id) and watch.token_id != c.token_id:
+        return None
+    return watch

@@ -12,15 +12,12 @@ from typing import Any
 from msgspec.structs import replace
 
 from ...engine.context import Ctx
-from ...engine.dice import active_results, dice_terms
+from ...engine.dice import ROLL, active_results, dice_terms
 from ...engine.events import Rolled, ScoreSet
 from ...engine.messages import RerollApprove, RerollDecide, Roll
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation, UnknownPrompt
 from .state import Reroll, fighter, replace_in_order, scored, stat, update_fighter
-
-#: the hook's roll, as a field of the message
-ROLL = ("roll", "roll")
 
 KEEP_DROP = ("kh", "kl", "k", "dh", "dl", "d")
 
@@ -129,7 +126,7 @@ def rollers(combat: Combat, event: Rolled) -> list[str]:
     """Whose initiative a roll is: the combatant's, or every member's of the group that
     rolled; a reroll of a group's offer is the group's, whichever member it comes back for."""
     if event.group_id is not None:
-        return _members(combat, event.group_id)
+        return [c.id for c in combat.members(event.group_id)]
     cid = str(event.combatant_id)
     offer = fighter(combat.combatants[cid]).reroll
     if event.reroll_of is not None and offer is not None and offer.offer_id == event.reroll_of:
@@ -137,12 +134,8 @@ def rollers(combat: Combat, event: Rolled) -> list[str]:
     return [cid]
 
 
-def _members(combat: Combat, group: str) -> list[str]:
-    return [cid for cid in combat.roster if combat.combatants[cid].group == group]
-
-
 def _party(combat: Combat, cid: str, reroll: Reroll) -> list[str]:
-    return (_members(combat, reroll.group) or [cid]) if reroll.group is not None else [cid]
+    return ([c.id for c in combat.members(reroll.group)] or [cid]) if reroll.group is not None else [cid]
 
 
 def _lowest_int(combat: Combat, party: list[str]) -> int:

@@ -1,5 +1,6 @@
 """Ruleset ``dice-pool``: success-counting initiative (../shared/rules/README.md section 2,
-DP-1 … DP-7; docs/rules.md): the rules, the kept sequence (DP-5), delay and waiting.
+DP-1 … DP-7; docs/rules.md): the rules, the kept sequence and the order (DP-5, DP-2), delay
+and waiting.
 """
 
 from ...engine.events import CombatStarted, Joined, Rolled, RoundStarted, ScoreSet, TurnEnded
@@ -24,7 +25,7 @@ RULESET = Ruleset(
         HOLD.on,
     ),
     intents=INTENTS,
-    sort_key=rules.order_key,
+    sort_key=sequence.order_key,
     describe=describe,
     formula=rules.initiative_formula,
     adopt=rules.adopt_pool_roll,

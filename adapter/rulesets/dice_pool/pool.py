@@ -9,7 +9,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from ...engine.dice import active_results, dice_terms
+from ...engine.dice import ROLL, active_results, dice_terms
 from ...engine.messages import Roll
 from ...engine.model import Combat, Combatant
 from ...errors import RuleViolation
@@ -59,15 +59,11 @@ def pool(combat: Combat, c: Combatant) -> Dice:
     return Dice(pool=max(0, base + _stat(combat, c, "pool_modifier", 0)), base=base, source=c.id)
 
 
-def members(combat: Combat, group_id: str) -> list[Combatant]:
-    return [combat.combatants[cid] for cid in combat.roster if combat.combatants[cid].group == group_id]
-
-
 def group_pool(combat: Combat, group_id: str) -> Dice:
     """DP-6 "Sometimes a group of characters rolls one initiative together". **ruling**: the
     group rolls with the pool and base of its member with the lowest base (a group is as
     quick as its slowest); among members tied for the lowest base, the smallest pool."""
-    party = members(combat, group_id)
+    party = combat.members(group_id)
     if not party:
         raise RuleViolation(
             f"group {group_id!r} has no members in combat {combat.id!r}",
@@ -85,10 +81,6 @@ def dice_for(combat: Combat, c: Combatant) -> Dice | None:
         return pool(combat, c)
     except RuleViolation:
         return None
-
-
-#: the hook's roll, as a field of the message
-ROLL = ("roll", "roll")
 
 
 class DiceSettings(Struct, frozen=True):

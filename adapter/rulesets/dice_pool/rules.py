@@ -1,10 +1,9 @@
-"""The dice-pool rule functions, one per rule (DP-1 … DP-7), the sort key (DP-2, DP-5), and
+"""The dice-pool rule functions, one per rule (DP-1 … DP-7), and
 first contact (docs/rules.md, "Meeting a combat already under way")."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 
 from msgspec.structs import asdict, replace
 
@@ -13,10 +12,8 @@ from ...engine.context import Ctx
 from ...engine.events import Joined, Rolled, TurnEnded
 from ...engine.messages import Roll
 from ...engine.model import Combat, Combatant
-from ...engine.order import by_id
 from ...errors import RuleViolation, UnknownPrompt
-from .pool import Dice, DiceSettings, dice_for, group_pool, members, pool, pool_dice, success_count
-from .sequence import sequence_keys
+from .pool import Dice, DiceSettings, dice_for, group_pool, pool, pool_dice, success_count
 from .state import DicePoolState, PoolRoll, combat_state, roll_of
 
 
@@ -63,7 +60,7 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
         )
     if event.group_id is not None:
         dice = group_pool(combat, event.group_id)
-        rolled = members(combat, event.group_id)
+        rolled = combat.members(event.group_id)
         who = f"group {combat.groups.get(event.group_id) or event.group_id}"
     else:
         c = combat.combatants[str(event.combatant_id)]
@@ -98,29 +95,6 @@ def hesitation(ctx: Ctx, combat: Combat, event: TurnEnded) -> Combat:
         return combat
     state = replace(ext, turns_lost=ext.turns_lost - 1, lost_in_round=combat.round)
     return replace(combat, combatants={**combat.combatants, c.id: replace(c, ext=state)})
-
-
-def order_key(combat: Combat) -> Callable[[Combatant], Sequence[float]]:
-    """DP-2 "more successes act earlier; equal successes: the higher base initiative acts
-    earlier", within DP-5's kept sequence (:mod:`.sequence`); **ruling**: then Foundry's
-    order (``_id``), a group tying as one (DP-6). While a group's turn is in progress its
-    waiting members go before anyone placed meanwhile: a joiner never slots in between them."""
-    placed = sequence_keys(combat)
-
-    def key(c: Combatant) -> Sequence[float]:
-        if _group_under_way(combat, c):
-            return (math.inf, 0.0, *by_id(c.id))
-        return placed(c)
-
-    return key
-
-
-def _group_under_way(combat: Combat, c: Combatant) -> bool:
-    """The group's turn is in progress: one of its members is the current combatant."""
-    if not combat.started or c.group is None or c.group not in combat.groups:
-        return False
-    current = combat.combatants.get(combat.current or "")
-    return current is not None and current.group == c.group
 
 
 def _refuse_member_roll(combat: Combat, c: Combatant) -> None:

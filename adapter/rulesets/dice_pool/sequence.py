@@ -4,6 +4,7 @@ affects initiative (delay, waiting)", with the exceptions of the rulings (docs/r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 from msgspec.structs import replace
@@ -90,16 +91,30 @@ def position(combat: Combat, c: Combatant, ranks: Mapping[str, int],
     return (-float(ranks.get(c.id, len(ranks))),)
 
 
-def sequence_keys(combat: Combat) -> Callable[[Combatant], tuple[float, ...]]:
-    """DP-5: the place (ended by 0, steps are ±1: no place prefixes another), then DP-2 (ST-3).
-    The kept sequence is ranked once per sort, here, not kept between sorts."""
+def order_key(combat: Combat) -> Callable[[Combatant], Sequence[float]]:
+    """DP-2 "more successes act earlier; equal successes: the higher base initiative acts
+    earlier", within DP-5's kept sequence: the place (ended by 0, steps are ±1: no place
+    prefixes another), then DP-2 (ST-3); **ruling**: then Foundry's order (``_id``), a group
+    tying as one (DP-6). While a group's turn is in progress its waiting members go before
+    anyone placed meanwhile: a joiner never slots in between them. The kept sequence is
+    ranked once per sort, here, not kept between sorts."""
     ranks = {cid: i for i, cid in enumerate(merged_sequence(combat))}
     dp2 = _dp2(combat, _score)
 
-    def key(c: Combatant) -> tuple[float, ...]:
+    def key(c: Combatant) -> Sequence[float]:
+        if _group_under_way(combat, c):
+            return (math.inf, 0.0, *by_id(c.id))
         return (*position(combat, c, ranks), 0.0, *dp2(c.id))
 
     return key
+
+
+def _group_under_way(combat: Combat, c: Combatant) -> bool:
+    """The group's turn is in progress: one of its members is the current combatant."""
+    if not combat.started or c.group is None or c.group not in combat.groups:
+        return False
+    current = combat.combatants.get(combat.current or "")
+    return current is not None and current.group == c.group
 
 
 def kept_sequence(ctx: Ctx, combat: Combat, event: RoundStarted) -> Combat:
