@@ -103,10 +103,12 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
             self.peers.pop(idle[0], None)
         self.peers[eio_sid] = Peer(address, environ, Bucket(self.limits.rate, float(self.limits.burst)))
         await super()._handle_eio_connect(eio_sid, environ)
-        # the socket's authentication deadline: a timer, not a task sleeping per socket
-        self.timers[eio_sid] = asyncio.get_running_loop().call_later(self.limits.connect_timeout,
-                                                                     self._deadline, eio_sid)
+        self._deadline_in(self.limits.connect_timeout, eio_sid)
         return None
+
+    def _deadline_in(self, delay: float, eio_sid: str) -> None:
+        """The socket's authentication deadline: a timer, not a task sleeping per socket."""
+        self.timers[eio_sid] = asyncio.get_running_loop().call_later(delay, self._deadline, eio_sid)
 
     def _deadline(self, eio_sid: str) -> None:
         """Close the socket unless the sidecar accepted it in time (a CONNECT being handled is
@@ -116,7 +118,7 @@ class GuardedServer(socketio.AsyncServer):  # type: ignore[misc]
         if peer is None or peer.accepted:
             return
         if peer.connecting:
-            self.timers[eio_sid] = asyncio.get_running_loop().call_later(0.5, self._deadline, eio_sid)
+            self._deadline_in(0.5, eio_sid)
             return
         self.quiet.log(logging.INFO, ("unauthenticated", peer.address),
                        "closed a socket from %s: not authenticated within %g s",
