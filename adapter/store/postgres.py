@@ -30,12 +30,10 @@ from psycopg.conninfo import conninfo_to_dict
 
 from ..engine.model import World
 from ..errors import StoreUnavailable
-from . import snapshots
+from . import rows, snapshots
 from .committer import GroupCommitter, unavailable_error
 from .guard import StoreUnusable
-from .rows import ENGINE_VERSION, LogEntry, merged, snapshot_from
-from .rows import json_text as _json
-from .rows import payload_text as _plain_json
+from .rows import ENGINE_VERSION, LogEntry, json_text, merged, payload_text, snapshot_from
 
 log = logging.getLogger("initiative_sidecar.store")
 
@@ -69,6 +67,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 #: the (two-key) advisory lock that serializes migrations; leases use the one-key space
 _MIGRATING = (0x53494445, 1)  # "SIDE"
 _LEASE_KEY = "hashtextextended(%s, 0)"
+#: the write statements of :mod:`.rows`, in psycopg's parameter style
+INSERT_MESSAGE, INSERT_SESSION, SAVE_SNAPSHOT = (
+    query.replace("?", "%s") for query in (rows.INSERT_MESSAGE, rows.INSERT_SESSION, rows.SAVE_SNAPSHOT))
 
 
 def is_postgres(url: str) -> bool:
@@ -237,14 +238,12 @@ class PostgresStore:
     def append_soon(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> Future[None]:
         """The row handed to the committer thread: the future is done once it is committed
         (or refused), so the event loop awaits it instead of a thread waiting on it."""
-        row = (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
-               _json(error) if error is not None else None)
-        return self._commits.write("INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)",
-                           row, world, seq)
+        row = (world, seq, event, json_text(payload) if error is not None else payload_text(payload),
+               json_text(error) if error is not None else None)
+        return self._commits.write(INSERT_MESSAGE, row, world, seq)
 
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
-        self._commits.write("INSERT INTO sessions (world, after_seq, data) VALUES (%s, %s, %s)",
-                    (world, after_seq, _json(data)), world, after_seq).result()
+        self._commits.write(INSERT_SESSION, (world, after_seq, json_text(data)), world, after_seq).result()
 
     def save_snapshot(self, state: World) -> None:
         """Write ``state``'s snapshot; on a session PostgreSQL ended since (a restart), once
@@ -254,11 +253,7 @@ class PostgresStore:
             if self._snapshot_db.closed or self._snapshot_db.broken:  # PostgreSQL restarted since
                 self._snapshot_db = self._connect()
             try:
-                self._snapshot_db.execute(
-                    "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (%s, %s, %s, %s) "
-                    "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
-                    "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != %s",
-                    row)
+                self._snapshot_db.execute(SAVE_SNAPSHOT, row)
                 return
             except psycopg.OperationalError:
                 if attempt == 2 or not (self._snapshot_db.closed or self._snapshot_db.broken):

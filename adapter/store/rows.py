@@ -33,6 +33,16 @@ class LogEntry:
     error: Any = None
 
 
+#: the statements both stores write with, in SQLite's parameter style (``?``; PostgreSQL's
+#: ``%s`` in :mod:`.postgres`): a snapshot replaces an older one, or another engine version's
+INSERT_MESSAGE = "INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)"
+INSERT_SESSION = "INSERT INTO sessions (world, after_seq, data) VALUES (?, ?, ?)"
+SAVE_SNAPSHOT = (
+    "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
+    "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != ?")
+
+
 def snapshot_from(world: str, blob: bytes, version: str, seq: int, codec: snapshots.Codec) -> World | None:
     """The world a snapshot row holds, or None: another version's, or one that cannot be read
     (named in the log; the caller rebuilds the world from its log)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..engine.model import World
 from ..errors import StoreCorrupt, StoreUnavailable
-from . import snapshots
+from . import rows, snapshots
 from .contract import WorldStore
 from .guard import (
     DatabaseLock,
@@ -217,7 +217,7 @@ class Store(WorldStore):
         row = (world, seq, event, json_text(payload) if error is not None else payload_text(payload),
                json_text(error) if error is not None else None)
         with self._mutex:
-            self.db.execute("INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)", row)
+            self.db.execute(rows.INSERT_MESSAGE, row)
         self.check()
         self._appended += 1
         if self._appended >= CHECKPOINT_EVERY and not self._checkpointing:
@@ -239,22 +239,14 @@ class Store(WorldStore):
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
         self.check()
         with self._mutex:
-            self.db.execute(
-                "INSERT INTO sessions (world, after_seq, data) VALUES (?, ?, ?)",
-                (world, after_seq, json_text(data)),
-            )
+            self.db.execute(rows.INSERT_SESSION, (world, after_seq, json_text(data)))
 
     def save_snapshot(self, state: World) -> None:
         """Write the world's snapshot now (encoded on the caller's thread)."""
         blob = self._encoder.encode(state)
         self.check()
         with self._mutex:
-            self.db.execute(
-                "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
-                "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != ?",
-                (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION),
-            )
+            self.db.execute(rows.SAVE_SNAPSHOT, (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION))
 
     def save_snapshot_soon(self, state: World) -> Future[bool]:
         return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))
