@@ -15,7 +15,6 @@ store" and "One owner per world").
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -32,8 +31,9 @@ from ..engine.model import World
 from ..errors import StoreUnavailable
 from . import rows, snapshots
 from .committer import GroupCommitter, unavailable_error
+from .contract import WorldStore
 from .guard import StoreUnusable
-from .rows import ENGINE_VERSION, LogEntry, json_text, merged, payload_text, snapshot_from
+from .rows import ENGINE_VERSION, json_text, payload_text
 
 log = logging.getLogger("initiative_sidecar.store")
 
@@ -100,7 +100,7 @@ LEASE_SILENCE_MS = 5_000
 HEARTBEAT_S = 1.0
 
 
-class PostgresStore:
+class PostgresStore(WorldStore):
     """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased (a world
     whose lease was lost is refused ``served_elsewhere`` until claimed again)."""
 
@@ -265,27 +265,12 @@ class PostgresStore:
 
     # ---------------------------------------------------------------- reading
 
-    def worlds(self) -> list[str]:
+    def _rows(self, query: str, *params: Any) -> list[Any]:
         with unavailable():
-            rows = self._live().execute("SELECT world FROM sessions UNION SELECT world FROM messages ORDER BY 1")
-            return [r[0] for r in rows.fetchall()]
+            return self._live().execute(query.replace("?", "%s"), params).fetchall()
 
-    def snapshot(self, world: str) -> World | None:
-        with unavailable():
-            row = self._live().execute(
-                "SELECT state, engine_version, seq FROM snapshots WHERE world = %s", (world,)).fetchone()
-        return None if row is None else snapshot_from(world, row[0], row[1], row[2], self.codec)
-
-    def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
-        with unavailable():
-            db = self._live()
-            sessions = db.execute(
-                "SELECT after_seq, data FROM sessions WHERE world = %s AND after_seq >= %s ORDER BY id",
-                (world, after_seq)).fetchall()
-            messages = db.execute(
-                "SELECT seq, event, payload, error FROM messages WHERE world = %s AND seq > %s ORDER BY seq",
-                (world, after_seq)).fetchall()
-        yield from merged(world, sessions, messages, _read)
+    def _unreadable(self, world: str, where: str, error: Exception) -> Exception:
+        return StoreUnusable(f"the store {world!r}: {where} is unreadable: {error}")
 
 
 @contextmanager
@@ -296,13 +281,6 @@ def unavailable() -> Iterator[None]:
         yield
     except psycopg.Error as error:
         raise unavailable_error(error) from error
-
-
-def _read(text: Any, world: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError) as error:
-        raise StoreUnusable(f"the store {world!r}: {where} is unreadable: {error}") from error
 
 
 def migrate(db: psycopg.Connection[Any], name: str) -> int:

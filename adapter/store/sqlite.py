@@ -3,7 +3,6 @@ the message log per world, the sessions and the snapshots (docs/reliability.md).
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
@@ -24,7 +23,7 @@ from .guard import (
     read_only,
     why_unwritable,
 )
-from .rows import ENGINE_VERSION, LogEntry, json_text, merged, payload_text, snapshot_from
+from .rows import ENGINE_VERSION, LogEntry, json_text, payload_text
 
 log = logging.getLogger("initiative_sidecar.store")
 
@@ -253,44 +252,16 @@ class Store(WorldStore):
 
     # ---------------------------------------------------------------- reading
 
-    def worlds(self) -> list[str]:
-        rows = self.db.execute(
-            "SELECT world FROM sessions UNION SELECT world FROM messages ORDER BY 1"
-        ).fetchall()
-        return [r[0] for r in rows]
-
-    def snapshot(self, world: str) -> World | None:
-        """The world's snapshot, or None (see :func:`.rows.snapshot_from`)."""
-        row = self.db.execute(
-            "SELECT state, engine_version, seq FROM snapshots WHERE world = ?", (world,)
-        ).fetchone()
-        if row is None:
-            return None
-        blob, version, seq = row
-        return snapshot_from(world, blob, version, seq, self.codec)
+    def _rows(self, query: str, *params: Any) -> Iterator[Any]:
+        return self.db.execute(query, params)
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
-        """Sessions and messages after ``after_seq``, in the order they happened; a row that
-        cannot be read raises :class:`StoreCorrupt` naming it."""
+        """A row SQLite itself cannot read names the damaged file (:class:`StoreCorrupt`)."""
         try:
-            sessions = self.db.execute(
-                "SELECT after_seq, data FROM sessions WHERE world = ? AND after_seq >= ? ORDER BY id",
-                (world, after_seq),
-            ).fetchall()
-            messages = self.db.execute(
-                "SELECT seq, event, payload, error FROM messages WHERE world = ? AND seq > ? ORDER BY seq",
-                (world, after_seq),
-            )
-            yield from merged(world, sessions, messages, self._read)
+            yield from super().history(world, after_seq)
         except sqlite3.DatabaseError as error:
             raise StoreCorrupt(damaged(self.path, f"world {world!r}: {error}")) from error
 
-    def _read(self, text: Any, world: str, where: str) -> Any:
-        try:
-            return json.loads(text)
-        except (TypeError, ValueError) as error:
-            raise StoreCorrupt(
-                damaged(self.path, f"{where} of world {world!r} is unreadable: {error}")
-            ) from error
-
-
+    def _unreadable(self, world: str, where: str, error: Exception) -> Exception:
+        return StoreCorrupt(
+            damaged(self.path, f"{where} of world {world!r} is unreadable: {error}"))
