@@ -135,11 +135,6 @@ class Encoder:
                 self._frames.pop(world_id, None)
 
 
-def encode(world: World) -> bytes:
-    """The snapshot bytes of a world, encoded from scratch."""
-    return Encoder().encode(world)
-
-
 def _frame(value: Any) -> bytes:
     try:
         packed = zlib.compress(_MSGPACK.encode(value), 1)
