@@ -102,18 +102,15 @@ def _parse_float(text: str) -> float:
     return value if value - value == 0.0 else NonFinite(value)
 
 
-def _parse_constant(name: str) -> NonFinite:
-    return NonFinite(name)  # NaN, Infinity, -Infinity: float() reads all three
-
-
 def loads(text: str | bytes, **kwargs: Any) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         try:
-            # orjson refuses non-finite numbers, so only this reader ever reads one
+            # orjson refuses non-finite numbers, so only this reader ever reads one; NaN,
+            # Infinity, -Infinity: float() reads all three
             return json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
-                              parse_constant=_parse_constant, **kwargs)
+                              parse_constant=NonFinite, **kwargs)
         except RecursionError:
             raise ValueError("JSON nested too deep to read") from None
 
