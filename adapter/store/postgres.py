@@ -72,10 +72,6 @@ INSERT_MESSAGE, INSERT_SESSION, SAVE_SNAPSHOT = (
     query.replace("?", "%s") for query in (rows.INSERT_MESSAGE, rows.INSERT_SESSION, rows.SAVE_SNAPSHOT))
 
 
-def is_postgres(url: str) -> bool:
-    return url.startswith(("postgresql://", "postgres://"))
-
-
 def redacted(url: str) -> str:
     """The URL without its password (read as libpq reads it, written again without it), what
     logs and errors may show; a URL libpq cannot read shows its scheme only."""
@@ -182,17 +178,13 @@ class PostgresStore(WorldStore):
         self._used = time.monotonic()
         if self.db.closed or self.db.broken:
             with self._reopen:
-                return self._reopened()
-        return self.db
-
-    def _reopened(self) -> psycopg.Connection[Any]:
-        if self.db.closed or self.db.broken:
-            if self._leases:
-                log.error("the session holding the leases of %d world(s) on %s ended; they are "
-                          "refused until claimed again", len(self._leases), self.name)
-                self._leases.clear()
-            with unavailable():
-                self.db = self._open(lease=True)
+                if self.db.closed or self.db.broken:  # not opened by another thread meanwhile
+                    if self._leases:
+                        log.error("the session holding the leases of %d world(s) on %s ended; they "
+                                  "are refused until claimed again", len(self._leases), self.name)
+                        self._leases.clear()
+                    with unavailable():
+                        self.db = self._open(lease=True)
         return self.db
 
     # ---------------------------------------------------------------- leases
