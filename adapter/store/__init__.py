@@ -9,8 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreCorrupt, StoreUnusable
 from . import snapshots
-from .contract import WorldStore
-from .rows import LogEntry
+from .contract import LogEntry, WorldStore
 from .sqlite import Store, damaged
 
 __all__ = ["LogEntry", "Store", "StoreCorrupt", "damaged", "open_store", "snapshots"]

@@ -1,18 +1,107 @@
 """The store interface, met by :class:`adapter.store.Store` (SQLite, one process) and
 :class:`adapter.store.postgres.PostgresStore` (PostgreSQL, shared by processes, each world
 leased to one: docs/hosting.md); tests/hosted/test_store_contract.py checks both alike.
+Both subclass :class:`WorldStore` and do alike with their rows what this module holds: the
+JSON text of a payload or an error, a snapshot row checked before use, and a world's sessions
+and messages merged back into the order they happened.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+import logging
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+import orjson
+
 from ..engine.model import World
+from ..protocol.wirejson import Encoded
 from . import snapshots
-from .rows import LogEntry, merged, snapshot_from
+
+log = logging.getLogger("initiative_sidecar.store")
+
+#: bump when the engine's state classes change shape: older snapshots are then ignored
+#: ("1" was a pickle, "3" tagged JSON, "4" MessagePack of dataclasses; docs/reliability.md)
+ENGINE_VERSION = "5"
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One stored line of a world's history, in the order it happened."""
+
+    kind: str  # "session", "hook", "intent"
+    seq: int
+    data: Any
+    error: Any = None
+
+
+#: the statements both stores write with, in SQLite's parameter style (``?``; PostgreSQL's
+#: ``%s`` in :mod:`.postgres`): a snapshot replaces an older one, or another engine version's
+INSERT_MESSAGE = "INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)"
+INSERT_SESSION = "INSERT INTO sessions (world, after_seq, data) VALUES (?, ?, ?)"
+SAVE_SNAPSHOT = (
+    "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
+    "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != ?")
+
+
+def snapshot_from(world: str, blob: bytes, version: str, seq: int, codec: snapshots.Codec) -> World | None:
+    """The world a snapshot row holds, or None: another version's, or one that cannot be read
+    (named in the log; the caller rebuilds the world from its log)."""
+    try:
+        if version != ENGINE_VERSION:
+            raise snapshots.SnapshotUnreadable(
+                "a pickle of older versions, no longer read: it could run code" if version == "1"
+                else f"engine version {version!r}, not {ENGINE_VERSION!r}")
+        state = codec.decode(bytes(blob))
+        if state.world != world or state.last_seq != seq:
+            raise snapshots.SnapshotUnreadable(
+                f"it holds world {state.world!r} at seq {state.last_seq}, not this row's")
+    except snapshots.SnapshotUnreadable as error:
+        log.warning("world %s: the snapshot at seq %s is refused (%s); rebuilding the world from its log",
+                    world, seq, error)
+        return None
+    return state
+
+
+def merged(world: str, sessions: Iterable[tuple[int, Any]], messages: Iterable[tuple[int, str, Any, Any]],
+           read: Callable[[Any, str, str], Any]) -> Iterator[LogEntry]:
+    """Sessions (``after_seq, data`` in id order) and messages (``seq, event, payload, error``
+    in seq order) as one history: a session comes before the messages after its seq. ``read``
+    reads one stored JSON text: ``read(text, world, where)``."""
+    pending = list(sessions)
+    for seq, event, payload, error in messages:
+        while pending and pending[0][0] < seq:
+            s_after, s_data = pending.pop(0)
+            yield LogEntry("session", s_after, read(s_data, world, f"session after seq {s_after}"))
+        where = f"message {seq}"
+        yield LogEntry(event, seq, read(payload, world, where), read(error, world, where) if error else None)
+    for s_after, s_data in pending:
+        yield LogEntry("session", s_after, read(s_data, world, f"session after seq {s_after}"))
+
+
+def payload_text(value: Any) -> str:
+    """JSON text of an accepted payload (plain JSON values only: it passed its checks): the
+    text it was encoded to once (:class:`Encoded`), else orjson's; the standard library for
+    what orjson will not take."""
+    if type(value) is Encoded:
+        return value.text
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # e.g. an integer beyond 64 bits
+        return json_text(value)
+
+
+def json_text(value: Any) -> str:
+    """JSON text of a stored payload; a value JSON has no type for (only in a refused message,
+    e.g. bytes) is kept as its type's name, so a refusal can always be stored."""
+    return json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), allow_nan=True,
+        default=lambda v: f"<{type(v).__name__}>",
+    )
 
 
 class WorldStore(Protocol):
@@ -44,7 +133,7 @@ class WorldStore(Protocol):
         return [row[0] for row in rows]
 
     def snapshot(self, world: str) -> World | None:
-        """The world's snapshot, or None (see :func:`.rows.snapshot_from`)."""
+        """The world's snapshot, or None (see :func:`snapshot_from`)."""
         query = "SELECT state, engine_version, seq FROM snapshots WHERE world = ?"
         for blob, version, seq in self._rows(query, world):
             return snapshot_from(world, blob, version, seq, self.codec)

@@ -29,11 +29,10 @@ from psycopg.conninfo import conninfo_to_dict
 
 from ..engine.model import World
 from ..errors import StoreUnavailable
-from . import rows, snapshots
+from . import contract, snapshots
 from .committer import GroupCommitter, unavailable_error
-from .contract import WorldStore
+from .contract import ENGINE_VERSION, WorldStore, json_text, payload_text
 from .guard import StoreUnusable
-from .rows import ENGINE_VERSION, json_text, payload_text
 
 log = logging.getLogger("initiative_sidecar.store")
 
@@ -67,9 +66,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 #: the (two-key) advisory lock that serializes migrations; leases use the one-key space
 _MIGRATING = (0x53494445, 1)  # "SIDE"
 _LEASE_KEY = "hashtextextended(%s, 0)"
-#: the write statements of :mod:`.rows`, in psycopg's parameter style
-INSERT_MESSAGE, INSERT_SESSION, SAVE_SNAPSHOT = (
-    query.replace("?", "%s") for query in (rows.INSERT_MESSAGE, rows.INSERT_SESSION, rows.SAVE_SNAPSHOT))
+#: the write statements of :mod:`.contract`, in psycopg's parameter style
+INSERT_MESSAGE, INSERT_SESSION, SAVE_SNAPSHOT = (query.replace("?", "%s") for query in (
+    contract.INSERT_MESSAGE, contract.INSERT_SESSION, contract.SAVE_SNAPSHOT))
 
 
 def redacted(url: str) -> str:

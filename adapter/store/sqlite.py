@@ -13,8 +13,8 @@ from typing import Any
 
 from ..engine.model import World
 from ..errors import StoreCorrupt, StoreUnavailable
-from . import rows, snapshots
-from .contract import WorldStore
+from . import contract, snapshots
+from .contract import ENGINE_VERSION, LogEntry, WorldStore, json_text, payload_text
 from .guard import (
     DatabaseLock,
     FileIdentity,
@@ -23,7 +23,6 @@ from .guard import (
     read_only,
     why_unwritable,
 )
-from .rows import ENGINE_VERSION, LogEntry, json_text, payload_text
 
 log = logging.getLogger("initiative_sidecar.store")
 
@@ -216,7 +215,7 @@ class Store(WorldStore):
         row = (world, seq, event, json_text(payload) if error is not None else payload_text(payload),
                json_text(error) if error is not None else None)
         with self._mutex:
-            self.db.execute(rows.INSERT_MESSAGE, row)
+            self.db.execute(contract.INSERT_MESSAGE, row)
         self.check()
         self._appended += 1
         if self._appended >= CHECKPOINT_EVERY and not self._checkpointing:
@@ -238,14 +237,14 @@ class Store(WorldStore):
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
         self.check()
         with self._mutex:
-            self.db.execute(rows.INSERT_SESSION, (world, after_seq, json_text(data)))
+            self.db.execute(contract.INSERT_SESSION, (world, after_seq, json_text(data)))
 
     def save_snapshot(self, state: World) -> None:
         """Write the world's snapshot now (encoded on the caller's thread)."""
         blob = self._encoder.encode(state)
         self.check()
         with self._mutex:
-            self.db.execute(rows.SAVE_SNAPSHOT, (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION))
+            self.db.execute(contract.SAVE_SNAPSHOT, (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION))
 
     def save_snapshot_soon(self, state: World) -> Future[bool]:
         return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))

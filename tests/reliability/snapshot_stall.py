@@ -32,7 +32,7 @@ from adapter.engine.model import Combat, Combatant, World
 from adapter.engine.plan import plan_text
 from adapter.rulesets.balanced_d20.state import Fighter, Reroll
 from adapter.store import Store, snapshots
-from adapter.store.rows import ENGINE_VERSION
+from adapter.store.contract import ENGINE_VERSION
 
 
 def big_world(combats: int, per_combat: int) -> World:

@@ -38,7 +38,7 @@ from adapter.engine.model import CombatantExt, Notice, Outcome, Session
 from adapter.replay import Replay
 from adapter.rulesets import RULESETS
 from adapter.store import Store, snapshots
-from adapter.store.rows import ENGINE_VERSION
+from adapter.store.contract import ENGINE_VERSION
 from adapter.store.snapshots import Codec
 from tests.reliability.gadget import gadget
 from tests.reliability.table import Reference, build, build_all, state_of
