@@ -28,11 +28,10 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from ..engine.model import World
-from ..errors import StoreUnavailable
+from ..errors import StoreUnavailable, StoreUnusable
 from . import contract, snapshots
 from .committer import GroupCommitter, unavailable_error
 from .contract import ENGINE_VERSION, WorldStore, json_text, payload_text
-from .guard import StoreUnusable
 
 log = logging.getLogger("initiative_sidecar.store")
 

@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.model import World
-from ..errors import StoreCorrupt, StoreUnavailable
+from ..errors import StoreCorrupt, StoreReadOnly, StoreUnavailable
 from . import contract, snapshots
 from .contract import ENGINE_VERSION, LogEntry, WorldStore, json_text, payload_text
 from .guard import (
     DatabaseLock,
     FileIdentity,
-    StoreReadOnly,
     identity,
     read_only,
     why_unwritable,
@@ -244,7 +243,8 @@ class Store(WorldStore):
         blob = self._encoder.encode(state)
         self.check()
         with self._mutex:
-            self.db.execute(contract.SAVE_SNAPSHOT, (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION))
+            self.db.execute(contract.SAVE_SNAPSHOT,
+                            (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION))
 
     def save_snapshot_soon(self, state: World) -> Future[bool]:
         return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))
