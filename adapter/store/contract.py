@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -115,6 +115,9 @@ class WorldStore(Protocol):
     shared: bool = False
     #: reads the snapshots
     codec: snapshots.Codec
+    #: the snapshot thread, and what a snapshot written there may fail with (logged)
+    _writer: ThreadPoolExecutor
+    _snapshot_failures: tuple[type[Exception], ...]
 
     def append(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> None:
         """Store one message that used up its seq; committed when this returns, else raises
@@ -125,8 +128,19 @@ class WorldStore(Protocol):
     def save_snapshot(self, state: World) -> None: ...
 
     def save_snapshot_soon(self, state: World) -> Future[bool]:
-        """Encode and write the snapshot in a worker thread; a failure is logged there and
-        the result is False (True once written)."""
+        """Encode and write the snapshot in the snapshot thread (``_writer``); a failure (one of
+        ``_snapshot_failures``) is logged there and the result is False (True once written),
+        never raised: a snapshot is a cache, the log has every message."""
+        return self._writer.submit(self._written, state)
+
+    def _written(self, state: World) -> bool:
+        try:
+            self.save_snapshot(state)
+        except self._snapshot_failures as error:
+            log.error("world %s: the snapshot at seq %d was not written: %s",
+                      state.world, state.last_seq, error)
+            return False
+        return True
 
     def worlds(self) -> list[str]:
         rows = self._rows("SELECT world FROM sessions UNION SELECT world FROM messages ORDER BY 1")

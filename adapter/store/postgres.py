@@ -99,6 +99,7 @@ class PostgresStore(WorldStore):
     whose lease was lost is refused ``served_elsewhere`` until claimed again)."""
 
     shared = True
+    _snapshot_failures = (psycopg.Error, snapshots.SnapshotUnwritable)
 
     def __init__(self, url: str, *, connect_timeout: float = 5.0, codec: snapshots.Codec | None = None) -> None:
         self.codec = codec or snapshots.Codec()
@@ -249,9 +250,6 @@ class PostgresStore(WorldStore):
                 if attempt == 2 or not (self._snapshot_db.closed or self._snapshot_db.broken):
                     raise
                 log.info("the snapshot session with %s had ended (PostgreSQL restarted?): opened again", self.name)
-
-    def save_snapshot_soon(self, state: World) -> Future[bool]:
-        return self._writer.submit(snapshots.written, self.save_snapshot, state, (psycopg.Error, snapshots.SnapshotUnwritable))
 
     # ---------------------------------------------------------------- reading
 

@@ -7,7 +7,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,8 @@ class Store(WorldStore):
     process shares it (the lock file), so every world's lease is its own: the contract's
     defaults. ``codec`` reads its snapshots (without one, a world holding a ruleset's state is
     rebuilt from its log)."""
+
+    _snapshot_failures = (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable)
 
     def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0,
                  codec: snapshots.Codec | None = None) -> None:
@@ -245,9 +247,6 @@ class Store(WorldStore):
         with self._mutex:
             self.db.execute(contract.SAVE_SNAPSHOT,
                             (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION))
-
-    def save_snapshot_soon(self, state: World) -> Future[bool]:
-        return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))
 
     # ---------------------------------------------------------------- reading
 
