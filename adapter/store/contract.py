@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -65,22 +65,6 @@ def snapshot_from(world: str, blob: bytes, version: str, seq: int, codec: snapsh
                     world, seq, error)
         return None
     return state
-
-
-def merged(world: str, sessions: Iterable[tuple[int, Any]], messages: Iterable[tuple[int, str, Any, Any]],
-           read: Callable[[Any, str, str], Any]) -> Iterator[LogEntry]:
-    """Sessions (``after_seq, data`` in id order) and messages (``seq, event, payload, error``
-    in seq order) as one history: a session comes before the messages after its seq. ``read``
-    reads one stored JSON text: ``read(text, world, where)``."""
-    pending = list(sessions)
-    for seq, event, payload, error in messages:
-        while pending and pending[0][0] < seq:
-            s_after, s_data = pending.pop(0)
-            yield LogEntry("session", s_after, read(s_data, world, f"session after seq {s_after}"))
-        where = f"message {seq}"
-        yield LogEntry(event, seq, read(payload, world, where), read(error, world, where) if error else None)
-    for s_after, s_data in pending:
-        yield LogEntry("session", s_after, read(s_data, world, f"session after seq {s_after}"))
 
 
 def payload_text(value: Any) -> str:
@@ -154,15 +138,24 @@ class WorldStore(Protocol):
         return None
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
-        """Sessions and messages after ``after_seq``, in the order they happened; a row that
-        cannot be read raises :meth:`_unreadable`'s error naming it."""
+        """Sessions and messages after ``after_seq``, in the order they happened: a session
+        comes before the messages after its seq. A row that cannot be read raises
+        :meth:`_unreadable`'s error naming it."""
         sessions = list(self._rows(
             "SELECT after_seq, data FROM sessions WHERE world = ? AND after_seq >= ? ORDER BY id",
             world, after_seq))
         messages = self._rows(
             "SELECT seq, event, payload, error FROM messages WHERE world = ? AND seq > ? ORDER BY seq",
             world, after_seq)
-        yield from merged(world, sessions, messages, self._read)
+        for seq, event, payload, error in messages:
+            while sessions and sessions[0][0] < seq:
+                after, data = sessions.pop(0)
+                yield LogEntry("session", after, self._read(data, world, f"session after seq {after}"))
+            where = f"message {seq}"
+            yield LogEntry(event, seq, self._read(payload, world, where),
+                           self._read(error, world, where) if error else None)
+        for after, data in sessions:
+            yield LogEntry("session", after, self._read(data, world, f"session after seq {after}"))
 
     def _read(self, text: Any, world: str, where: str) -> Any:
         try:
