@@ -106,10 +106,6 @@ class Encoder:
                 self._frames.pop(world.world, None)
             return b"".join(parts)
 
-    def cached(self) -> int:
-        """How many frames are kept."""
-        return sum(len(frames) for frames in list(self._frames.values()))
-
     def _drop(self, world_id: str, key: str, ref: weakref.ref[Combat]) -> None:
         """A cached combat was freed (on whichever thread let it go): its frame goes too. No
         lock: single dict operations; a race only costs a later snapshot one re-encoding."""
