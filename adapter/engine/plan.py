@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, is_, is_not, ne
 from typing import Any
@@ -144,33 +145,30 @@ class _Kept:
 _FINITE = attrgetter("finite")
 
 
+@dataclass(slots=True, eq=False)
 class _CombatMemo:
     """What one combat's plan was last built from, place by place along its order, and the
     plan built (``body``, its parts, its text once joined, the entries not yet checked)."""
 
-    __slots__ = ("ruleset", "view_key", "order", "started", "objs", "views", "vals", "kept",
-                 "entries", "texts", "pending", "next_round", "body", "head", "whole", "text", "finite")
-
-    def __init__(self, rs: Rules) -> None:
-        self.ruleset = rs
-        #: ``(Ruleset.view_inputs(combat),)`` the views were asked with (None: not declared)
-        self.view_key: tuple[Any] | None = None
-        self.order: tuple[str, ...] | None = None
-        self.started: bool | None = None
-        self.objs: list[Combatant] = []
-        self.views: list[Entry] = []
-        self.vals: list[float | None] = []
-        self.kept: list[_Kept] = []
-        self.entries: list[dict[str, Any]] = []
-        self.texts: list[bytes | None] = []
-        self.pending: list[_Kept] = []
-        #: the next-round view last encoded: [the view, its text, finite, checked]
-        self.next_round: list[Any] | None = None
-        self.body: dict[str, Any] | None = None
-        self.head: bytes = b""
-        self.whole: bytes | None = None
-        self.text: str | None = None
-        self.finite = True
+    ruleset: Rules
+    #: ``(Ruleset.view_inputs(combat),)`` the views were asked with (None: not declared)
+    view_key: tuple[Any] | None = None
+    order: tuple[str, ...] | None = None
+    started: bool | None = None
+    objs: list[Combatant] = field(default_factory=list)
+    views: list[Entry] = field(default_factory=list)
+    vals: list[float | None] = field(default_factory=list)
+    kept: list[_Kept] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    texts: list[bytes | None] = field(default_factory=list)
+    pending: list[_Kept] = field(default_factory=list)
+    #: the next-round view last encoded: [the view, its text, finite, checked]
+    next_round: list[Any] | None = None
+    body: dict[str, Any] | None = None
+    head: bytes = b""
+    whole: bytes | None = None
+    text: str | None = None
+    finite: bool = True
 
 
 class PlanMemo:
