@@ -48,8 +48,10 @@ def apply(
                                      gm_users=message.gm_users))
     if isinstance(message, Hook):
         known = world.combats.get(message.combat["_id"])
-    else:
-        known = known_combat(world, message.combat_id)
+    elif message.combat_id is None:
+        known = None
+    elif (known := world.combats.get(message.combat_id)) is None:
+        raise UnknownCombat(f"combat {message.combat_id!r} is not known", field="combat_id")
     rs = rulesets[known.ruleset if known is not None else world.ruleset]
     ctx = Ctx(world, seq=message.seq, user=message.user, world_time=message.world_time, ruleset=rs)
     if isinstance(message, Hook):
@@ -217,16 +219,6 @@ def reposition(ctx: Ctx, combat: Combat, cid: str) -> Combat:
 
 
 # ---------------------------------------------------------------- intents
-
-
-def known_combat(world: World, combat_id: str | None) -> Combat | None:
-    """The combat an intent names (None when it names none); an unknown one is refused."""
-    if combat_id is None:
-        return None
-    combat = world.combats.get(combat_id)
-    if combat is None:
-        raise UnknownCombat(f"combat {combat_id!r} is not known", field="combat_id")
-    return combat
 
 
 def apply_intent(ctx: Ctx, combat: Combat | None, intent: Intent) -> Combat | None:
