@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError as ConfigError  # the start-up errors: adapter/errors.py
-from .limits import DEFAULT_MAX_BYTES
 
 ENV_PREFIX = "INITIATIVE_SIDECAR_"
 DEFAULT_HOST = "127.0.0.1"
+#: application size limit for one message, bytes of JSON (below socket.io's buffer limit); the
+#: pipeline's default too (this module imports no pipeline)
+DEFAULT_MAX_BYTES = 256 * 1024
 
 
 def is_loopback(host: str) -> bool:

@@ -25,6 +25,7 @@ import orjson
 from msgspec.structs import replace
 
 from . import protocol
+from .config import DEFAULT_MAX_BYTES
 from .engine import Session, World, apply, plan_of
 from .engine.messages import ENVELOPE, Hook, Intent
 from .engine.model import Outcome
@@ -40,7 +41,6 @@ from .errors import (
     TooManyCombatants,
     TooManyCombats,
 )
-from .limits import DEFAULT_MAX_BYTES
 from .protocol import wirejson
 from .seen import Seen, seen_after
 

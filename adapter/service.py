@@ -23,10 +23,10 @@ from typing import Any
 
 from msgspec.structs import replace
 
+from .config import DEFAULT_MAX_BYTES
 from .engine import World
 from .engine.plan import PlanMemo
 from .errors import ServedElsewhere, StoreUnavailable
-from .limits import DEFAULT_MAX_BYTES
 from .pipeline import Result, Rulesets, open_session, process, refusal
 from .seen import Seen
 from .store import StoreCorrupt, damaged
