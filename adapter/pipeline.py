@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,12 +118,8 @@ def size_of(payload: Any, text: bytes | None = None) -> int:
     (:class:`~.protocol.wirejson.NonFinite`) counts as orjson counted a NaN float, as
     ``null``, so such a message past the limit is still refused ``too_large`` first."""
     if text is None:
-        text = encode(payload)
-    if text is None:
-        try:
+        with suppress(TypeError, orjson.JSONEncodeError):  # a value JSON has no type for: walked below
             text = orjson.dumps(payload, default=_nonfinite_as_null)
-        except (TypeError, orjson.JSONEncodeError):
-            pass
     if text is not None:
         return len(text)
     size = 0
