@@ -203,10 +203,8 @@ def _score(row: Mapping[str, Any]) -> str:
 def _prompt(tl: Timeline, number: int, prompt: Mapping[str, Any]) -> None:
     tl.prompts[prompt["prompt_id"]] = dict(prompt)
     to = prompt["to"] if isinstance(prompt["to"], str) else ", ".join(prompt["to"])
-    tl.add(prompt.get("combat_id"), Step(
-        number, "prompt", f"prompt {prompt['kind']} {prompt['prompt_id']} for {tl.name(prompt['combatant_id'])} to {to}",
-        rules=[prompt["rule"]],
-    ))
+    text = f"prompt {_prompt_name(tl, prompt['prompt_id'])} to {to}"
+    tl.add(prompt.get("combat_id"), Step(number, "prompt", text, rules=[prompt["rule"]]))
 
 
 def render(title: str, tl: Timeline, problems: Iterable[str] = ()) -> str:
