@@ -96,14 +96,13 @@ def encode_parts(
     if type(people) is not list or type(combat_id) is not str:
         return encode(payload), None, None, None
     known = seen.get(combat_id) if seen is not None else None
+    kept = known.text if known is not None and known.people is people else None
     try:
-        if known is not None and known.people is people:
-            body = known.text
-            text = orjson.dumps({**payload, "combat": {**combat, "combatants": orjson.Fragment(body)}})
+        body = kept if kept is not None else orjson.dumps(people)
+        text = orjson.dumps({**payload, "combat": {**combat, "combatants": orjson.Fragment(body)}})
+        if kept is not None:  # the kept list's depth was read: read the rest's
             rest = orjson.dumps({**payload, "combat": {**combat, "combatants": []}})
             return text, combat_id, body, protocol.shallow(rest)
-        body = orjson.dumps(people)
-        text = orjson.dumps({**payload, "combat": {**combat, "combatants": orjson.Fragment(body)}})
     except (TypeError, orjson.JSONEncodeError):
         return encode(payload), None, None, None
     if not protocol.shallow(text):  # perhaps too deep for orjson in one piece: encode it so
