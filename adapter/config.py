@@ -239,12 +239,8 @@ def _refuse_open_to_others(path: Path, what: str) -> None:
         )
 
 
-def token_file(db: Path) -> Path:
-    return db.with_name(db.stem + ".token")
-
-
 def _with_stored_token(config: Config, announce: Callable[[str], None]) -> Config:
-    path = token_file(config.db)
+    path = config.db.with_name(config.db.stem + ".token")  # game.db: game.token
     if path.exists():
         _refuse_open_to_others(path, "token file")
         token = path.read_text(encoding="utf-8").strip()
