@@ -217,8 +217,7 @@ def process(
         log.exception("the sidecar failed on %s seq %d", event, seq)
         failure = InternalError(f"the sidecar failed on this message ({type(bug).__name__}); it was refused")
         return refused(world, seq, payload, failure)
-    if plans is not None:
-        plans.keep_only(outcome.world.combats.keys())
+    plans.keep_only(outcome.world.combats.keys())
     emits = tuple(("plan", p) for p in ack["plans"]) + tuple(("prompt", p) for p in prompts)
     # accepted: plain JSON with finite numbers (the shape check), stored as encoded above
     stored = wirejson.Encoded.of(payload, text) if text is not None and type(payload) is dict else payload
