@@ -50,7 +50,6 @@ from .rooms import room_manager
 from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
-WORLDS_KEY = web.AppKey("worlds", Worlds)
 #: hosted mode: worker threads claiming and loading the worlds of connecting writers
 CONNECT_THREADS = 32
 SIO_KEY = web.AppKey("sio", GuardedServer)
@@ -378,7 +377,6 @@ def create_app(config: Config) -> web.Application:
         )
         if not store.shared:  # a shared store's worlds are loaded as their writers connect
             worlds.load()
-        app[WORLDS_KEY] = worlds
         sidecar = Sidecar(config, worlds, sio, app[OBSERVERS_KEY])
         app[SIDECAR_KEY] = sidecar
         sio.frame_reader = sidecar.frame_reader
@@ -406,7 +404,7 @@ def create_app(config: Config) -> web.Application:
         return web.json_response({"ok": True, "protocol": protocol.PROTOCOL_VERSION})
 
     app.router.add_get("/health", health)
-    add_operations(app, config, SIDECAR_KEY, WORLDS_KEY)
+    add_operations(app, config, SIDECAR_KEY)
     return mounted(app, config.base_path)
 
 

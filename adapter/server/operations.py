@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
@@ -19,19 +19,11 @@ from .observe import OBSERVERS_KEY, Observers
 from .status import StatusBoard
 from .status_http import add_status_routes
 
-if TYPE_CHECKING:
-    from ..service import Worlds
-
 STATUS_KEY = web.AppKey("status", StatusBoard)
 
 
-def add_operations(
-    app: web.Application,
-    config: Config,
-    sidecar_key: web.AppKey[Any],
-    worlds_key: web.AppKey[Worlds],
-) -> None:
-    """The keys are create_app's (passed in: this module does not import the package)."""
+def add_operations(app: web.Application, config: Config, sidecar_key: web.AppKey[Any]) -> None:
+    """The key is create_app's (passed in: this module does not import the package)."""
     observers = Observers()
     metrics = Metrics()
     board = StatusBoard(config)
@@ -44,9 +36,9 @@ def add_operations(
     def health() -> tuple[bool, dict[str, Any]]:
         if stopping.is_set():
             return False, {"ok": False, "problem": "the sidecar is stopping"}
-        if worlds_key not in app:
+        if sidecar_key not in app:
             return False, {"ok": False, "problem": "the worlds are not loaded yet"}
-        worlds = app[worlds_key]
+        worlds = app[sidecar_key].worlds
         problem = worlds.store.problem()
         body = {
             "ok": problem is None,
@@ -60,7 +52,7 @@ def add_operations(
 
     async def attach(app: web.Application) -> AsyncIterator[None]:
         sidecar = app[sidecar_key]  # the Sidecar, set by create_app's own context, which ran first
-        worlds = app[worlds_key]
+        worlds = sidecar.worlds
         metrics.attach(sidecar.writers, worlds.states, worlds.store)
         board.writers, board.states = sidecar.writers, worlds.states
         yield
