@@ -47,27 +47,14 @@ class OnceThenCount:
 
 class ListeningRooms(socketio.AsyncRedisManager):  # type: ignore[misc]
     """``AsyncRedisManager`` that publishes nothing: every operation of this process is
-    local (see the module's text); emits published by others still arrive."""
+    local (see the module's text); emits published by others still arrive. An emit goes
+    straight to the local rooms, not packed for a publish first; the other operations are
+    the base class's, which act locally for a local sid and publish (nothing, here) otherwise."""
 
     async def emit(self, event: str, data: Any, namespace: str | None = None, room: str | None = None,
                    skip_sid: Any = None, callback: Any = None, to: str | None = None, **kwargs: Any) -> Any:
         return await AsyncManager.emit(self, event, data, namespace or "/", room=to or room,
                                        skip_sid=skip_sid, callback=callback)
-
-    async def can_disconnect(self, sid: str, namespace: str) -> Any:
-        return await AsyncManager.can_disconnect(self, sid, namespace)
-
-    async def disconnect(self, sid: str, namespace: str, **kwargs: Any) -> Any:
-        return await AsyncManager.disconnect(self, sid, namespace=namespace)
-
-    async def enter_room(self, sid: str, namespace: str, room: str, eio_sid: str | None = None) -> Any:
-        return await AsyncManager.enter_room(self, sid, namespace, room, eio_sid=eio_sid)
-
-    async def leave_room(self, sid: str, namespace: str, room: str) -> Any:
-        return await AsyncManager.leave_room(self, sid, namespace, room)
-
-    async def close_room(self, room: str, namespace: str | None = None) -> Any:
-        return await AsyncManager.close_room(self, room, namespace or "/")
 
     async def _publish(self, data: Any) -> None:
         """Nothing this process does is listened to elsewhere: never published."""
