@@ -39,11 +39,10 @@ from ..service import Worlds
 from ..store import open_store
 from ..store.snapshots import Codec
 from .guard import GuardedServer
-from .hostcheck import host_guard
 from .module_files import version_warnings
 from .observe import OBSERVERS_KEY, Answered, Observers
 from .operations import STATUS_KEY, add_operations
-from .origins import origin_refusal, page_guard
+from .origins import origin_refusal, request_guard
 from .pacing import address_key, remote_of
 from .packet import Packet
 from .rooms import room_manager
@@ -359,7 +358,7 @@ def create_app(config: Config) -> web.Application:
         engineio_logger=False,
         **({"client_manager": room_manager(config.redis)} if config.redis else {}),
     )
-    guards: list[Any] = [host_guard(config), page_guard(config)]
+    guards: list[Any] = [request_guard(config)]
     if not config.ws_compression:
         guards.append(no_ws_compression)
     app = web.Application(middlewares=guards)

@@ -21,7 +21,7 @@ from aiohttp import web
 from .. import protocol
 from ..config import Config
 from ..version import __version__
-from .hostcheck import public_scheme
+from .origins import public_scheme
 
 log = logging.getLogger("initiative_sidecar.server")
 MODULE_ID = "initiative-sidecar"

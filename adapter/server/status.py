@@ -26,8 +26,8 @@ from ..engine import plan_of
 from ..html import environment
 from ..texts import TEXTS
 from ..version import __version__
-from .hostcheck import public_scheme
 from .observe import Answered
+from .origins import public_scheme
 from .pacing import address_key
 from .throttle import Throttle
 

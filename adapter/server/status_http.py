@@ -12,7 +12,7 @@ from aiohttp import web
 
 from ..html import source
 from ..texts import TEXTS, language
-from .hostcheck import public_scheme
+from .origins import public_scheme
 from .pacing import request_client
 from .status import COOKIE, SESSION_SECONDS, StatusBoard, Subscriber, page_headers
 
