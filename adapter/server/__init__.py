@@ -38,20 +38,24 @@ from ..seen import frame_reader
 from ..service import Worlds
 from ..store import open_store
 from ..store.snapshots import Codec
+from ..version import __version__
 from .guard import GuardedServer
-from .module_files import version_warnings
-from .observe import OBSERVERS_KEY, Answered, Observers
-from .operations import STATUS_KEY, add_operations
+from .metrics import Metrics, add_metrics_routes
+from .module_files import add_module_routes, version_warnings
+from .observe import Answered, Observers
 from .origins import origin_refusal, request_guard
 from .pacing import address_key, remote_of
 from .packet import Packet
 from .rooms import room_manager
+from .status import StatusBoard
+from .status_http import add_status_routes
 from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
 #: hosted mode: worker threads claiming and loading the worlds of connecting writers
 CONNECT_THREADS = 32
 SIO_KEY = web.AppKey("sio", GuardedServer)
+STATUS_KEY = web.AppKey("status", StatusBoard)
 
 
 class Sidecar:
@@ -364,6 +368,12 @@ def create_app(config: Config) -> web.Application:
     app = web.Application(middlewares=guards)
     sio.attach(app)
     app[SIO_KEY] = sio
+    # besides the socket: the module to install, the status page, health and metrics
+    observers, metrics, board = Observers(), Metrics(), StatusBoard(config)
+    observers.listeners += [metrics.observe, board.observe]  # they hear of every ack
+    observers.connect_listeners.append(metrics.connect)
+    app[STATUS_KEY] = board
+    stopping = asyncio.Event()  # set once the app's cleanup begins: the store is closing
 
     async def lifespan(app: web.Application) -> AsyncIterator[None]:
         store = open_store(config.store, config.db, Codec(RULESETS.values()))
@@ -376,10 +386,12 @@ def create_app(config: Config) -> web.Application:
         )
         if not store.shared:  # a shared store's worlds are loaded as their writers connect
             worlds.load()
-        sidecar = Sidecar(config, worlds, sio, app[OBSERVERS_KEY])
+        sidecar = Sidecar(config, worlds, sio, observers)
         app[SIDECAR_KEY] = sidecar
         sio.frame_reader = sidecar.frame_reader
-        app[STATUS_KEY].throttle = sidecar.throttle  # one count of guesses: sockets and the status page
+        board.throttle = sidecar.throttle  # one count of guesses: sockets and the status page
+        board.writers, board.states = sidecar.writers, worlds.states
+        metrics.attach(sidecar.writers, worlds.states, store)
         sio.on("connect", sidecar.connect)
         sio.on("disconnect", sidecar.disconnect)
         sio.on("hook", sidecar.handler("hook"))
@@ -390,6 +402,7 @@ def create_app(config: Config) -> web.Application:
         if heartbeat is not None:  # hosted: the leases last while this event loop turns
             sidecar.spawn(keep_leases(heartbeat))
         yield
+        stopping.set()
         for task in list(sidecar.tasks):
             task.cancel()
         began = time.monotonic()
@@ -402,8 +415,27 @@ def create_app(config: Config) -> web.Application:
     async def health(_: web.Request) -> web.Response:
         return web.json_response({"ok": True, "protocol": protocol.PROTOCOL_VERSION})
 
+    def healthz() -> tuple[bool, dict[str, Any]]:
+        if stopping.is_set():
+            return False, {"ok": False, "problem": "the sidecar is stopping"}
+        if SIDECAR_KEY not in app:
+            return False, {"ok": False, "problem": "the worlds are not loaded yet"}
+        sidecar = app[SIDECAR_KEY]
+        problem = sidecar.worlds.store.problem()
+        body = {
+            "ok": problem is None,
+            "store": problem or "writable",
+            "worlds_loaded": len(sidecar.worlds.states),
+            "worlds_connected": len(sidecar.writers),
+            "version": __version__,
+            "protocol": protocol.PROTOCOL_VERSION,
+        }
+        return problem is None, body
+
     app.router.add_get("/health", health)
-    add_operations(app, config, SIDECAR_KEY)
+    add_module_routes(app, config)
+    add_metrics_routes(app, config, metrics, healthz)
+    add_status_routes(app, board)
     return mounted(app, config.base_path)
 
 

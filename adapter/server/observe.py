@@ -10,8 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import web
-
 log = logging.getLogger("initiative_sidecar.server")
 
 
@@ -50,5 +48,3 @@ class Observers:
             except Exception:
                 log.exception("a listener failed on a connect")
 
-
-OBSERVERS_KEY = web.AppKey("observers", Observers)

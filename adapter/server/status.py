@@ -91,7 +91,7 @@ class StatusBoard:
         #: the sidecar's own throttle replaces this one when it starts (see create_app)
         self.throttle = Throttle(config.auth_failures, config.throttle_seconds, config.throttle_spacing)
         self.closing = False
-        #: the running sidecar's writers and worlds, once it has started (operations.py)
+        #: the running sidecar's writers and worlds, once it has started (create_app)
         self.writers: Mapping[str, str] = {}
         self.states: Mapping[str, Any] = {}
 
