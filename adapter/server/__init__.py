@@ -47,8 +47,7 @@ from .origins import origin_refusal, request_guard
 from .pacing import address_key, remote_of
 from .packet import Packet
 from .rooms import room_manager
-from .status import StatusBoard
-from .status_http import add_status_routes
+from .status import StatusBoard, add_status_routes
 from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
