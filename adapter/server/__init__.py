@@ -53,7 +53,6 @@ from .throttle import Throttle
 log = logging.getLogger("initiative_sidecar.server")
 #: hosted mode: worker threads claiming and loading the worlds of connecting writers
 CONNECT_THREADS = 32
-SIO_KEY = web.AppKey("sio", GuardedServer)
 STATUS_KEY = web.AppKey("status", StatusBoard)
 
 
@@ -366,7 +365,6 @@ def create_app(config: Config) -> web.Application:
         guards.append(no_ws_compression)
     app = web.Application(middlewares=guards)
     sio.attach(app)
-    app[SIO_KEY] = sio
     # besides the socket: the module to install, the status page, health and metrics
     observers, metrics, board = Observers(), Metrics(), StatusBoard(config)
     observers.listeners += [metrics.observe, board.observe]  # they hear of every ack
