@@ -46,20 +46,6 @@ HEADERS = {
 BROWSER_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
-def page_headers(config: Config, request: web.Request) -> dict[str, str]:
-    """The status page's headers: its Content-Security-Policy names its own script, style and
-    event stream by URL, not ``'self'`` (docs/setups.md says why)."""
-    if BROWSER_HOST.fullmatch(request.host):
-        here = f"{public_scheme(config, request)}://{request.host}{config.base_path}"
-        script, style, events, forms = (f"{here}/status/status.js", f"{here}/status/status.css",
-                                        f"{here}/status/events", f"{here}/")
-    else:
-        script = style = events = forms = "'self'"
-    policy = (f"default-src 'none'; script-src {script}; style-src {style}; connect-src {events}; "
-              f"form-action {forms}; frame-ancestors 'none'; base-uri 'none'")
-    return {"Content-Security-Policy": policy, **HEADERS}
-
-
 @dataclass(frozen=True)
 class Scope:
     """What one login may see: the worlds of the shared token, and/or worlds by their own."""
@@ -171,6 +157,19 @@ class StatusBoard:
             base=self.config.base_path, **data
         )
 
+    def headers(self, request: web.Request) -> dict[str, str]:
+        """The status page's headers: its Content-Security-Policy names its own script, style and
+        event stream by URL, not ``'self'`` (docs/setups.md says why)."""
+        if BROWSER_HOST.fullmatch(request.host):
+            here = f"{public_scheme(self.config, request)}://{request.host}{self.config.base_path}"
+            script, style, events, forms = (f"{here}/status/status.js", f"{here}/status/status.css",
+                                            f"{here}/status/events", f"{here}/")
+        else:
+            script = style = events = forms = "'self'"
+        policy = (f"default-src 'none'; script-src {script}; style-src {style}; connect-src {events}; "
+                  f"form-action {forms}; frame-ancestors 'none'; base-uri 'none'")
+        return {"Content-Security-Policy": policy, **HEADERS}
+
     def _world(self, world_id: str) -> dict[str, Any]:
         state = self.states.get(world_id)
         combats = list(getattr(state, "combats", {}).values()) if state is not None else []
@@ -219,15 +218,12 @@ def _sse(event: str, data: str) -> bytes:
 def add_status_routes(app: web.Application, board: StatusBoard) -> None:
     base = board.config.base_path  # the app is mounted under it: routes are relative, links are not
 
-    def headers(request: web.Request) -> dict[str, str]:
-        return page_headers(board.config, request)
-
     async def index(request: web.Request) -> web.Response:
         lang = _lang(request)
         scope = board.session(request)
         if scope is None:
-            return _html(board.page("status_login.html", lang, error=None), headers(request), status=401)
-        return _html(board.page("status.html", lang, worlds=board.worlds_html(scope, lang)), headers(request))
+            return _html(board.page("status_login.html", lang, error=None), board.headers(request), status=401)
+        return _html(board.page("status.html", lang, worlds=board.worlds_html(scope, lang)), board.headers(request))
 
     async def login(request: web.Request) -> web.Response:
         form = await request.post()
@@ -240,7 +236,7 @@ def add_status_routes(app: web.Application, board: StatusBoard) -> None:
         if scope is None:
             board.throttle.failed_attempt(keys)
             page = board.page("status_login.html", lang, error=TEXTS[lang]["wrong_token"])
-            return _html(page, headers(request), status=401)
+            return _html(page, board.headers(request), status=401)
         response = web.HTTPSeeOther(f"{base}/?lang={lang}")
         response.set_cookie(COOKIE, board.open_session(scope), httponly=True, samesite="Strict", path=f"{base}/",
                             max_age=SESSION_SECONDS, secure=public_scheme(board.config, request) == "https")
@@ -257,7 +253,7 @@ def add_status_routes(app: web.Application, board: StatusBoard) -> None:
         if scope is None:
             raise web.HTTPUnauthorized(text="log in first")
         lang = _lang(request)
-        response = web.StreamResponse(headers={**headers(request), "Content-Type": "text/event-stream"})
+        response = web.StreamResponse(headers={**board.headers(request), "Content-Type": "text/event-stream"})
         await response.prepare(request)
         subscriber = Subscriber(scope)
         board.subscribers.add(subscriber)
@@ -287,7 +283,7 @@ def add_status_routes(app: web.Application, board: StatusBoard) -> None:
     app.router.add_post("/logout", logout)
     app.router.add_get("/status/events", events)
     for name, kind in (("status.js", "text/javascript"), ("status.css", "text/css")):
-        app.router.add_get(f"/status/{name}", _static(name, kind, headers))
+        app.router.add_get(f"/status/{name}", _static(name, kind, board.headers))
 
 
 def _static(name: str, kind: str, headers: Callable[[web.Request], dict[str, str]]) -> Callable[[web.Request], Any]:
