@@ -13,6 +13,7 @@ import asyncio
 import hmac
 import logging
 import time
+from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -66,7 +67,7 @@ class Sidecar:
         self.observers = observers  # metrics and the status page hear of every ack and connect
         self.connections: dict[str, str] = {}  # sid -> its world
         self.writers: dict[str, str] = {}  # world -> sid
-        self.locks: dict[str, asyncio.Lock] = {}
+        self.locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.throttle = Throttle(config.auth_failures, config.throttle_seconds, config.throttle_spacing)
         self.tasks: set[asyncio.Future[Any]] = set()
         self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
@@ -86,7 +87,7 @@ class Sidecar:
             log.warning("connection from %s refused: %s", remote, refused.code)
             raise self.refused(refused) from None
         world_id = str(auth["world"])
-        async with self.lock(world_id):
+        async with self.locks[world_id]:
             previous = self.writers.get(world_id)
             try:
                 if self.pool is None:
@@ -183,7 +184,7 @@ class Sidecar:
         if world is not None and self.writers.get(world) == sid:
             del self.writers[world]
             if not self.closing:  # at shutdown one checkpoint covers every world
-                async with self.lock(world):
+                async with self.locks[world]:
                     self.worlds.checkpoint(world)
                     if world not in self.writers:  # no new writer came meanwhile
                         self.worlds.release(world)
@@ -218,13 +219,15 @@ class Sidecar:
         """Any other event gets a refusal as its ack (a client waiting for one is not left hanging)."""
         started = time.perf_counter()
         error = InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")
-        return self.answered(sid, "other", args, refusal(read_seq(args[0]) if len(args) == 1 else None, error), started)
+        ack = refusal(read_seq(args[0]) if len(args) == 1 else None, error)
+        return self.answered(sid, "other", args, ack, started)
 
     def answered(self, sid: str, event: str, args: tuple[Any, ...], ack: dict[str, Any],
                  started: float) -> dict[str, Any]:
         """``ack``, the observers told of it (``event``: hook, intent, or other)."""
+        seconds = time.perf_counter() - started
         payload = args[0] if len(args) == 1 else None
-        self.observers.tell(Answered(self.connections.get(sid), event, payload, ack, time.perf_counter() - started))
+        self.observers.tell(Answered(self.connections.get(sid), event, payload, ack, seconds))
         return ack
 
     def frame_reader(self, eio_sid: str) -> Callable[[str | bytes], Any] | None:
@@ -244,7 +247,7 @@ class Sidecar:
             return refusal(read_seq(payload), limit)
         self.in_hand += 1
         try:
-            async with self.lock(world):  # the payload was read with wirejson (json= below)
+            async with self.locks[world]:  # the payload was read with wirejson (json= below)
                 if self.pool is None:
                     result = self.worlds.handle(world, event, payload, from_wire=True)
                 else:  # processed here, committed by the store's thread (grouped) meanwhile
@@ -274,7 +277,7 @@ class Sidecar:
             protocol.validate("export", args[0])
             if not self.sio.take(sid):
                 raise RateLimited(f"more than {self.config.rate:g} messages per second; slow down and ask again")
-            async with self.lock(world):
+            async with self.locks[world]:
                 try:
                     history = self.worlds.store.history(world)
                     lines = [dumps({"event": entry.kind, "data": entry.data}) + "\n" for entry in history]
@@ -292,9 +295,6 @@ class Sidecar:
         return answer
 
     # ---------------------------------------------------------------- helpers
-
-    def lock(self, world_id: str) -> asyncio.Lock:
-        return self.locks.setdefault(world_id, asyncio.Lock())
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         task: asyncio.Future[Any] = asyncio.ensure_future(coro)

@@ -198,7 +198,7 @@ async def test_a_connection_has_one_message_in_hand_its_next_frames_wait_unread(
     it is answered they are handled in order."""
     server = await reconfigure(sidecar, rate=1e6, burst=1_000_000)
     assert sidecar.runner is not None
-    world = sidecar.runner.app[SIDECAR_KEY].lock("world0000000001")
+    world = sidecar.runner.app[SIDECAR_KEY].locks["world0000000001"]
     raw = await RawClient.open(sidecar.url)
     try:
         assert "sid" in await raw.connect(auth())
