@@ -366,9 +366,8 @@ def create_app(config: Config) -> web.Application:
     app = web.Application(middlewares=guards)
     sio.attach(app)
     # besides the socket: the module to install, the status page, health and metrics
-    observers, metrics, board = Observers(), Metrics(), StatusBoard(config)
-    observers.listeners += [metrics.observe, board.observe]  # they hear of every ack
-    observers.connect_listeners.append(metrics.connect)
+    metrics, board = Metrics(), StatusBoard(config)
+    observers = Observers([metrics.observe, board.observe], [metrics.connect])  # of every ack and connect
     app[STATUS_KEY] = board
     stopping = asyncio.Event()  # set once the app's cleanup begins: the store is closing
 

@@ -29,10 +29,10 @@ Listener = Callable[[Answered], None]
 ConnectListener = Callable[[str], None]
 
 
+@dataclass(frozen=True)
 class Observers:
-    def __init__(self) -> None:
-        self.listeners: list[Listener] = []
-        self.connect_listeners: list[ConnectListener] = []
+    listeners: list[Listener]
+    connect_listeners: list[ConnectListener]
 
     def tell(self, answered: Answered) -> None:
         for listener in self.listeners:
