@@ -20,22 +20,17 @@ from .pacing import Quiet
 log = logging.getLogger("initiative_sidecar.rooms")
 
 
-class OnceThenCount:
-    """The logger python-socketio's manager writes to: debug and info as they are, a failure
-    the first time, then at most once a minute with how many came meanwhile."""
+class OnceThenCount(logging.LoggerAdapter[logging.Logger]):
+    """The logger python-socketio's manager writes to: debug and info as they are (the
+    adapter's), a failure the first time, then at most once a minute with how many came
+    meanwhile."""
 
     def __init__(self, logger: logging.Logger = log, every: float = 60.0) -> None:
-        self.logger = logger
+        super().__init__(logger)
         self.quiet = Quiet(logger, every=every)
 
-    def debug(self, msg: str, *args: Any, **kwargs: Any) -> None:
-        self.logger.debug(msg, *args)
-
-    def info(self, msg: str, *args: Any, **kwargs: Any) -> None:
-        self.logger.info(msg, *args)
-
-    def failure(self, msg: str, *args: Any, **kwargs: Any) -> None:
-        text = msg % args if args else msg
+    def failure(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        text = str(msg) % args if args else str(msg)
         extra = kwargs.get("extra") or {}
         why = next((str(v) for k, v in extra.items() if k.endswith("_exception")), "")
         key = text.split("...", 1)[0]  # "Cannot receive from redis": one count, whatever the delay
