@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .benchkit import combat_sizes, figures, load, servers
+from .benchkit import combat_sizes, figures, load, services
 from .benchkit.replaying import write_recording
 from .progress import steps
 
@@ -94,7 +94,7 @@ def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[s
     deflate: dict[str, int] = {"echo": 0, "sidecar": 0}
     for r in range(plan.rounds):
         for kind in ("echo", "sidecar"):
-            server = servers.start(kind, tmp / f"sidecar-{r}.db")
+            server = services.start(kind, tmp / f"sidecar-{r}.db")
             startups[kind].append(server.startup_s)
             try:
                 for name, clients, messages in plan.scenarios:
@@ -138,7 +138,7 @@ def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """Peak RSS of a sidecar holding ``memory_worlds`` connected worlds; then the start-up
     time of a sidecar that restores them all from its database."""
     db = tmp / "memory.db"
-    server = servers.start("sidecar", db)
+    server = services.start("sidecar", db)
     try:
         idle = server.rss_mb()
         worlds = [f"mem{i:05d}" for i in range(plan.memory_worlds)]
@@ -153,7 +153,7 @@ def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             held.close()
     finally:
         server.stop()
-    restarted = servers.start("sidecar", db, timeout=120)
+    restarted = services.start("sidecar", db, timeout=120)
     restarted.stop()
     mem = {"worlds": plan.memory_worlds, "combatants": plan.memory_combatants,
            "messages_per_world": MEMORY_MESSAGES, "errors": got.errors,

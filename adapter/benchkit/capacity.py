@@ -20,7 +20,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import figures, ring, servers, services
+from . import figures, ring, services
 from .load import Load, reply
 
 P99_TARGET_MS = 100.0
@@ -85,7 +85,7 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             stdout.flush()
             with ExitStack() as stack:  # fresh processes for each step: its memory is its own
                 store = pg.new_database()
-                procs = servers.hosted(stack, Path(tmp) / str(n), sidecars, store, redis.url)
+                procs = services.hosted(stack, Path(tmp) / str(n), sidecars, store, redis.url)
                 port = stack.enter_context(services.nginx([s.port for s in procs], workers=2,
                                                           connections=2 * tables + 512))
                 worlds = [f"cap{n}t{i:05d}" for i in range(tables)]
@@ -101,7 +101,7 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                           f"{lost} acked messages are not in the store" if lost else "")
 
 
-def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], rate: float,
+def _step(url: str, procs: list[services.Server], store: str, worlds: list[str], rate: float,
           seconds: float) -> dict[str, Any]:
     pids = [s.process.pid for s in procs]
     idle = [s.rss_mb() for s in procs]
@@ -109,7 +109,7 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
     load = Load()
     try:
         for k in range(clients):
-            load.start("tables", {"url": url, "token": servers.TOKEN, "worlds": worlds[k::clients], "rate": rate,
+            load.start("tables", {"url": url, "token": services.TOKEN, "worlds": worlds[k::clients], "rate": rate,
                                   "seconds": seconds, "timeout": 10.0})
         loads = load.processes
         connect_s = max(float(reply(p, "ready")["connect_s"]) for p in loads)

@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import figures, load, servers, services
+from . import figures, load, services
 
 SETUPS = ("sqlite", "postgresql x1", "postgresql x2")
 #: (worlds, messages per world, rounds)
@@ -64,11 +64,11 @@ def _one(setup: str, tmp: Path, pg: services.Postgres, redis: str, worlds: list[
     tmp.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         if setup == "sqlite":
-            server = servers.start("sidecar", tmp / "sidecar.db")
+            server = services.start("sidecar", tmp / "sidecar.db")
             stack.callback(server.stop)
             url = server.url
         else:
-            sidecars = servers.hosted(stack, tmp, int(setup.rsplit("x", 1)[1]), pg.new_database(), redis)
+            sidecars = services.hosted(stack, tmp, int(setup.rsplit("x", 1)[1]), pg.new_database(), redis)
             url = f"http://127.0.0.1:{stack.enter_context(services.nginx([s.port for s in sidecars]))}"
         return load.run(url, worlds, messages, procs, deflate=False)
 

@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .servers import TOKEN
+from .services import TOKEN
 
 
 @dataclass

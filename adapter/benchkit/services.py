@@ -1,24 +1,134 @@
-"""Real PostgreSQL, Redis and nginx (Debian's packages) for ``bench --hosted`` and the hosted
-tests, each on a free loopback port in a temporary folder. As root, PostgreSQL runs as the
-``postgres`` user (it refuses root); nginx runs ``deploy/nginx.conf``: a source checkout.
+"""The bench's servers, each in its own process on a free loopback port: the echo server and
+the sidecar (:func:`start`: timed until it accepts connections, its peak memory read), and
+real PostgreSQL, Redis and nginx (Debian's packages) for ``bench --hosted`` and the hosted
+tests, each in a temporary folder. As root, PostgreSQL runs as the ``postgres`` user (it
+refuses root); nginx runs ``deploy/nginx.conf``: a source checkout.
 """
 
 from __future__ import annotations
 
+import compileall
+import functools
 import glob
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .servers import free_port
+TOKEN = "bench-token-0123456789abcdef"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within ``timeout``."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout)
+
+
+def wait_port(name: str, port: int, process: subprocess.Popen[bytes] | None = None, timeout: float = 10.0) -> None:
+    """Until a TCP connection to ``port`` succeeds; an error if ``process`` exits first (with
+    what it wrote to a piped stderr) or after ``timeout``."""
+    deadline = time.perf_counter() + timeout
+    while True:
+        if process is not None and process.poll() is not None:
+            said = process.stderr.read().decode() if process.stderr else ""
+            raise RuntimeError(f"the {name} exited with {process.returncode} at start {said}".rstrip())
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"the {name} did not accept connections on port {port} in {timeout}s") from None
+            time.sleep(0.002)
+
+
+@dataclass
+class Server:
+    kind: str  # "echo" or "sidecar"
+    process: subprocess.Popen[bytes]
+    port: int
+    startup_s: float
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def peak_rss_mb(self) -> float:
+        """The high-water mark of the process's resident memory (VmHWM), MB."""
+        return _status_kb(self.process.pid, "VmHWM") / 1024
+
+    def rss_mb(self) -> float:
+        return _status_kb(self.process.pid, "VmRSS") / 1024
+
+    def stop(self) -> None:
+        stop(self.process)
+
+
+@functools.cache
+def compiled() -> None:
+    """The package's bytecode, up to date, as pip writes it at install: the servers run with
+    ``PYTHONDONTWRITEBYTECODE``, and the start-up figure must not count compiling (~0.1 s)."""
+    compileall.compile_dir(Path(__file__).resolve().parent.parent, quiet=2)
+
+
+def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple[str, ...] = ()) -> Server:
+    """Start a server process and wait until a TCP connection to it succeeds (``extra``: more
+    ``serve`` flags, e.g. ``--store``)."""
+    compiled()
+    port = free_port()
+    if kind == "echo":
+        argv = [sys.executable, "-m", "adapter.benchkit.echo", str(port)]
+    else:
+        assert db is not None
+        # every bench client connects from loopback, many at once (the guard's default is 64)
+        argv = [sys.executable, "-m", "adapter", "serve", "--host", "127.0.0.1",
+                "--port", str(port), "--db", str(db), "--token", TOKEN, "--log-level", "WARNING",
+                "--pending-per-address", "4096", *extra]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    began = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
+    try:
+        wait_port(f"{kind} server", port, process, timeout)
+    except RuntimeError:
+        stop(process)
+        raise
+    return Server(kind, process, port, time.perf_counter() - began)
+
+
+def hosted(stack: ExitStack, folder: Path, count: int, store: str, redis: str) -> list[Server]:
+    """``count`` sidecar processes on one PostgreSQL store and Redis, stopped with ``stack``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started = []
+    for i in range(count):
+        started.append(start("sidecar", folder / f"unused-{i}.db", extra=("--store", store, "--redis", redis)))
+        stack.callback(started[-1].stop)
+    return started
+
+
+def _status_kb(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field} not found for process {pid}")
 
 
 def pg_bin(name: str) -> str | None:
@@ -113,7 +223,7 @@ class Redis:
         self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
                                       "--save", "", "--appendonly", "no"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _wait_port(self.port)
+        wait_port("redis-server", self.port, self.proc)
 
     def pause(self) -> None:
         """SIGSTOP: alive, its connections open, answering nothing (a stuck Redis)."""
@@ -201,26 +311,11 @@ def nginx_site(site: str, port: int, *, workers: int = 1, connections: int = 512
     proc = subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        _wait_port(port, proc)
+        wait_port("nginx", port, proc)
         yield
     finally:
-        proc.terminate()
-        proc.wait()
+        stop(proc)
         if proc.stderr is not None:
             proc.stderr.close()
         shutil.rmtree(root, ignore_errors=True)
 
-
-def _wait_port(port: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 10) -> None:
-    import socket
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port}")
