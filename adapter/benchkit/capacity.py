@@ -1,7 +1,7 @@
 """``bench --hosted --tables N[,N...] --rate R``: how many tables the hosted stack holds.
 
 PostgreSQL (fsync on), Redis, nginx and ``--sidecars`` sidecar processes on loopback; for
-each N, N tables (:mod:`.tables`) each send a ``hook`` every 1/R seconds for ``--seconds``.
+each N, N tables (:mod:`.client`) each send a ``hook`` every 1/R seconds for ``--seconds``.
 Reports the acks' p50/p99, unanswered, refused and lost messages, memory, CPU per message and
 nginx's spread, then the largest N whose p99 stayed at or under 100 ms. docs/performance.md,
 "Hosted capacity", has the method and the figures.
@@ -109,8 +109,8 @@ def _step(url: str, procs: list[services.Server], store: str, worlds: list[str],
     load = Load()
     try:
         for k in range(clients):
-            load.start("tables", {"url": url, "token": services.TOKEN, "worlds": worlds[k::clients], "rate": rate,
-                                  "seconds": seconds, "timeout": 10.0})
+            load.start({"url": url, "token": services.TOKEN, "worlds": worlds[k::clients], "rate": rate,
+                        "seconds": seconds, "timeout": 10.0})
         loads = load.processes
         connect_s = max(float(reply(p, "ready")["connect_s"]) for p in loads)
         connected = [s.rss_mb() for s in procs]

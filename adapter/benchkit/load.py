@@ -33,9 +33,9 @@ class Load:
     processes: list[subprocess.Popen[str]] = field(default_factory=list)
     deflate: int = 0
 
-    def start(self, module: str, job: dict[str, Any]) -> None:
-        """One more client process (``python -m adapter.benchkit.<module>``), given its job."""
-        p = subprocess.Popen([sys.executable, "-m", f"adapter.benchkit.{module}"],
+    def start(self, job: dict[str, Any]) -> None:
+        """One more client process (``python -m adapter.benchkit.client``), given its job."""
+        p = subprocess.Popen([sys.executable, "-m", "adapter.benchkit.client"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.processes.append(p)
         self.send(json.dumps(job), [p])
@@ -82,8 +82,8 @@ def prepare(url: str, worlds: list[str], messages: int, processes: int, *, defla
     load = Load()
     try:
         for k in range(processes):
-            load.start("client", {"url": url, "token": TOKEN, "worlds": worlds[k::processes], "messages": messages,
-                                  "combatants": combatants, "deflate": deflate, "hold": hold, "rolls": rolls})
+            load.start({"url": url, "token": TOKEN, "worlds": worlds[k::processes], "messages": messages,
+                        "combatants": combatants, "deflate": deflate, "hold": hold, "rolls": rolls})
         load.deflate = min(int(reply(p, "ready")["deflate"]) for p in load.processes)
     except BaseException:
         load.close(timeout=5)
