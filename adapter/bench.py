@@ -7,10 +7,7 @@ Prints a table; ``--json FILE`` writes the same figures as JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -18,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .benchkit import combat_sizes, figures, load, services
-from .benchkit.replaying import write_recording
+from .benchkit import figures, load, replayed, services
 from .progress import steps
 
 #: per world in the memory figure: createCombat, combatStart, one turn (nobody rolls: the
@@ -57,7 +53,7 @@ def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, steps(total, "bench", stdout, stderr) as say:
         result = measure(plan, Path(tmp), say)
     result["seconds"] = round(time.perf_counter() - began, 1)
-    text = (f"{figures.table(result)}\n{combat_sizes.table(result['combat_sizes'])}\n"
+    text = (f"{figures.table(result)}\n{replayed.table(result['combat_sizes'])}\n"
             f"(the whole benchmark took {result['seconds']} s)")
     errors = sum(sc[k]["errors"] for sc in result["scenarios"].values() for k in ("echo", "sidecar"))
     return figures.report(result, text, args, stdout, stderr,
@@ -75,7 +71,7 @@ def measure(plan: Plan, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
     say("memory with many connected worlds")
     result["memory"], restore = memory(plan, tmp)
     say("cost of a turn change by combat size")
-    result["combat_sizes"] = combat_sizes.measure_in_child(quick=plan.rounds == 1 and plan.memory_worlds < 1000)
+    result["combat_sizes"] = replayed.measure_in_child(quick=plan.rounds == 1 and plan.memory_worlds < 1000)
     result["startup"] = {
         "echo_s": round(statistics.median(startups["echo"]), 3),
         "sidecar_s": round(statistics.median(startups["sidecar"]), 3),
@@ -126,10 +122,8 @@ def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[s
 
 
 def replay_throughput(plan: Plan, tmp: Path) -> dict[str, Any]:
-    path = write_recording(tmp / "long.jsonl", plan.replay_messages)
-    done = subprocess.run([sys.executable, "-m", "adapter.benchkit.replaying", str(path)],
-                          capture_output=True, text=True, check=True, timeout=240)
-    got = json.loads(done.stdout)
+    path = replayed.write_recording(tmp / "long.jsonl", plan.replay_messages)
+    got = replayed.in_child(str(path), timeout=240)
     return {"messages": got["messages"], "seconds": round(got["seconds"], 3),
             "msgs_per_s": round(got["messages"] / got["seconds"], 1), "problems": got["problems"]}
 
