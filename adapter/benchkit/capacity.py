@@ -10,22 +10,28 @@ nginx's spread, then the largest N whose p99 stayed at or under 100 ms. docs/per
 from __future__ import annotations
 
 import argparse
+import bisect
 import math
 import os
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
+from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import figures, ring, services
+from . import figures, services
 from .load import Load, reply
 
 P99_TARGET_MS = 100.0
 DEFAULT_TABLES = (250, 1000)
 TABLES_PER_CLIENT = 2500
+#: nginx's points on its ring per unit of an upstream server's weight
+POINTS_PER_WEIGHT = 160
 
 
 def parse_tables(text: str) -> list[int]:
@@ -64,6 +70,32 @@ def established(ports: list[int]) -> dict[int, int]:
         port = int(parts[1].rsplit(":", 1)[1], 16)
         if parts[3] == "01" and port in counts:
             counts[port] += 1
+    return counts
+
+
+def ring_spread(keys: Sequence[str], servers: Sequence[str], weight: int = 1) -> list[int]:
+    """How many of ``keys`` each server (``host:port``) gets on nginx's ``hash $arg_world
+    consistent`` ring, computed as nginx computes it, to say where worlds go and how evenly.
+
+    nginx (ngx_http_upstream_hash_module, ``consistent``: ketama) gives each server
+    ``160 x weight`` points: the CRC-32 of ``host \\0 port`` followed by the previous point's 4
+    bytes (little-endian), the first following 0. A key goes to the server of the first point
+    at or after the CRC-32 of the key, wrapping around.
+    """
+    points: list[tuple[int, int]] = []
+    for index, server in enumerate(servers):
+        host, _, port = server.rpartition(":")
+        base = zlib.crc32(port.encode(), zlib.crc32(b"\0", zlib.crc32(host.encode())))
+        previous = 0
+        for _ in range(POINTS_PER_WEIGHT * weight):
+            previous = zlib.crc32(struct.pack("<I", previous), base)
+            points.append((previous, index))
+    points.sort()  # nginx sorts by hash; equal hashes keep no particular order (rare)
+    hashes = [p for p, _ in points]
+    counts = [0] * len(servers)
+    for key in keys:
+        at = bisect.bisect_left(hashes, zlib.crc32(key.encode()))
+        counts[points[at % len(points)][1]] += 1
     return counts
 
 
@@ -147,8 +179,8 @@ def _step(url: str, procs: list[services.Server], store: str, worlds: list[str],
         "sidecar_cpu_share": round(cpu_used / seconds, 2),
         "load_cpu_share": round(client_used / seconds, 2),
         "spread": spread,
-        # where nginx's ring sends these worlds, computed (.ring): "spread" if it is nginx's own
-        "ring_spread": ring.assign(worlds, [f"127.0.0.1:{s.port}" for s in procs], services.upstream_weight()),
+        # where nginx's ring sends these worlds, computed: "spread" if it is nginx's own
+        "ring_spread": ring_spread(worlds, [f"127.0.0.1:{s.port}" for s in procs], services.upstream_weight()),
         "ports": [s.port for s in procs],
     }
 
