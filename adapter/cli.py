@@ -133,7 +133,7 @@ def bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
         return run_tables(args, stdout, stderr)
     if args.hosted:
-        from .benchkit.hosted import run_hosted
+        from .benchkit.capacity import run_hosted
 
         return run_hosted(args, stdout, stderr)
     if args.combat_sizes:

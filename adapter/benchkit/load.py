@@ -31,7 +31,7 @@ class Load:
     """Client processes, connected and ready (or done and holding their connections)."""
 
     processes: list[subprocess.Popen[str]] = field(default_factory=list)
-    deflate: int = 0
+    ready: list[dict[str, Any]] = field(default_factory=list)  # each process's "ready" line
 
     def start(self, job: dict[str, Any]) -> None:
         """One more client process (``python -m adapter.benchkit.client``), given its job."""
@@ -54,7 +54,8 @@ class Load:
         end = max(r["end"] for r in results)
         latencies = [x for r in results for x in r["latencies"]]
         errors = sum(r["errors"] for r in results)
-        return Measured(len(latencies), end - start, latencies, errors, self.deflate)
+        deflate = min(int(r["deflate"]) for r in self.ready)
+        return Measured(len(latencies), end - start, latencies, errors, deflate)
 
     def close(self, timeout: float = 60.0) -> None:
         for p in self.processes:
@@ -75,25 +76,23 @@ class Load:
                     stream.close()
 
 
-def prepare(url: str, worlds: list[str], messages: int, processes: int, *, deflate: bool,
-            combatants: int = 8, hold: bool = False, rolls: bool = True) -> Load:
-    """Start the client processes (worlds split evenly) and wait until all are connected."""
+def prepare(url: str, worlds: list[str], processes: int, **job: Any) -> Load:
+    """Start the client processes (worlds split evenly), each given ``job`` (:mod:`.client` says
+    what it holds), and wait until all are connected."""
     processes = max(1, min(processes, len(worlds)))
     load = Load()
     try:
         for k in range(processes):
-            load.start({"url": url, "token": TOKEN, "worlds": worlds[k::processes], "messages": messages,
-                        "combatants": combatants, "deflate": deflate, "hold": hold, "rolls": rolls})
-        load.deflate = min(int(reply(p, "ready")["deflate"]) for p in load.processes)
+            load.start({"url": url, "token": TOKEN, "worlds": worlds[k::processes], **job})
+        load.ready = [reply(p, "ready") for p in load.processes]
     except BaseException:
         load.close(timeout=5)
         raise
     return load
 
 
-def run(url: str, worlds: list[str], messages: int, processes: int, *, deflate: bool,
-        combatants: int = 8) -> Measured:
-    load = prepare(url, worlds, messages, processes, deflate=deflate, combatants=combatants)
+def run(url: str, worlds: list[str], messages: int, processes: int, *, deflate: bool) -> Measured:
+    load = prepare(url, worlds, processes, messages=messages, deflate=deflate)
     try:
         return load.go()
     finally:

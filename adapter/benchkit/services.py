@@ -114,14 +114,17 @@ def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple
     return Server(kind, process, port, time.perf_counter() - began)
 
 
-def hosted(stack: ExitStack, folder: Path, count: int, store: str, redis: str) -> list[Server]:
-    """``count`` sidecar processes on one PostgreSQL store and Redis, stopped with ``stack``."""
+def hosted(stack: ExitStack, folder: Path, count: int, store: str, redis: str,
+           **options: int) -> tuple[list[Server], str]:
+    """``count`` sidecar processes on one PostgreSQL store and Redis behind nginx (``options``:
+    :func:`nginx`'s), stopped with ``stack``; and nginx's URL."""
     folder.mkdir(parents=True, exist_ok=True)
     started = []
     for i in range(count):
         started.append(start("sidecar", folder / f"unused-{i}.db", extra=("--store", store, "--redis", redis)))
         stack.callback(started[-1].stop)
-    return started
+    port = stack.enter_context(nginx([s.port for s in started], **options))
+    return started, f"http://127.0.0.1:{port}"
 
 
 def _status_kb(pid: int, field: str) -> int:
