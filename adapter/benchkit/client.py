@@ -55,12 +55,6 @@ async def connect(url: str, world: str, token: str, deflate: bool) -> socketio.A
     return sio
 
 
-def negotiated(sio: socketio.AsyncClient) -> int:
-    """The permessage-deflate window bits agreed with the server (0: not negotiated)."""
-    ws = getattr(sio.eio, "ws", None)
-    return int(getattr(ws, "compress", 0) or 0)
-
-
 async def drive(sio: socketio.AsyncClient, payloads: list[dict[str, Any]], latencies: list[float],
                 timeout: float) -> int:
     errors = 0
@@ -78,7 +72,9 @@ async def run_clients(job: dict[str, Any], reader: asyncio.StreamReader) -> None
     payloads = hooks(job["messages"], job.get("combatants", 8), job.get("rolls", True))
     clients = await batched(job["worlds"], lambda w: connect(job["url"], w, job["token"], job["deflate"]),
                             CLIENT_BATCH)
-    print(json.dumps({"ready": len(clients), "deflate": negotiated(clients[0])}), flush=True)
+    ws = getattr(clients[0].eio, "ws", None)  # the permessage-deflate window bits agreed (0: none)
+    deflate = int(getattr(ws, "compress", 0) or 0)
+    print(json.dumps({"ready": len(clients), "deflate": deflate}), flush=True)
     await reader.readline()  # go
     latencies: list[list[float]] = [[] for _ in clients]
     began = time.monotonic()

@@ -33,13 +33,6 @@ class Load:
     processes: list[subprocess.Popen[str]] = field(default_factory=list)
     ready: list[dict[str, Any]] = field(default_factory=list)  # each process's "ready" line
 
-    def start(self, job: dict[str, Any]) -> None:
-        """One more client process (``python -m adapter.benchkit.client``), given its job."""
-        p = subprocess.Popen([sys.executable, "-m", "adapter.benchkit.client"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.processes.append(p)
-        self.send(json.dumps(job), [p])
-
     def send(self, line: str, processes: list[subprocess.Popen[str]] | None = None) -> None:
         for p in self.processes if processes is None else processes:
             stdin: IO[str] | None = p.stdin
@@ -83,7 +76,10 @@ def prepare(url: str, worlds: list[str], processes: int, **job: Any) -> Load:
     load = Load()
     try:
         for k in range(processes):
-            load.start({"url": url, "token": TOKEN, "worlds": worlds[k::processes], **job})
+            p = subprocess.Popen([sys.executable, "-m", "adapter.benchkit.client"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            load.processes.append(p)
+            load.send(json.dumps({"url": url, "token": TOKEN, "worlds": worlds[k::processes], **job}), [p])
         load.ready = [reply(p, "ready") for p in load.processes]
     except BaseException:
         load.close(timeout=5)
