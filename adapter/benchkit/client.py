@@ -93,7 +93,7 @@ async def run_clients(job: dict[str, Any], reader: asyncio.StreamReader) -> None
 @dataclass
 class Table:
     world: str
-    ws: aiohttp.ClientWebSocketResponse | None = None
+    ws: aiohttp.ClientWebSocketResponse
     welcomed: asyncio.Event = field(default_factory=asyncio.Event)
     sent: dict[int, float] = field(default_factory=dict)  # ack id -> send time
     acked_ok: int = 0
@@ -101,30 +101,29 @@ class Table:
 
 
 class Load:
-    def __init__(self, job: dict[str, Any]) -> None:
+    def __init__(self, job: dict[str, Any], session: aiohttp.ClientSession) -> None:
         self.job = job
+        self.session = session
         self.latencies: list[float] = []
         self.unanswered = 0
-        self.session: aiohttp.ClientSession | None = None
         count = max(1, int(job["seconds"] * job["rate"]) + 2)
         self.frames = [json.dumps(["hook", p], separators=(",", ":")) for p in hooks(count, job.get("combatants", 8))]
 
-    async def open(self, table: Table) -> None:
-        assert self.session is not None
-        query = urlencode({"world": table.world, "EIO": "4", "transport": "websocket"})
+    async def open(self, world: str) -> Table:
+        query = urlencode({"world": world, "EIO": "4", "transport": "websocket"})
         ws = await self.session.ws_connect(f"{self.job['url']}/socket.io/?{query}", max_msg_size=0,
                                            autoping=False, timeout=aiohttp.ClientWSTimeout(ws_close=5))
-        table.ws = ws
+        table = Table(world, ws)
         first = await asyncio.wait_for(ws.receive(), 30)
         if not (isinstance(first.data, str) and first.data.startswith("0")):
-            raise RuntimeError(f"{table.world}: no Engine.IO open packet: {first.data!r:.200}")
-        await ws.send_str("40" + json.dumps(auth(table.world, self.job["token"])))
+            raise RuntimeError(f"{world}: no Engine.IO open packet: {first.data!r:.200}")
+        await ws.send_str("40" + json.dumps(auth(world, self.job["token"])))
         asyncio.get_running_loop().create_task(self.read(table))
         await asyncio.wait_for(table.welcomed.wait(), 60)
+        return table
 
     async def read(self, table: Table) -> None:
         ws = table.ws
-        assert ws is not None
         clock = time.perf_counter
         async for msg in ws:
             text = msg.data
@@ -147,8 +146,6 @@ class Load:
                 raise RuntimeError(f"{table.world}: connection refused: {text[:300]}")
 
     async def play(self, table: Table, until: float) -> None:
-        ws = table.ws
-        assert ws is not None
         period = 1.0 / self.job["rate"]
         timeout = self.job.get("timeout", 10.0)
         loop = asyncio.get_running_loop()
@@ -159,7 +156,7 @@ class Load:
             if loop.time() >= until:
                 break
             table.sent[ack_id] = clock()
-            await ws.send_str(f"42{ack_id}{frame}")
+            await table.ws.send_str(f"42{ack_id}{frame}")
             next_at += period
         end = loop.time() + timeout
         while table.sent and loop.time() < end:
@@ -171,13 +168,11 @@ class Load:
 async def run_tables(job: dict[str, Any], reader: asyncio.StreamReader) -> None:
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    load = Load(job)
-    tables = [Table(w) for w in job["worlds"]]
     connector = aiohttp.TCPConnector(limit=0, force_close=True)
     async with aiohttp.ClientSession(connector=connector) as session:
-        load.session = session
+        load = Load(job, session)
         began = time.monotonic()
-        await batched(tables, load.open, TABLE_BATCH)
+        tables = await batched(job["worlds"], load.open, TABLE_BATCH)
         print(json.dumps({"ready": len(tables), "connect_s": round(time.monotonic() - began, 2)}), flush=True)
         await reader.readline()  # go
         until = asyncio.get_running_loop().time() + job["seconds"]
@@ -188,7 +183,7 @@ async def run_tables(job: dict[str, Any], reader: asyncio.StreamReader) -> None:
             "acked": {t.world: t.acked_ok for t in tables},
         }}), flush=True)
         await reader.readline()  # stop
-        await batched([t.ws for t in tables if t.ws is not None], lambda ws: ws.close(), TABLE_BATCH)
+        await batched(tables, lambda t: t.ws.close(), TABLE_BATCH)
 
 
 async def main() -> None:
