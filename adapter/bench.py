@@ -84,8 +84,8 @@ def measure(plan: Plan, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
 
 def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, list[float]], dict[str, int]]:
     """Every scenario against both servers, alternately, for ``plan.rounds`` rounds."""
-    #: (scenario, server) -> the throughput of each round, every latency, the errors
-    runs: dict[tuple[str, str], tuple[list[float], list[float], list[int]]] = {}
+    #: (scenario, server) -> what each round measured
+    runs: dict[tuple[str, str], list[load.Measured]] = {}
     startups: dict[str, list[float]] = {"echo": [], "sidecar": []}
     deflate: dict[str, int] = {"echo": 0, "sidecar": 0}
     for r in range(plan.rounds):
@@ -98,17 +98,13 @@ def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[s
                     worlds = [f"bench{r}{name}w{i:05d}" for i in range(clients)]
                     procs = 1 if clients == 1 else plan.client_processes
                     got = load.run(server.url, worlds, messages, procs, deflate=plan.deflate)
-                    rates, latencies, errors = runs.setdefault((name, kind), ([], [], []))
-                    rates.append(got.per_second)
-                    latencies.extend(got.latencies)
-                    errors.append(got.errors)
+                    runs.setdefault((name, kind), []).append(got)
                     deflate[kind] = got.deflate
             finally:
                 server.stop()
     out: dict[str, Any] = {}
     for name, clients, messages in plan.scenarios:
-        echo, side = (figures.summary(rates, latencies, sum(errors))
-                      for rates, latencies, errors in (runs[(name, "echo")], runs[(name, "sidecar")]))
+        echo, side = (figures.summary(runs[(name, kind)]) for kind in ("echo", "sidecar"))
         out[name] = {"clients": clients, "messages_per_client": messages, "echo": echo,
                      "sidecar": side, "ratio": {
                          "msgs_per_s": figures.ratio(side["msgs_per_s"], echo["msgs_per_s"]),

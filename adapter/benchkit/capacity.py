@@ -243,30 +243,25 @@ def run_hosted(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, services.postgres() as pg, \
             services.redis() as redis:
-        rates: dict[str, list[float]] = {s: [] for s in SETUPS}
-        lats: dict[str, list[float]] = {s: [] for s in SETUPS}
-        errors = 0
+        runs: dict[str, list[load.Measured]] = {s: [] for s in SETUPS}
         for r in range(rounds):
             for n, setup in enumerate(SETUPS):
                 stdout.write(f"bench --hosted: round {r + 1}/{rounds}, {setup}\n")
                 stdout.flush()
                 worlds = [f"hosted{r}s{n}w{i:04d}" for i in range(clients)]
-                got = _one(setup, Path(tmp) / f"{r}-{n}", pg, redis.url, worlds, messages, procs)
-                rates[setup].append(got.per_second)
-                lats[setup].extend(got.latencies)
-                errors += got.errors
+                runs[setup].append(_one(setup, Path(tmp) / f"{r}-{n}", pg, redis.url, worlds, messages, procs))
     result: dict[str, Any] = {
         "machine": figures.machine(), "clients": clients, "messages_per_client": messages,
         "rounds": rounds, "client_processes": procs,
-        "setups": {s: figures.summary(rates[s], lats[s], 0) for s in SETUPS},
+        "setups": {s: figures.summary(runs[s]) for s in SETUPS},
     }
     side = result["setups"]
     result["scaling_2_over_1"] = figures.ratio(side["postgresql x2"]["msgs_per_s"], side["postgresql x1"]["msgs_per_s"])
     result["cost_x1_over_sqlite"] = figures.ratio(side["postgresql x1"]["msgs_per_s"], side["sqlite"]["msgs_per_s"])
-    result["errors"] = errors
+    result["errors"] = sum(s["errors"] for s in side.values())
     result["seconds"] = round(time.perf_counter() - began, 1)
     return figures.report(result, hosted_table(result), args, stdout, stderr,
-                          f"{errors} messages were refused or failed" if errors else "")
+                          f"{result['errors']} messages were refused or failed" if result["errors"] else "")
 
 
 def _one(setup: str, tmp: Path, pg: services.Postgres, redis: str, worlds: list[str], messages: int,
