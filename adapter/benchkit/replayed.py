@@ -3,7 +3,7 @@ wire JSON, validation, engine, ack), no sockets, no database, in a child process
 core (:func:`in_child`), so they do not depend on what the orchestrator did before:
 
 - the replay throughput: a long recording through ``replay`` (output lines included):
-  ``python -m adapter.benchkit.replayed FILE`` prints ``{"messages", "seconds", ...}``;
+  ``python -m adapter.benchkit.replayed FILE`` prints ``{"messages", "msgs_per_s", ...}``;
 - the cost of a turn change by the size of the combat: ``initiative-sidecar bench
   --combat-sizes``. One balanced-d20 combat of N combatants (:data:`SIZES`) is replayed; the
   figure is the CPU time of one turn change, the best of ``repeats`` medians
@@ -26,6 +26,8 @@ from typing import Any, TextIO
 
 import orjson
 
+from ..replay import Replay, dumps, replay_lines
+from ..rulesets import RULESETS
 from . import figures
 from .payloads import hooks, session
 
@@ -46,20 +48,16 @@ def write_recording(path: Path, messages: int) -> Path:
     return path
 
 
-def throughput(path: Path) -> dict[str, float]:
-    """Replay the recording at ``path``, its output lines written (to nowhere): the time taken."""
-    from ..replay import Replay, dumps, replay_lines
-    from ..rulesets import RULESETS
-
+def throughput(path: Path) -> dict[str, Any]:
+    """Replay the recording at ``path``, each output line encoded as ``replay`` writes it: the figures."""
     lines = path.read_text(encoding="utf-8").splitlines()
     state = Replay(rulesets=RULESETS)
     began = time.perf_counter()
-    written = 0
     for item in replay_lines(lines, state):
-        written += len(dumps(item))
+        dumps(item)
     seconds = time.perf_counter() - began
-    return {"messages": len(lines) - 1, "seconds": seconds, "output_bytes": written,
-            "problems": len(state.problems)}
+    return {"messages": len(lines) - 1, "seconds": round(seconds, 3),
+            "msgs_per_s": round((len(lines) - 1) / seconds, 1), "problems": len(state.problems)}
 
 
 def d20_total(i: int) -> int:
@@ -71,9 +69,6 @@ def d20_total(i: int) -> int:
 def recording(combatants: int, turns: int) -> list[bytes]:
     """The JSON lines of one combat: a session, ``createCombat``, the rolls, ``combatStart``,
     then ``turns`` turn changes along the sidecar's plan (found by replaying the start once)."""
-    from ..replay import Replay
-    from ..rulesets import RULESETS
-
     start = hooks(combatants + 2, combatants=combatants, total=d20_total)
     lines = lines_of("benchSizes000001", start, RULESET)
     probe = Replay(rulesets=RULESETS)
@@ -103,9 +98,6 @@ def recording(combatants: int, turns: int) -> list[bytes]:
 
 def measure(combatants: int, turns: int) -> dict[str, Any]:
     """Replay one combat; the per-message CPU time of its turn changes after the first round."""
-    from ..replay import Replay
-    from ..rulesets import RULESETS
-
     lines = recording(combatants, turns)
     replay = Replay(rulesets=RULESETS)
     times: list[float] = []
