@@ -66,7 +66,6 @@ def wait_port(name: str, port: int, process: subprocess.Popen[bytes] | None = No
 
 @dataclass
 class Server:
-    kind: str  # "echo" or "sidecar"
     process: subprocess.Popen[bytes]
     port: int
     startup_s: float
@@ -114,7 +113,7 @@ def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple
     except RuntimeError:
         stop(process)
         raise
-    return Server(kind, process, port, time.perf_counter() - began)
+    return Server(process, port, time.perf_counter() - began)
 
 
 def hosted(stack: ExitStack, folder: Path, count: int, store: str, redis: str,
@@ -141,7 +140,6 @@ def _status_kb(pid: int, field: str) -> int:
 class Measured:
     """One scenario against one server: every latency (s) and the span of the whole load."""
 
-    messages: int
     seconds: float
     latencies: list[float]
     errors: int
@@ -149,7 +147,7 @@ class Measured:
 
     @property
     def per_second(self) -> float:
-        return self.messages / self.seconds if self.seconds > 0 else 0.0
+        return len(self.latencies) / self.seconds if self.seconds > 0 else 0.0
 
 
 @dataclass
@@ -174,7 +172,7 @@ class Load:
         latencies = [x for r in results for x in r["latencies"]]
         errors = sum(r["errors"] for r in results)
         deflate = min(int(r["deflate"]) for r in self.ready)
-        return Measured(len(latencies), end - start, latencies, errors, deflate)
+        return Measured(end - start, latencies, errors, deflate)
 
     def close(self, timeout: float = 60.0) -> None:
         for p in self.processes:
