@@ -122,8 +122,8 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     with tempfile.TemporaryDirectory(prefix="sidecar-capacity-") as tmp, services.postgres(durable=True) as pg, \
             services.redis() as redis:
         for n, tables in enumerate(counts):
-            stdout.write(f"bench --hosted --tables: {tables} tables at {rate:g} messages/s each, {seconds:g} s\n")
-            stdout.flush()
+            print(f"bench --hosted --tables: {tables} tables at {rate:g} messages/s each, {seconds:g} s",
+                  file=stdout, flush=True)
             with ExitStack() as stack:  # fresh processes for each step: its memory is its own
                 store = pg.new_database()
                 procs, url = services.hosted(stack, Path(tmp) / str(n), sidecars, store, redis.url, workers=2,
@@ -237,8 +237,7 @@ def run_hosted(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         stderr.write(f"initiative-sidecar bench --hosted needs {', '.join(gone)} "
                      "(Debian: apt-get install postgresql redis-server nginx)\n")
         return 2
-    quick = bool(getattr(args, "quick", False))
-    clients, messages, rounds = SIZES["quick" if quick else "full"]
+    clients, messages, rounds = SIZES["quick" if getattr(args, "quick", False) else "full"]
     procs = getattr(args, "client_processes", None) or 2
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, services.postgres() as pg, \
@@ -246,8 +245,7 @@ def run_hosted(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         runs: dict[str, list[services.Measured]] = {s: [] for s in SETUPS}
         for r in range(rounds):
             for n, setup in enumerate(SETUPS):
-                stdout.write(f"bench --hosted: round {r + 1}/{rounds}, {setup}\n")
-                stdout.flush()
+                print(f"bench --hosted: round {r + 1}/{rounds}, {setup}", file=stdout, flush=True)
                 worlds = [f"hosted{r}s{n}w{i:04d}" for i in range(clients)]
                 runs[setup].append(_one(setup, Path(tmp) / f"{r}-{n}", pg, redis.url, worlds, messages, procs))
     result: dict[str, Any] = {
