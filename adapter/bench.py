@@ -130,8 +130,9 @@ def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     try:
         idle = server.rss_mb()
         worlds = [f"mem{i:05d}" for i in range(plan.memory_worlds)]
-        held = services.start_load(server.url, worlds, max(2, plan.client_processes), messages=MEMORY_MESSAGES,
-                            deflate=plan.deflate, combatants=plan.memory_combatants, hold=True, rolls=False)
+        held = services.start_load(server.url, worlds, max(2, plan.client_processes),
+                                   messages=MEMORY_MESSAGES, deflate=plan.deflate,
+                                   combatants=plan.memory_combatants, hold=True, rolls=False)
         try:
             connected = server.rss_mb()  # every socket and session, no combat yet
             got = held.go()

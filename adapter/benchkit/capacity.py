@@ -8,10 +8,10 @@ from 1 to 2 processes and the hosted stack's cost.
 
 ``bench --hosted --tables N[,N...] --rate R`` (:func:`run_tables`): how many tables the hosted
 stack holds. PostgreSQL (fsync on), Redis, nginx and ``--sidecars`` sidecar processes on
-loopback; for each N, N tables (:mod:`.client`) each send a ``hook`` every 1/R seconds for ``--seconds``.
-Reports the acks' p50/p99, unanswered, refused and lost messages, memory, CPU per message and
-nginx's spread, then the largest N whose p99 stayed at or under 100 ms. docs/performance.md,
-"Hosted capacity", has the method and the figures.
+loopback; for each N, N tables (:mod:`.client`) each send a ``hook`` every 1/R seconds for
+``--seconds``. Reports the acks' p50/p99, unanswered, refused and lost messages, memory, CPU
+per message and nginx's spread, then the largest N whose p99 stayed at or under 100 ms.
+docs/performance.md, "Hosted capacity", has the method and the figures.
 """
 
 from __future__ import annotations
@@ -126,8 +126,8 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                   file=stdout, flush=True)
             with ExitStack() as stack:  # fresh processes for each step: its memory is its own
                 store = pg.new_database()
-                procs, url = services.hosted(stack, Path(tmp) / str(n), sidecars, store, redis.url, workers=2,
-                                             connections=2 * tables + 512)
+                procs, url = services.hosted(stack, Path(tmp) / str(n), sidecars, store, redis.url,
+                                             workers=2, connections=2 * tables + 512)
                 worlds = [f"cap{n}t{i:05d}" for i in range(tables)]
                 steps.append(_step(url, procs, store, worlds, rate, seconds))
     fit = [s["tables"] for s in steps if s["p99_ms"] <= P99_TARGET_MS and s["unanswered"] == 0 and s["lost"] == 0]
@@ -247,7 +247,8 @@ def run_hosted(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             for n, setup in enumerate(SETUPS):
                 print(f"bench --hosted: round {r + 1}/{rounds}, {setup}", file=stdout, flush=True)
                 worlds = [f"hosted{r}s{n}w{i:04d}" for i in range(clients)]
-                runs[setup].append(_one(setup, Path(tmp) / f"{r}-{n}", pg, redis.url, worlds, messages, procs))
+                got = _one(setup, Path(tmp) / f"{r}-{n}", pg, redis.url, worlds, messages, procs)
+                runs[setup].append(got)
     result: dict[str, Any] = {
         "machine": figures.machine(), "clients": clients, "messages_per_client": messages,
         "rounds": rounds, "client_processes": procs,

@@ -1,9 +1,10 @@
 """The bench's processes. Its servers, each on a free loopback port: the echo server and the
 sidecar (:func:`start`: timed until it accepts connections, its peak memory read), and real
 PostgreSQL, Redis and nginx (Debian's packages) for ``bench --hosted`` and the hosted tests,
-each in a temporary folder. Its load: client processes (:mod:`.client`) given their job, then
-``go`` and ``stop`` on their standard input, gathering what they measured (:func:`start_load`). As root, PostgreSQL runs as the ``postgres`` user (it
-refuses root); nginx runs ``deploy/nginx.conf``: a source checkout.
+each in a temporary folder. As root, PostgreSQL runs as the ``postgres`` user (it refuses
+root); nginx runs ``deploy/nginx.conf``: a source checkout. Its load: client processes
+(:mod:`.client`) given their job, then ``go`` and ``stop`` on their standard input, gathering
+what they measured (:func:`start_load`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 TOKEN = "bench-token-0123456789abcdef"
 
@@ -47,7 +48,8 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
             process.wait(timeout)
 
 
-def wait_port(name: str, port: int, process: subprocess.Popen[bytes] | None = None, timeout: float = 10.0) -> None:
+def wait_port(name: str, port: int, process: subprocess.Popen[bytes] | None = None,
+              timeout: float = 10.0) -> None:
     """Until a TCP connection to ``port`` succeeds; an error if ``process`` exits first (with
     what it wrote to a piped stderr) or after ``timeout``."""
     deadline = time.perf_counter() + timeout
@@ -60,7 +62,8 @@ def wait_port(name: str, port: int, process: subprocess.Popen[bytes] | None = No
                 return
         except OSError:
             if time.perf_counter() > deadline:
-                raise RuntimeError(f"the {name} did not accept connections on port {port} in {timeout}s") from None
+                raise RuntimeError(f"the {name} did not accept connections on port {port} "
+                                   f"in {timeout}s") from None
             time.sleep(0.002)
 
 
@@ -159,10 +162,9 @@ class Load:
 
     def send(self, line: str, processes: list[subprocess.Popen[str]] | None = None) -> None:
         for p in self.processes if processes is None else processes:
-            stdin: IO[str] | None = p.stdin
-            assert stdin is not None
-            stdin.write(line + "\n")
-            stdin.flush()
+            assert p.stdin is not None
+            p.stdin.write(line + "\n")
+            p.stdin.flush()
 
     def go(self) -> Measured:
         self.send("go")
@@ -231,11 +233,8 @@ def reply(p: subprocess.Popen[str], key: str) -> Any:
 
 
 def pg_bin(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return candidates[-1] if candidates else None
+    """``name`` on the PATH, else in the last (by name) of Debian's PostgreSQL version folders."""
+    return shutil.which(name) or max(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), default=None)
 
 
 #: the binaries the hosted tests run
@@ -407,14 +406,12 @@ def nginx_site(site: str, port: int, *, workers: int = 1, connections: int = 512
     conf = root / "nginx.conf"
     conf.write_text(NGINX_CONF.format(user=user, root=root, workers=workers, connections=connections,
                                       files=2 * connections + 64))
-    proc = subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        wait_port("nginx", port, proc)
-        yield
-    finally:
-        stop(proc)
-        if proc.stderr is not None:
-            proc.stderr.close()
-        shutil.rmtree(root, ignore_errors=True)
+    with subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+        try:
+            wait_port("nginx", port, proc)
+            yield
+        finally:
+            stop(proc)
+            shutil.rmtree(root, ignore_errors=True)
 
