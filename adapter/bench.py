@@ -7,10 +7,7 @@ Prints a table; ``--json FILE`` writes the same figures as JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -18,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .benchkit import combat_sizes, figures, load, servers
-from .benchkit.replaying import write_recording
+from .benchkit import figures, replayed, services
 from .progress import steps
 
 #: per world in the memory figure: createCombat, combatStart, one turn (nobody rolls: the
@@ -57,7 +53,7 @@ def run_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, steps(total, "bench", stdout, stderr) as say:
         result = measure(plan, Path(tmp), say)
     result["seconds"] = round(time.perf_counter() - began, 1)
-    text = (f"{figures.table(result)}\n{combat_sizes.table(result['combat_sizes'])}\n"
+    text = (f"{figures.table(result)}\n{replayed.table(result['combat_sizes'])}\n"
             f"(the whole benchmark took {result['seconds']} s)")
     errors = sum(sc[k]["errors"] for sc in result["scenarios"].values() for k in ("echo", "sidecar"))
     return figures.report(result, text, args, stdout, stderr,
@@ -75,7 +71,7 @@ def measure(plan: Plan, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
     say("memory with many connected worlds")
     result["memory"], restore = memory(plan, tmp)
     say("cost of a turn change by combat size")
-    result["combat_sizes"] = combat_sizes.measure_in_child(quick=plan.rounds == 1 and plan.memory_worlds < 1000)
+    result["combat_sizes"] = replayed.measure_in_child(quick=plan.rounds == 1 and plan.memory_worlds < 1000)
     result["startup"] = {
         "echo_s": round(statistics.median(startups["echo"]), 3),
         "sidecar_s": round(statistics.median(startups["sidecar"]), 3),
@@ -88,31 +84,27 @@ def measure(plan: Plan, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
 
 def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, list[float]], dict[str, int]]:
     """Every scenario against both servers, alternately, for ``plan.rounds`` rounds."""
-    #: (scenario, server) -> the throughput of each round, every latency, the errors
-    runs: dict[tuple[str, str], tuple[list[float], list[float], list[int]]] = {}
+    #: (scenario, server) -> what each round measured
+    runs: dict[tuple[str, str], list[services.Measured]] = {}
     startups: dict[str, list[float]] = {"echo": [], "sidecar": []}
     deflate: dict[str, int] = {"echo": 0, "sidecar": 0}
     for r in range(plan.rounds):
         for kind in ("echo", "sidecar"):
-            server = servers.start(kind, tmp / f"sidecar-{r}.db")
+            server = services.start(kind, tmp / f"sidecar-{r}.db")
             startups[kind].append(server.startup_s)
             try:
                 for name, clients, messages in plan.scenarios:
                     say(f"round {r + 1}/{plan.rounds}: {kind} {name}")
                     worlds = [f"bench{r}{name}w{i:05d}" for i in range(clients)]
                     procs = 1 if clients == 1 else plan.client_processes
-                    got = load.run(server.url, worlds, messages, procs, deflate=plan.deflate)
-                    rates, latencies, errors = runs.setdefault((name, kind), ([], [], []))
-                    rates.append(got.per_second)
-                    latencies.extend(got.latencies)
-                    errors.append(got.errors)
+                    got = services.run_load(server.url, worlds, messages, procs, deflate=plan.deflate)
+                    runs.setdefault((name, kind), []).append(got)
                     deflate[kind] = got.deflate
             finally:
                 server.stop()
     out: dict[str, Any] = {}
     for name, clients, messages in plan.scenarios:
-        echo, side = (figures.summary(rates, latencies, sum(errors))
-                      for rates, latencies, errors in (runs[(name, "echo")], runs[(name, "sidecar")]))
+        echo, side = (figures.summary(runs[(name, kind)]) for kind in ("echo", "sidecar"))
         out[name] = {"clients": clients, "messages_per_client": messages, "echo": echo,
                      "sidecar": side, "ratio": {
                          "msgs_per_s": figures.ratio(side["msgs_per_s"], echo["msgs_per_s"]),
@@ -126,25 +118,21 @@ def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[s
 
 
 def replay_throughput(plan: Plan, tmp: Path) -> dict[str, Any]:
-    path = write_recording(tmp / "long.jsonl", plan.replay_messages)
-    done = subprocess.run([sys.executable, "-m", "adapter.benchkit.replaying", str(path)],
-                          capture_output=True, text=True, check=True, timeout=240)
-    got = json.loads(done.stdout)
-    return {"messages": got["messages"], "seconds": round(got["seconds"], 3),
-            "msgs_per_s": round(got["messages"] / got["seconds"], 1), "problems": got["problems"]}
+    path = replayed.write_recording(tmp / "long.jsonl", plan.replay_messages)
+    return replayed.in_child(str(path), timeout=240)
 
 
 def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """Peak RSS of a sidecar holding ``memory_worlds`` connected worlds; then the start-up
     time of a sidecar that restores them all from its database."""
     db = tmp / "memory.db"
-    server = servers.start("sidecar", db)
+    server = services.start("sidecar", db)
     try:
         idle = server.rss_mb()
         worlds = [f"mem{i:05d}" for i in range(plan.memory_worlds)]
-        held = load.prepare(server.url, worlds, MEMORY_MESSAGES, max(2, plan.client_processes),
-                            deflate=plan.deflate, combatants=plan.memory_combatants, hold=True,
-                            rolls=False)
+        held = services.start_load(server.url, worlds, max(2, plan.client_processes),
+                                   messages=MEMORY_MESSAGES, deflate=plan.deflate,
+                                   combatants=plan.memory_combatants, hold=True, rolls=False)
         try:
             connected = server.rss_mb()  # every socket and session, no combat yet
             got = held.go()
@@ -153,7 +141,7 @@ def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             held.close()
     finally:
         server.stop()
-    restarted = servers.start("sidecar", db, timeout=120)
+    restarted = services.start("sidecar", db, timeout=120)
     restarted.stop()
     mem = {"worlds": plan.memory_worlds, "combatants": plan.memory_combatants,
            "messages_per_world": MEMORY_MESSAGES, "errors": got.errors,

@@ -133,11 +133,11 @@ def bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
         return run_tables(args, stdout, stderr)
     if args.hosted:
-        from .benchkit.hosted import run_hosted
+        from .benchkit.capacity import run_hosted
 
         return run_hosted(args, stdout, stderr)
     if args.combat_sizes:
-        from .benchkit.combat_sizes import run_only
+        from .benchkit.replayed import run_only
 
         return run_only(args, stdout, stderr)
     from .bench import run_bench

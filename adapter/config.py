@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError as ConfigError  # the start-up errors: adapter/errors.py
-from .limits import DEFAULT_MAX_BYTES
 
 ENV_PREFIX = "INITIATIVE_SIDECAR_"
 DEFAULT_HOST = "127.0.0.1"
+#: application size limit for one message, bytes of JSON (below socket.io's buffer limit); the
+#: pipeline's default too (this module imports no pipeline)
+DEFAULT_MAX_BYTES = 256 * 1024
 
 
 def is_loopback(host: str) -> bool:
@@ -237,12 +239,8 @@ def _refuse_open_to_others(path: Path, what: str) -> None:
         )
 
 
-def token_file(db: Path) -> Path:
-    return db.with_name(db.stem + ".token")
-
-
 def _with_stored_token(config: Config, announce: Callable[[str], None]) -> Config:
-    path = token_file(config.db)
+    path = config.db.with_name(config.db.stem + ".token")  # game.db: game.token
     if path.exists():
         _refuse_open_to_others(path, "token file")
         token = path.read_text(encoding="utf-8").strip()

@@ -26,10 +26,8 @@ def environment() -> Environment:
     )
 
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"  # the folder PackageLoader reads
-
-
 def source(name: str) -> str:
     """A template file's text as it is (the status page's script and style): read at start-up,
     so without Jinja2."""
-    return (TEMPLATES / name).read_text(encoding="utf-8")
+    folder = Path(__file__).resolve().parent / "templates"  # the folder PackageLoader reads
+    return (folder / name).read_text(encoding="utf-8")

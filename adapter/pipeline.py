@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ import orjson
 from msgspec.structs import replace
 
 from . import protocol
+from .config import DEFAULT_MAX_BYTES
 from .engine import Session, World, apply, plan_of
 from .engine.messages import ENVELOPE, Hook, Intent
 from .engine.model import Outcome
@@ -40,7 +42,6 @@ from .errors import (
     TooManyCombatants,
     TooManyCombats,
 )
-from .limits import DEFAULT_MAX_BYTES
 from .protocol import wirejson
 from .seen import Seen, seen_after
 
@@ -95,14 +96,13 @@ def encode_parts(
     if type(people) is not list or type(combat_id) is not str:
         return encode(payload), None, None, None
     known = seen.get(combat_id) if seen is not None else None
+    kept = known.text if known is not None and known.people is people else None
     try:
-        if known is not None and known.people is people:
-            body = known.text
-            text = orjson.dumps({**payload, "combat": {**combat, "combatants": orjson.Fragment(body)}})
+        body = kept if kept is not None else orjson.dumps(people)
+        text = orjson.dumps({**payload, "combat": {**combat, "combatants": orjson.Fragment(body)}})
+        if kept is not None:  # the kept list's depth was read: read the rest's
             rest = orjson.dumps({**payload, "combat": {**combat, "combatants": []}})
             return text, combat_id, body, protocol.shallow(rest)
-        body = orjson.dumps(people)
-        text = orjson.dumps({**payload, "combat": {**combat, "combatants": orjson.Fragment(body)}})
     except (TypeError, orjson.JSONEncodeError):
         return encode(payload), None, None, None
     if not protocol.shallow(text):  # perhaps too deep for orjson in one piece: encode it so
@@ -111,16 +111,14 @@ def encode_parts(
     return text, combat_id, body, True
 
 
-def size_of(payload: Any, text: bytes | None) -> int:
-    """Bytes of the message as JSON: exact from orjson's ``text`` (:func:`encode`'s); for what
-    orjson will not write (``text`` None), counted without recursion. A non-finite number read
-    from the wire (:class:`~.protocol.wirejson.NonFinite`) counts as orjson counted a NaN float,
-    as ``null``, so such a message past the limit is still refused ``too_large`` first."""
+def size_of(payload: Any, text: bytes | None = None) -> int:
+    """Bytes of the message as JSON: exact from orjson's ``text``; for what orjson will not
+    write, counted without recursion. A non-finite number read from the wire
+    (:class:`~.protocol.wirejson.NonFinite`) counts as orjson counted a NaN float, as
+    ``null``, so such a message past the limit is still refused ``too_large`` first."""
     if text is None:
-        try:
+        with suppress(TypeError, orjson.JSONEncodeError):  # a value JSON has no type for: walked below
             text = orjson.dumps(payload, default=_nonfinite_as_null)
-        except (TypeError, orjson.JSONEncodeError):
-            pass
     if text is not None:
         return len(text)
     size = 0
@@ -217,8 +215,7 @@ def process(
         log.exception("the sidecar failed on %s seq %d", event, seq)
         failure = InternalError(f"the sidecar failed on this message ({type(bug).__name__}); it was refused")
         return refused(world, seq, payload, failure)
-    if plans is not None:
-        plans.keep_only(outcome.world.combats.keys())
+    plans.keep_only(outcome.world.combats.keys())
     emits = tuple(("plan", p) for p in ack["plans"]) + tuple(("prompt", p) for p in prompts)
     # accepted: plain JSON with finite numbers (the shape check), stored as encoded above
     stored = wirejson.Encoded.of(payload, text) if text is not None and type(payload) is dict else payload

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 from . import protocol
@@ -76,10 +77,8 @@ def timeline(inputs: Mapping[int, Mapping[str, Any]], outputs: Iterable[Mapping[
     for number, item in sorted(inputs.items()):
         if item.get("event") == "session" and isinstance(item.get("data"), Mapping):
             tl.sessions.append({"line": number, **item["data"]})
-    by_line: dict[int, list[Mapping[str, Any]]] = {}
-    for out in outputs:
-        by_line.setdefault(out["in"], []).append(out)
-    for number, outs in by_line.items():
+    for number, group in groupby(outputs, key=lambda out: out["in"]):  # replay yields a line's together
+        outs = list(group)
         source = inputs.get(number, {})
         data = _mapping(source.get("data"))
         combat_id = _combat_of(tl, data)
@@ -203,10 +202,8 @@ def _score(row: Mapping[str, Any]) -> str:
 def _prompt(tl: Timeline, number: int, prompt: Mapping[str, Any]) -> None:
     tl.prompts[prompt["prompt_id"]] = dict(prompt)
     to = prompt["to"] if isinstance(prompt["to"], str) else ", ".join(prompt["to"])
-    tl.add(prompt.get("combat_id"), Step(
-        number, "prompt", f"prompt {prompt['kind']} {prompt['prompt_id']} for {tl.name(prompt['combatant_id'])} to {to}",
-        rules=[prompt["rule"]],
-    ))
+    text = f"prompt {_prompt_name(tl, prompt['prompt_id'])} to {to}"
+    tl.add(prompt.get("combat_id"), Step(number, "prompt", text, rules=[prompt["rule"]]))
 
 
 def render(title: str, tl: Timeline, problems: Iterable[str] = ()) -> str:

@@ -17,15 +17,16 @@ import threading
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
 from contextlib import contextmanager
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from msgspec.structs import replace
 
+from .config import DEFAULT_MAX_BYTES
 from .engine import World
 from .engine.plan import PlanMemo
 from .errors import ServedElsewhere, StoreUnavailable
-from .limits import DEFAULT_MAX_BYTES
 from .pipeline import Result, Rulesets, open_session, process, refusal
 from .seen import Seen
 from .store import StoreCorrupt, damaged
@@ -57,35 +58,28 @@ def storing(world_id: str, what: str) -> Iterator[None]:
             f"the database could not store {what} ({type(error).__name__}); resend it later") from error
 
 
+@dataclass(eq=False)
 class Worlds:
-    def __init__(
-        self,
-        store: WorldStore,
-        *,
-        rulesets: Rulesets,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        snapshot_every: int = 200,
-        check_outbound: bool = True,
-    ) -> None:
-        self.store = store
-        #: the rulesets its worlds may name, handed to the pipeline (:data:`.pipeline.Rulesets`)
-        self.rulesets = rulesets
-        self.max_bytes = max_bytes
-        self.snapshot_every = snapshot_every
-        self.check_outbound = check_outbound
-        self.states: dict[str, World] = {}
-        #: beside each world, what its hooks last brought and what its plans were last built
-        #: from (:data:`.seen.Seen`, :class:`.engine.plan.PlanMemo`), dropped with it
-        self.seen: dict[str, Seen] = {}
-        self.plans: dict[str, PlanMemo] = {}
-        self._since_snapshot: dict[str, int] = {}
-        #: the worlds owed a snapshot (the latest asked for is not written yet: in flight or
-        #: failed), each with that request's number: changed on the loop and in the snapshot thread
-        self._owed: dict[str, int] = {}
-        self._requests = itertools.count()
-        self._owed_lock = threading.Lock()
-        #: worlds whose lease this process holds (a shared store: one process per world)
-        self.owned: set[str] = set()
+    store: WorldStore
+    _: KW_ONLY
+    #: the rulesets its worlds may name, handed to the pipeline (:data:`.pipeline.Rulesets`)
+    rulesets: Rulesets
+    max_bytes: int = DEFAULT_MAX_BYTES
+    snapshot_every: int = 200
+    check_outbound: bool = True
+    states: dict[str, World] = field(default_factory=dict, init=False)
+    #: beside each world, what its hooks last brought and what its plans were last built
+    #: from (:data:`.seen.Seen`, :class:`.engine.plan.PlanMemo`), dropped with it
+    seen: dict[str, Seen] = field(default_factory=dict, init=False)
+    plans: dict[str, PlanMemo] = field(default_factory=dict, init=False)
+    _since_snapshot: dict[str, int] = field(default_factory=dict, init=False)
+    #: the worlds owed a snapshot (the latest asked for is not written yet: in flight or
+    #: failed), each with that request's number: changed on the loop and in the snapshot thread
+    _owed: dict[str, int] = field(default_factory=dict, init=False)
+    _requests: Iterator[int] = field(default_factory=itertools.count, init=False)
+    _owed_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    #: worlds whose lease this process holds (a shared store: one process per world)
+    owned: set[str] = field(default_factory=set, init=False)
 
     def load(self) -> None:
         """Rebuild every stored world; a database SQLite cannot read raises

@@ -1,31 +1,46 @@
-"""``bench --hosted --tables N[,N...] --rate R``: how many tables the hosted stack holds.
+"""The hosted stack's benches (see docs/performance.md), on PostgreSQL, Redis and nginx.
 
-PostgreSQL (fsync on), Redis, nginx and ``--sidecars`` sidecar processes on loopback; for
-each N, N tables (:mod:`.tables`) each send a ``hook`` every 1/R seconds for ``--seconds``.
-Reports the acks' p50/p99, unanswered, refused and lost messages, memory, CPU per message and
-nginx's spread, then the largest N whose p99 stayed at or under 100 ms. docs/performance.md,
-"Hosted capacity", has the method and the figures.
+``bench --hosted`` (:func:`run_hosted`): the hosted topology against the default one, in one
+run. One sidecar on SQLite reached directly, then 1 and 2 sidecar processes on PostgreSQL with
+Redis rooms behind nginx, under the same load (one world per client, each sending its next
+``hook`` when the previous ack arrives); each set-up's throughput and latency, the scaling
+from 1 to 2 processes and the hosted stack's cost.
+
+``bench --hosted --tables N[,N...] --rate R`` (:func:`run_tables`): how many tables the hosted
+stack holds. PostgreSQL (fsync on), Redis, nginx and ``--sidecars`` sidecar processes on
+loopback; for each N, N tables (:mod:`.client`) each send a ``hook`` every 1/R seconds for
+``--seconds``. Reports the acks' p50/p99, unanswered, refused and lost messages, memory, CPU
+per message and nginx's spread, then the largest N whose p99 stayed at or under 100 ms.
+docs/performance.md, "Hosted capacity", has the method and the figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import math
 import os
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
+from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import figures, ring, servers, services
-from .load import Load, reply
+from . import figures, services
 
 P99_TARGET_MS = 100.0
 DEFAULT_TABLES = (250, 1000)
 TABLES_PER_CLIENT = 2500
+SETUPS = ("sqlite", "postgresql x1", "postgresql x2")
+#: ``bench --hosted``: (worlds, messages per world, rounds)
+SIZES = {"full": (100, 100, 2), "quick": (20, 30, 1)}
+#: nginx's points on its ring per unit of an upstream server's weight
+POINTS_PER_WEIGHT = 160
 
 
 def parse_tables(text: str) -> list[int]:
@@ -67,6 +82,32 @@ def established(ports: list[int]) -> dict[int, int]:
     return counts
 
 
+def ring_spread(keys: Sequence[str], servers: Sequence[str], weight: int = 1) -> list[int]:
+    """How many of ``keys`` each server (``host:port``) gets on nginx's ``hash $arg_world
+    consistent`` ring, computed as nginx computes it, to say where worlds go and how evenly.
+
+    nginx (ngx_http_upstream_hash_module, ``consistent``: ketama) gives each server
+    ``160 x weight`` points: the CRC-32 of ``host \\0 port`` followed by the previous point's 4
+    bytes (little-endian), the first following 0. A key goes to the server of the first point
+    at or after the CRC-32 of the key, wrapping around.
+    """
+    points: list[tuple[int, int]] = []
+    for index, server in enumerate(servers):
+        host, _, port = server.rpartition(":")
+        base = zlib.crc32(port.encode(), zlib.crc32(b"\0", zlib.crc32(host.encode())))
+        previous = 0
+        for _ in range(POINTS_PER_WEIGHT * weight):
+            previous = zlib.crc32(struct.pack("<I", previous), base)
+            points.append((previous, index))
+    points.sort()  # nginx sorts by hash; equal hashes keep no particular order (rare)
+    hashes = [p for p, _ in points]
+    counts = [0] * len(servers)
+    for key in keys:
+        at = bisect.bisect_left(hashes, zlib.crc32(key.encode()))
+        counts[points[at % len(points)][1]] += 1
+    return counts
+
+
 def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if gone := services.missing(*services.NEEDS):
         stderr.write(f"initiative-sidecar bench --hosted needs {', '.join(gone)} "
@@ -81,15 +122,14 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     with tempfile.TemporaryDirectory(prefix="sidecar-capacity-") as tmp, services.postgres(durable=True) as pg, \
             services.redis() as redis:
         for n, tables in enumerate(counts):
-            stdout.write(f"bench --hosted --tables: {tables} tables at {rate:g} messages/s each, {seconds:g} s\n")
-            stdout.flush()
+            print(f"bench --hosted --tables: {tables} tables at {rate:g} messages/s each, {seconds:g} s",
+                  file=stdout, flush=True)
             with ExitStack() as stack:  # fresh processes for each step: its memory is its own
                 store = pg.new_database()
-                procs = servers.hosted(stack, Path(tmp) / str(n), sidecars, store, redis.url)
-                port = stack.enter_context(services.nginx([s.port for s in procs], workers=2,
-                                                          connections=2 * tables + 512))
+                procs, url = services.hosted(stack, Path(tmp) / str(n), sidecars, store, redis.url,
+                                             workers=2, connections=2 * tables + 512)
                 worlds = [f"cap{n}t{i:05d}" for i in range(tables)]
-                steps.append(_step(f"http://127.0.0.1:{port}", procs, store, worlds, rate, seconds))
+                steps.append(_step(url, procs, store, worlds, rate, seconds))
     fit = [s["tables"] for s in steps if s["p99_ms"] <= P99_TARGET_MS and s["unanswered"] == 0 and s["lost"] == 0]
     result: dict[str, Any] = {
         "machine": figures.machine(), "rate": rate, "seconds_per_step": seconds, "sidecars": sidecars,
@@ -101,32 +141,29 @@ def run_tables(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                           f"{lost} acked messages are not in the store" if lost else "")
 
 
-def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], rate: float,
+def _step(url: str, procs: list[services.Server], store: str, worlds: list[str], rate: float,
           seconds: float) -> dict[str, Any]:
     pids = [s.process.pid for s in procs]
     idle = [s.rss_mb() for s in procs]
     clients = max(1, math.ceil(len(worlds) / TABLES_PER_CLIENT))
-    load = Load()
+    tables = services.start_load(url, worlds, clients, rate=rate, seconds=seconds, timeout=10.0)
     try:
-        for k in range(clients):
-            load.start("tables", {"url": url, "token": servers.TOKEN, "worlds": worlds[k::clients], "rate": rate,
-                                  "seconds": seconds, "timeout": 10.0})
-        loads = load.processes
-        connect_s = max(float(reply(p, "ready")["connect_s"]) for p in loads)
+        loads = tables.processes
+        connect_s = max(float(r["connect_s"]) for r in tables.ready)
         connected = [s.rss_mb() for s in procs]
         spread = list(established([s.port for s in procs]).values())
         cpu = [cpu_seconds(pid) for pid in pids]
         client_cpu = [cpu_seconds(p.pid) for p in loads]
-        load.send("go")
+        tables.send("go")
         spies = _profilers(pids, len(worlds), seconds)
-        results = [reply(p, "result") for p in loads]
+        results = [services.reply(p, "result") for p in loads]
         cpu_used = sum(cpu_seconds(pid) for pid in pids) - sum(cpu)
         client_used = sum(cpu_seconds(p.pid) for p in loads) - sum(client_cpu)
         peak = [s.rss_mb() for s in procs]
         for spy in spies:
             spy.wait(60)
     finally:
-        load.close()
+        tables.close()
     latencies = [x for r in results for x in r["latencies"]]
     acked: dict[str, int] = {w: c for r in results for w, c in r["acked"].items()}
     messages = len(latencies)
@@ -147,8 +184,8 @@ def _step(url: str, procs: list[servers.Server], store: str, worlds: list[str], 
         "sidecar_cpu_share": round(cpu_used / seconds, 2),
         "load_cpu_share": round(client_used / seconds, 2),
         "spread": spread,
-        # where nginx's ring sends these worlds, computed (.ring): "spread" if it is nginx's own
-        "ring_spread": ring.assign(worlds, [f"127.0.0.1:{s.port}" for s in procs], services.upstream_weight()),
+        # where nginx's ring sends these worlds, computed: "spread" if it is nginx's own
+        "ring_spread": ring_spread(worlds, [f"127.0.0.1:{s.port}" for s in procs], services.upstream_weight()),
         "ports": [s.port for s in procs],
     }
 
@@ -195,4 +232,60 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["parse_tables", "positive_rate", "run_tables"]
+def run_hosted(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if gone := services.missing(*services.NEEDS):
+        stderr.write(f"initiative-sidecar bench --hosted needs {', '.join(gone)} "
+                     "(Debian: apt-get install postgresql redis-server nginx)\n")
+        return 2
+    clients, messages, rounds = SIZES["quick" if getattr(args, "quick", False) else "full"]
+    procs = getattr(args, "client_processes", None) or 2
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, services.postgres() as pg, \
+            services.redis() as redis:
+        runs: dict[str, list[services.Measured]] = {s: [] for s in SETUPS}
+        for r in range(rounds):
+            for n, setup in enumerate(SETUPS):
+                print(f"bench --hosted: round {r + 1}/{rounds}, {setup}", file=stdout, flush=True)
+                worlds = [f"hosted{r}s{n}w{i:04d}" for i in range(clients)]
+                got = _one(setup, Path(tmp) / f"{r}-{n}", pg, redis.url, worlds, messages, procs)
+                runs[setup].append(got)
+    result: dict[str, Any] = {
+        "machine": figures.machine(), "clients": clients, "messages_per_client": messages,
+        "rounds": rounds, "client_processes": procs,
+        "setups": {s: figures.summary(runs[s]) for s in SETUPS},
+    }
+    side = result["setups"]
+    result["scaling_2_over_1"] = figures.ratio(side["postgresql x2"]["msgs_per_s"], side["postgresql x1"]["msgs_per_s"])
+    result["cost_x1_over_sqlite"] = figures.ratio(side["postgresql x1"]["msgs_per_s"], side["sqlite"]["msgs_per_s"])
+    result["errors"] = sum(s["errors"] for s in side.values())
+    result["seconds"] = round(time.perf_counter() - began, 1)
+    return figures.report(result, hosted_table(result), args, stdout, stderr,
+                          f"{result['errors']} messages were refused or failed" if result["errors"] else "")
+
+
+def _one(setup: str, tmp: Path, pg: services.Postgres, redis: str, worlds: list[str], messages: int,
+         procs: int) -> services.Measured:
+    tmp.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as stack:
+        if setup == "sqlite":
+            server = services.start("sidecar", tmp / "sidecar.db")
+            stack.callback(server.stop)
+            url = server.url
+        else:
+            url = services.hosted(stack, tmp, int(setup.rsplit("x", 1)[1]), pg.new_database(), redis)[1]
+        return services.run_load(url, worlds, messages, procs, deflate=False)
+
+
+def hosted_table(result: dict[str, Any]) -> str:
+    lines = [f"{'set-up':<16} {'msgs/s':>9} {'p50 ms':>9} {'p99 ms':>9}"]
+    for name, s in result["setups"].items():
+        lines.append(f"{name:<16} {s['msgs_per_s']:>9.0f} {s['p50_ms']:>9.3f} {s['p99_ms']:>9.3f}"
+                     f"   (rounds: {', '.join(f'{x:.0f}' for x in s['msgs_per_s_rounds'])})")
+    lines.append(f"scaling 2 processes / 1: {result['scaling_2_over_1']}; "
+                 f"cost PostgreSQL+nginx+Redis (1 process) / SQLite: {result['cost_x1_over_sqlite']}")
+    lines.append(f"load: {result['clients']} worlds x {result['messages_per_client']} messages, "
+                 f"{result['client_processes']} client processes, {result['rounds']} round(s); "
+                 f"{result['machine']['cpus']} CPUs, load average {result['machine']['load_average']}; "
+                 f"{result['seconds']} s; median of rounds")
+    return "\n".join(lines)
+

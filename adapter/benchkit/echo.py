@@ -13,19 +13,13 @@ from typing import Any
 import socketio
 from aiohttp import web
 
-
-def create_app() -> web.Application:
+if __name__ == "__main__":
     sio = socketio.AsyncServer(async_mode="aiohttp", transports=["websocket"])
 
     async def hook(sid: str, payload: Any = None) -> Any:
         return payload
 
     sio.on("hook", hook)
-
     app = web.Application()
     sio.attach(app)
-    return app
-
-
-if __name__ == "__main__":
-    web.run_app(create_app(), host="127.0.0.1", port=int(sys.argv[1]), access_log=None)
+    web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), access_log=None)

@@ -12,6 +12,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, TextIO
 
+from .services import Measured
+
 
 def percentile(values: Sequence[float], q: float) -> float:
     """The ``q`` quantile (0..1) by nearest rank; 0.0 for no values."""
@@ -22,15 +24,17 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[rank]
 
 
-def summary(per_second: Sequence[float], latencies: Sequence[float], errors: int) -> dict[str, Any]:
+def summary(runs: Sequence[Measured]) -> dict[str, Any]:
     """One server in one scenario over every round: median throughput, pooled latencies (ms)."""
+    per_second = [m.per_second for m in runs]
+    latencies = [x for m in runs for x in m.latencies]
     return {
         "msgs_per_s": round(statistics.median(per_second), 1) if per_second else 0.0,
         "msgs_per_s_rounds": [round(x, 1) for x in per_second],
         "p50_ms": round(percentile(latencies, 0.50) * 1e3, 3),
         "p99_ms": round(percentile(latencies, 0.99) * 1e3, 3),
         "messages": len(latencies),
-        "errors": errors,
+        "errors": sum(m.errors for m in runs),
     }
 
 

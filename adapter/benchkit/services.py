@@ -1,32 +1,240 @@
-"""Real PostgreSQL, Redis and nginx (Debian's packages) for ``bench --hosted`` and the hosted
-tests, each on a free loopback port in a temporary folder. As root, PostgreSQL runs as the
-``postgres`` user (it refuses root); nginx runs ``deploy/nginx.conf``: a source checkout.
+"""The bench's processes. Its servers, each on a free loopback port: the echo server and the
+sidecar (:func:`start`: timed until it accepts connections, its peak memory read), and real
+PostgreSQL, Redis and nginx (Debian's packages) for ``bench --hosted`` and the hosted tests,
+each in a temporary folder. As root, PostgreSQL runs as the ``postgres`` user (it refuses
+root); nginx runs ``deploy/nginx.conf``: a source checkout. Its load: client processes
+(:mod:`.client`) given their job, then ``go`` and ``stop`` on their standard input, gathering
+what they measured (:func:`start_load`).
 """
 
 from __future__ import annotations
 
+import compileall
+import functools
 import glob
+import json
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from .servers import free_port
+TOKEN = "bench-token-0123456789abcdef"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within ``timeout``."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout)
+
+
+def wait_port(name: str, port: int, process: subprocess.Popen[bytes] | None = None,
+              timeout: float = 10.0) -> None:
+    """Until a TCP connection to ``port`` succeeds; an error if ``process`` exits first (with
+    what it wrote to a piped stderr) or after ``timeout``."""
+    deadline = time.perf_counter() + timeout
+    while True:
+        if process is not None and process.poll() is not None:
+            said = process.stderr.read().decode() if process.stderr else ""
+            raise RuntimeError(f"the {name} exited with {process.returncode} at start {said}".rstrip())
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"the {name} did not accept connections on port {port} "
+                                   f"in {timeout}s") from None
+            time.sleep(0.002)
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    port: int
+    startup_s: float
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def peak_rss_mb(self) -> float:
+        """The high-water mark of the process's resident memory (VmHWM), MB."""
+        return _status_kb(self.process.pid, "VmHWM") / 1024
+
+    def rss_mb(self) -> float:
+        return _status_kb(self.process.pid, "VmRSS") / 1024
+
+    def stop(self) -> None:
+        stop(self.process)
+
+
+@functools.cache
+def compiled() -> None:
+    """The package's bytecode, up to date, as pip writes it at install: the servers run with
+    ``PYTHONDONTWRITEBYTECODE``, and the start-up figure must not count compiling (~0.1 s)."""
+    compileall.compile_dir(Path(__file__).resolve().parent.parent, quiet=2)
+
+
+def start(kind: str, db: Path | None = None, timeout: float = 30.0, extra: tuple[str, ...] = ()) -> Server:
+    """Start a server process and wait until a TCP connection to it succeeds (``extra``: more
+    ``serve`` flags, e.g. ``--store``)."""
+    compiled()
+    port = free_port()
+    if kind == "echo":
+        argv = [sys.executable, "-m", "adapter.benchkit.echo", str(port)]
+    else:
+        assert db is not None
+        # every bench client connects from loopback, many at once (the guard's default is 64)
+        argv = [sys.executable, "-m", "adapter", "serve", "--host", "127.0.0.1",
+                "--port", str(port), "--db", str(db), "--token", TOKEN, "--log-level", "WARNING",
+                "--pending-per-address", "4096", *extra]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    began = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
+    try:
+        wait_port(f"{kind} server", port, process, timeout)
+    except RuntimeError:
+        stop(process)
+        raise
+    return Server(process, port, time.perf_counter() - began)
+
+
+def hosted(stack: ExitStack, folder: Path, count: int, store: str, redis: str,
+           **options: int) -> tuple[list[Server], str]:
+    """``count`` sidecar processes on one PostgreSQL store and Redis behind nginx (``options``:
+    :func:`nginx`'s), stopped with ``stack``; and nginx's URL."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started = []
+    for i in range(count):
+        started.append(start("sidecar", folder / f"unused-{i}.db", extra=("--store", store, "--redis", redis)))
+        stack.callback(started[-1].stop)
+    port = stack.enter_context(nginx([s.port for s in started], **options))
+    return started, f"http://127.0.0.1:{port}"
+
+
+def _status_kb(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field} not found for process {pid}")
+
+
+@dataclass
+class Measured:
+    """One scenario against one server: every latency (s) and the span of the whole load."""
+
+    seconds: float
+    latencies: list[float]
+    errors: int
+    deflate: int
+
+    @property
+    def per_second(self) -> float:
+        return len(self.latencies) / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class Load:
+    """Client processes, connected and ready (or done and holding their connections)."""
+
+    processes: list[subprocess.Popen[str]] = field(default_factory=list)
+    ready: list[dict[str, Any]] = field(default_factory=list)  # each process's "ready" line
+
+    def send(self, line: str, processes: list[subprocess.Popen[str]] | None = None) -> None:
+        for p in self.processes if processes is None else processes:
+            assert p.stdin is not None
+            p.stdin.write(line + "\n")
+            p.stdin.flush()
+
+    def go(self) -> Measured:
+        self.send("go")
+        results = [reply(p, "result") for p in self.processes]
+        start = min(r["start"] for r in results)
+        end = max(r["end"] for r in results)
+        latencies = [x for r in results for x in r["latencies"]]
+        errors = sum(r["errors"] for r in results)
+        deflate = min(int(r["deflate"]) for r in self.ready)
+        return Measured(end - start, latencies, errors, deflate)
+
+    def close(self, timeout: float = 60.0) -> None:
+        for p in self.processes:
+            if p.poll() is None and p.stdin is not None:
+                with suppress(BrokenPipeError, ValueError):
+                    p.stdin.write("stop\n")
+                    p.stdin.close()
+        for p in self.processes:
+            try:
+                p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            for stream in (p.stdin, p.stdout):
+                if stream is not None and not stream.closed:
+                    stream.close()
+
+
+def start_load(url: str, worlds: list[str], processes: int, **job: Any) -> Load:
+    """Start the client processes (worlds split evenly), each given ``job`` (:mod:`.client` says
+    what it holds), and wait until all are connected."""
+    processes = max(1, min(processes, len(worlds)))
+    load = Load()
+    try:
+        for k in range(processes):
+            p = subprocess.Popen([sys.executable, "-m", "adapter.benchkit.client"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            load.processes.append(p)
+            load.send(json.dumps({"url": url, "token": TOKEN, "worlds": worlds[k::processes], **job}), [p])
+        load.ready = [reply(p, "ready") for p in load.processes]
+    except BaseException:
+        load.close(timeout=5)
+        raise
+    return load
+
+
+def run_load(url: str, worlds: list[str], messages: int, processes: int, *, deflate: bool) -> Measured:
+    load = start_load(url, worlds, processes, messages=messages, deflate=deflate)
+    try:
+        return load.go()
+    finally:
+        load.close()
+
+
+def reply(p: subprocess.Popen[str], key: str) -> Any:
+    """The next line of a load (client) process, which must hold ``key``: the whole line for
+    ``ready``, the value for the others."""
+    assert p.stdout is not None
+    line = p.stdout.readline()
+    if not line:
+        raise RuntimeError(f"a load process ended before sending {key!r} (exit {p.wait()})")
+    data = json.loads(line)
+    if key not in data:
+        raise RuntimeError(f"a load process sent {line[:200]!r}, expected {key!r}")
+    return data if key == "ready" else data[key]
 
 
 def pg_bin(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return candidates[-1] if candidates else None
+    """``name`` on the PATH, else in the last (by name) of Debian's PostgreSQL version folders."""
+    return shutil.which(name) or max(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), default=None)
 
 
 #: the binaries the hosted tests run
@@ -113,7 +321,7 @@ class Redis:
         self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
                                       "--save", "", "--appendonly", "no"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _wait_port(self.port)
+        wait_port("redis-server", self.port, self.proc)
 
     def pause(self) -> None:
         """SIGSTOP: alive, its connections open, answering nothing (a stuck Redis)."""
@@ -198,29 +406,12 @@ def nginx_site(site: str, port: int, *, workers: int = 1, connections: int = 512
     conf = root / "nginx.conf"
     conf.write_text(NGINX_CONF.format(user=user, root=root, workers=workers, connections=connections,
                                       files=2 * connections + 64))
-    proc = subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        _wait_port(port, proc)
-        yield
-    finally:
-        proc.terminate()
-        proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _wait_port(port: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 10) -> None:
-    import socket
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+    with subprocess.Popen(["nginx", "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
         try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port}")
+            wait_port("nginx", port, proc)
+            yield
+        finally:
+            stop(proc)
+            shutil.rmtree(root, ignore_errors=True)
+

@@ -48,8 +48,10 @@ def apply(
                                      gm_users=message.gm_users))
     if isinstance(message, Hook):
         known = world.combats.get(message.combat["_id"])
-    else:
-        known = known_combat(world, message.combat_id)
+    elif message.combat_id is None:
+        known = None
+    elif (known := world.combats.get(message.combat_id)) is None:
+        raise UnknownCombat(f"combat {message.combat_id!r} is not known", field="combat_id")
     rs = rulesets[known.ruleset if known is not None else world.ruleset]
     ctx = Ctx(world, seq=message.seq, user=message.user, world_time=message.world_time, ruleset=rs)
     if isinstance(message, Hook):
@@ -161,11 +163,17 @@ def remove_combatant(ctx: Ctx, combat: Combat, cid: str) -> Combat:
 
 
 def apply_roll(ctx: Ctx, combat: Combat, report: RollReport) -> Combat:
+    """Give the roll to the rules, then re-place whoever's score changed."""
     rolled = rollers(ctx, combat, report)
     if report.reroll_of is None and behind_adopted_values(rolled, report.roll):
         return combat
+    before = {cid: c.score for cid, c in combat.combatants.items()}
     event = Rolled(report.combatant_id, report.roll, report.reroll_of, report.group_id)
-    return rescore(ctx, combat, event)
+    combat = emit(ctx, combat, event)
+    for cid, c in combat.combatants.items():
+        if before.get(cid) != c.score:
+            combat = reposition(ctx, combat, cid)
+    return combat
 
 
 def rollers(ctx: Ctx, combat: Combat, report: RollReport) -> list[Combatant]:
@@ -197,16 +205,6 @@ def behind_adopted_values(rollers: list[Combatant], roll: Roll) -> bool:
     )
 
 
-def rescore(ctx: Ctx, combat: Combat, event: Rolled | ScoreSet) -> Combat:
-    """Give a score change to the rules, then re-place whoever's score changed."""
-    before = {cid: c.score for cid, c in combat.combatants.items()}
-    combat = emit(ctx, combat, event)
-    for cid, c in combat.combatants.items():
-        if before.get(cid) != c.score:
-            combat = reposition(ctx, combat, cid)
-    return combat
-
-
 def reposition(ctx: Ctx, combat: Combat, cid: str) -> Combat:
     """Put a combatant whose score changed where the ruleset says late scores go."""
     rs = ctx.ruleset
@@ -219,25 +217,17 @@ def reposition(ctx: Ctx, combat: Combat, cid: str) -> Combat:
 # ---------------------------------------------------------------- intents
 
 
-def known_combat(world: World, combat_id: str | None) -> Combat | None:
-    """The combat an intent names (None when it names none); an unknown one is refused."""
-    if combat_id is None:
-        return None
-    combat = world.combats.get(combat_id)
-    if combat is None:
-        raise UnknownCombat(f"combat {combat_id!r} is not known", field="combat_id")
-    return combat
-
-
 def apply_intent(ctx: Ctx, combat: Combat | None, intent: Intent) -> Combat | None:
     rs = ctx.ruleset
     if combat is not None:
         combat = emit(ctx, combat, Clock(ctx.world_time))
-    if isinstance(intent, SetInitiative):
+    if isinstance(intent, SetInitiative):  # the GM's number becomes the combatant's score
         assert combat is not None  # its combat_id is required (a str)
         ctx.require_gm("set an initiative by hand")
-        ctx.combatant(combat, intent.combatant_id)
-        return set_score(ctx, combat, intent.combatant_id, intent.value)
+        c = ctx.combatant(combat, intent.combatant_id)
+        combatants = {**combat.combatants, c.id: replace(c, score=intent.value)}
+        combat = reposition(ctx, replace(combat, combatants=combatants), c.id)
+        return emit(ctx, combat, ScoreSet(c.id, intent.value))
     rule = rs.intents.get(type(intent))
     if rule is None:
         raise RuleViolation(
@@ -246,9 +236,3 @@ def apply_intent(ctx: Ctx, combat: Combat | None, intent: Intent) -> Combat | No
     result = rule(ctx, combat, intent)
     return combat if result is None else result
 
-
-def set_score(ctx: Ctx, combat: Combat, cid: str, value: float) -> Combat:
-    """``initiative.set``: the GM's number becomes the combatant's score."""
-    combatants = {**combat.combatants, cid: replace(combat.combatants[cid], score=value)}
-    combat = replace(combat, combatants=combatants)
-    return emit(ctx, reposition(ctx, combat, cid), ScoreSet(cid, value))

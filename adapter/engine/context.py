@@ -5,6 +5,7 @@ protocol :class:`Rules`, so that this module imports no ruleset (README, "Develo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -56,30 +57,26 @@ class Rules(Protocol):
     def intent_kinds(self) -> frozenset[str]: ...
 
 
+@dataclasses.dataclass(eq=False)
 class Ctx:
-    def __init__(
-        self,
-        world: World,
-        *,
-        seq: int,
-        user: str,
-        world_time: float,
-        ruleset: Rules,
-    ) -> None:
-        self.world = world
-        self.ruleset = ruleset
-        self.seq = seq
-        self.user = user
-        self.world_time = world_time
-        self.opened: list[Prompt] = []
-        self.answered: set[str] = set()
-        self.notices: list[Notice] = []
-        self.ext: dict[str, Any] = dict(world.ext)
-        self._ids = 0
-        #: True while the engine previews the next round: rules must not open prompts
-        self.preview = False
-        #: other combats of the world a rule changed (see :meth:`change_combat`), by id
-        self.changed: dict[str, Combat] = {}
+    world: World
+    _: dataclasses.KW_ONLY
+    seq: int
+    user: str
+    world_time: float
+    ruleset: Rules
+    opened: list[Prompt] = dataclasses.field(init=False, default_factory=list)
+    answered: set[str] = dataclasses.field(init=False, default_factory=set)
+    notices: list[Notice] = dataclasses.field(init=False, default_factory=list)
+    ext: dict[str, Any] = dataclasses.field(init=False)
+    _ids: int = dataclasses.field(init=False, default=0)
+    #: True while the engine previews the next round: rules must not open prompts
+    preview: bool = dataclasses.field(init=False, default=False)
+    #: other combats of the world a rule changed (see :meth:`change_combat`), by id
+    changed: dict[str, Combat] = dataclasses.field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.ext = dict(self.world.ext)
 
     # ---------------------------------------------------------------- ids and settings
 

@@ -9,11 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from msgspec.structs import replace
-
 if TYPE_CHECKING:
     from .messages import Roll
-    from .model import Combat
 
 #: the hook's roll, as a field of the message (where a refused roll's error points)
 ROLL = ("roll", "roll")
@@ -45,12 +42,3 @@ def active_results(term: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [r for r in term.get("results") or () if isinstance(r, Mapping)
             and r.get("active", True) is not False and not r.get("discarded") and not r.get("rerolled")]
 
-
-def scored_by_total(combat: Combat, roll: Roll, combatant_id: str | None,
-                    group_id: str | None) -> Combat:
-    """The combat with the roll's total as the score of the combatant that rolled, or of
-    every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""
-    score = float(roll.total)
-    rolled = combat.members(group_id) if group_id is not None else [combat.combatants[str(combatant_id)]]
-    combatants = {**combat.combatants, **{c.id: replace(c, score=score) for c in rolled}}
-    return replace(combat, combatants=combatants)

@@ -15,7 +15,7 @@ into the wire's JSON pointer (an intent's ``amount`` is ``/args/amount``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 
 import msgspec
 from msgspec import Meta, field
@@ -226,44 +226,23 @@ class CombatantIntent(Intent, frozen=True, kw_only=True):
 # ---------------------------------------------------------------- hooks
 
 
-class CombatStart(Hook, frozen=True, kw_only=True, tag="combatStart"):
-    pass
+def _hook(name: str) -> type[Hook]:
+    """A hook that carries only the envelope; its tag is its name in camelCase."""
+    tag = name[0].lower() + name[1:]
+    hook = msgspec.defstruct(name, (), bases=(Hook,), tag=tag, frozen=True, kw_only=True)
+    return cast("type[Hook]", hook)
 
 
-class CombatRound(Hook, frozen=True, kw_only=True, tag="combatRound"):
-    pass
-
-
-class CombatTurn(Hook, frozen=True, kw_only=True, tag="combatTurn"):
-    pass
-
-
-class CombatTurnChange(Hook, frozen=True, kw_only=True, tag="combatTurnChange"):
-    pass
-
-
-class CreateCombat(Hook, frozen=True, kw_only=True, tag="createCombat"):
-    pass
-
-
-class UpdateCombat(Hook, frozen=True, kw_only=True, tag="updateCombat"):
-    pass
-
-
-class DeleteCombat(Hook, frozen=True, kw_only=True, tag="deleteCombat"):
-    pass
-
-
-class CreateCombatant(Hook, frozen=True, kw_only=True, tag="createCombatant"):
-    pass
-
-
-class UpdateCombatant(Hook, frozen=True, kw_only=True, tag="updateCombatant"):
-    pass
-
-
-class DeleteCombatant(Hook, frozen=True, kw_only=True, tag="deleteCombatant"):
-    pass
+CombatStart = _hook("CombatStart")
+CombatRound = _hook("CombatRound")
+CombatTurn = _hook("CombatTurn")
+CombatTurnChange = _hook("CombatTurnChange")
+CreateCombat = _hook("CreateCombat")
+UpdateCombat = _hook("UpdateCombat")
+DeleteCombat = _hook("DeleteCombat")
+CreateCombatant = _hook("CreateCombatant")
+UpdateCombatant = _hook("UpdateCombatant")
+DeleteCombatant = _hook("DeleteCombatant")
 
 
 class InitiativeRoll(Hook, frozen=True, kw_only=True, tag="initiativeRoll"):

@@ -99,17 +99,8 @@ def encode_initiatives(
     are spread apart (:func:`_runs`, :func:`_spread`).
     """
     plain = None if hints or stored else _descending(order, scores)
-    return plain if plain is not None else by_runs(order, scores, hints, stored, shown)
-
-
-def by_runs(
-    order: Sequence[str],
-    scores: Mapping[str, float | None],
-    hints: Mapping[str, float] | None = None,
-    stored: Mapping[str, float] | None = None,
-    shown: Sequence[str] = (),
-) -> dict[str, float | None]:
-    """:func:`encode_initiatives` in full, run after run (the general case)."""
+    if plain is not None:
+        return plain
     runs = _runs(order, scores, hints or {}, stored or {})
     ranks = {cid: i for i, cid in enumerate(shown)}
     values: dict[str, float | None] = {}
@@ -133,7 +124,8 @@ def by_runs(
 
 def _descending(order: Sequence[str], scores: Mapping[str, float | None]) -> dict[str, float | None] | None:
     """The common case at C speed, or None: scores strictly descending along ``order`` (the
-    unrolled last), each its own value (tests/engine/test_order.py compares with :func:`by_runs`)."""
+    unrolled last), each its own value (tests/engine/test_order.py compares it with the general
+    computation of :func:`encode_initiatives`)."""
     values = list(map(scores.__getitem__, order))
     rolled = len(values) - values.count(None)
     if rolled < len(values) and values[rolled:].count(None) < len(values) - rolled:

@@ -1,6 +1,6 @@
 """The plan: what the module shows and writes for one combat (schemas/plan.schema.json).
 
-Each entry's ``actions``/``gm_actions`` come from :mod:`.actions`, its ``formula`` from
+Each entry's ``actions``/``gm_actions`` come from :func:`actions_now`, its ``formula`` from
 ``Ruleset.formula``; the ``initiative`` numbers from :func:`.order.encode_initiatives`, so
 that Foundry's own sort reproduces ``order``. A :class:`PlanMemo` builds every plan: again
 only where its inputs changed, each entry encoded once, the plan's text joined from theirs
@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, is_, is_not, ne
 from typing import Any
 
 import orjson
 
-from .actions import actions_now
 from .adopt import adopted_values
 from .context import Rules
 from .model import Combat, Combatant, Describe, Entry
@@ -64,6 +64,32 @@ def _numbers(combat: Combat, objs: list[Combatant], views: list[Entry]) -> dict[
     hints = {cid: v.hint for cid, v in zip(order, views) if v.hint is not None}
     scores = {cid: c.score for cid, c in zip(order, objs)}
     return encode_initiatives(order, scores, hints, adopted_values(combat), combat.turn_order)
+
+
+def actions_now(intents: Collection[str], started: bool, entry: Entry) -> tuple[list[str], list[str]]:
+    """``(actions, gm_actions)`` for one plan entry: the menu the module shows, decided here
+    (the module keeps no copy of the rules). Each action id names one intent
+    (``hold.next_round`` is ``hold {next_round: true}``; docs/protocol.md, ``plan``)."""
+    actions: list[str] = []
+    gm_actions: list[str] = []
+    held = entry.acts == "held"
+    if "dash" in intents and "dashed" not in entry.tags:
+        actions.append("dash")
+    if "hold" in intents:
+        if not held:
+            actions += ["hold", "hold.next_round"]
+        else:
+            gm_actions.append("hold.target_aware")
+    if "act" in intents and held and started:
+        actions += ["act.now", "act.after", "act.before"]
+    if "reaction.use" in intents and entry.reaction is not None and entry.reaction.get("available"):
+        actions.append("reaction.use")
+    readied = entry.detail.get("readied_id")
+    if "readied.declare" in intents and started and not readied:
+        actions.append("readied.declare")
+    if "readied.trigger" in intents and readied:
+        actions.append("readied.trigger")
+    return actions, gm_actions
 
 
 def _entry(cid: str, view: Entry, value: float | None, score: float | None,
@@ -144,33 +170,30 @@ class _Kept:
 _FINITE = attrgetter("finite")
 
 
+@dataclass(slots=True, eq=False)
 class _CombatMemo:
     """What one combat's plan was last built from, place by place along its order, and the
     plan built (``body``, its parts, its text once joined, the entries not yet checked)."""
 
-    __slots__ = ("ruleset", "view_key", "order", "started", "objs", "views", "vals", "kept",
-                 "entries", "texts", "pending", "next_round", "body", "head", "whole", "text", "finite")
-
-    def __init__(self, rs: Rules) -> None:
-        self.ruleset = rs
-        #: ``(Ruleset.view_inputs(combat),)`` the views were asked with (None: not declared)
-        self.view_key: tuple[Any] | None = None
-        self.order: tuple[str, ...] | None = None
-        self.started: bool | None = None
-        self.objs: list[Combatant] = []
-        self.views: list[Entry] = []
-        self.vals: list[float | None] = []
-        self.kept: list[_Kept] = []
-        self.entries: list[dict[str, Any]] = []
-        self.texts: list[bytes | None] = []
-        self.pending: list[_Kept] = []
-        #: the next-round view last encoded: [the view, its text, finite, checked]
-        self.next_round: list[Any] | None = None
-        self.body: dict[str, Any] | None = None
-        self.head: bytes = b""
-        self.whole: bytes | None = None
-        self.text: str | None = None
-        self.finite = True
+    ruleset: Rules
+    #: ``(Ruleset.view_inputs(combat),)`` the views were asked with (None: not declared)
+    view_key: tuple[Any] | None = None
+    order: tuple[str, ...] | None = None
+    started: bool | None = None
+    objs: list[Combatant] = field(default_factory=list)
+    views: list[Entry] = field(default_factory=list)
+    vals: list[float | None] = field(default_factory=list)
+    kept: list[_Kept] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    texts: list[bytes | None] = field(default_factory=list)
+    pending: list[_Kept] = field(default_factory=list)
+    #: the next-round view last encoded: [the view, its text, finite, checked]
+    next_round: list[Any] | None = None
+    body: dict[str, Any] | None = None
+    head: bytes = b""
+    whole: bytes | None = None
+    text: str | None = None
+    finite: bool = True
 
 
 class PlanMemo:

@@ -277,9 +277,7 @@ def decode(
         return inbound.CONVERT[name](instance, combatants_known)
     except ValueError as failure:  # msgspec.ValidationError, or a check of the struct
         refused = str(failure)
-    errors = list(validator(name).iter_errors(instance))
-    if errors:
-        error = deepest(errors)
+    if (error := deepest(name, instance)) is not None:
         raise InvalidMessage(describe(error), path=pointer(error.absolute_path))
     # a bug (tests/protocol/test_inbound_structs.py forbids it)
     raise InternalError(f"the {name} struct refused what its schema accepts: {refused}")
@@ -290,10 +288,11 @@ def validate(name: str, instance: Any, **options: Any) -> None:
     decode(name, instance, **options)
 
 
-def deepest(errors: Iterable[ValidationError]) -> ValidationError:
-    """The most specific error: descend into ``anyOf``/``if`` branches, keep the deepest."""
-    leaves = list(_leaves(errors))
-    return max(leaves, key=lambda e: (len(e.absolute_path), e.validator != "required"))
+def deepest(name: str, instance: Any) -> ValidationError | None:
+    """The most specific error of ``instance`` against the schema ``name`` (None: it passes):
+    descend into ``anyOf``/``if`` branches, keep the deepest."""
+    leaves = _leaves(validator(name).iter_errors(instance))
+    return max(leaves, key=lambda e: (len(e.absolute_path), e.validator != "required"), default=None)
 
 
 def _leaves(errors: Iterable[ValidationError]) -> Iterator[ValidationError]:
@@ -328,7 +327,5 @@ def check_outbound(name: str, instance: Any) -> None:
     with suppress(msgspec.ValidationError, TypeError):  # TypeError: a value no JSON type holds
         outbound.CHECKS[name](instance)
         return
-    errors = list(validator(name).iter_errors(instance))
-    if errors:
-        error = deepest(errors)
+    if (error := deepest(name, instance)) is not None:
         raise AssertionError(f"outbound {name} fails its schema: {describe(error)}")

@@ -4,16 +4,22 @@
 
 from __future__ import annotations
 
+from msgspec.structs import replace
+
 from ..engine.context import Ctx
-from ..engine.dice import scored_by_total
 from ..engine.events import Rolled
 from ..engine.model import Combat, Combatant
 from ..engine.ruleset import ACTS, Entry, Ruleset, describe_plain
 
 
 def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
-    """Foundry core: the initiative is the roll's total."""
-    return scored_by_total(combat, event.roll, event.combatant_id, event.group_id)
+    """Foundry core: the initiative is the roll's total, the score of the combatant that rolled
+    or of every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""
+    score = float(event.roll.total)
+    group, cid = event.group_id, str(event.combatant_id)
+    rolled = combat.members(group) if group is not None else [combat.combatants[cid]]
+    combatants = {**combat.combatants, **{c.id: replace(c, score=score) for c in rolled}}
+    return replace(combat, combatants=combatants)
 
 
 def describe(combat: Combat, combatant: Combatant) -> Entry:

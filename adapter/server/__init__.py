@@ -13,10 +13,9 @@ import asyncio
 import hmac
 import logging
 import time
+from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import socketio
@@ -29,6 +28,7 @@ from ..errors import (
     InvalidMessage,
     RateLimited,
     ServedElsewhere,
+    SidecarError,
     StoreUnavailable,
     Superseded,
 )
@@ -39,41 +39,35 @@ from ..seen import frame_reader
 from ..service import Worlds
 from ..store import open_store
 from ..store.snapshots import Codec
-from .export import export
+from ..version import __version__
 from .guard import GuardedServer
-from .hostcheck import host_guard
-from .module_files import version_warnings
-from .observe import OBSERVERS_KEY
-from .operations import STATUS_KEY, add_operations
-from .origins import origin_refusal, page_guard
+from .metrics import Metrics, add_metrics_routes
+from .module_files import add_module_routes, version_warnings
+from .observe import Answered, Observers
+from .origins import origin_refusal, request_guard
 from .pacing import address_key, remote_of
 from .packet import Packet
 from .rooms import room_manager
+from .status import StatusBoard, add_status_routes
 from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
-WORLDS_KEY = web.AppKey("worlds", Worlds)
 #: hosted mode: worker threads claiming and loading the worlds of connecting writers
 CONNECT_THREADS = 32
-SIO_KEY = web.AppKey("sio", GuardedServer)
-
-
-@dataclass
-class Connection:
-    world: str
-    remote: str
+STATUS_KEY = web.AppKey("status", StatusBoard)
 
 
 class Sidecar:
     """The running service: connections, per-world locks, throttling of bad tokens."""
 
-    def __init__(self, config: Config, worlds: Worlds, sio: GuardedServer) -> None:
+    def __init__(self, config: Config, worlds: Worlds, sio: GuardedServer, observers: Observers) -> None:
         self.config = config
         self.worlds = worlds
         self.sio = sio
-        self.connections: dict[str, Connection] = {}
+        self.observers = observers  # metrics and the status page hear of every ack and connect
+        self.connections: dict[str, str] = {}  # sid -> its world
         self.writers: dict[str, str] = {}  # world -> sid
-        self.locks: dict[str, asyncio.Lock] = {}
+        self.locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.throttle = Throttle(config.auth_failures, config.throttle_seconds, config.throttle_spacing)
         self.tasks: set[asyncio.Future[Any]] = set()
         self.in_hand = 0  # messages past the checks, waiting for or holding their world's lock
@@ -91,9 +85,9 @@ class Sidecar:
             auth = await self.check_auth(remote, auth)
         except ConnectRefused as refused:
             log.warning("connection from %s refused: %s", remote, refused.code)
-            raise socketio.exceptions.ConnectionRefusedError(refused.message, refused.to_wire()) from None
+            raise self.refused(refused) from None
         world_id = str(auth["world"])
-        async with self.lock(world_id):
+        async with self.locks[world_id]:
             previous = self.writers.get(world_id)
             try:
                 if self.pool is None:
@@ -102,10 +96,9 @@ class Sidecar:
                     state = await asyncio.get_running_loop().run_in_executor(
                         self.pool, self.claim_and_connect, world_id, auth)
             except Exception as error:  # answered, whatever the store did: never left hanging
-                why = self.store_refusal(world_id, previous, error)
-                raise socketio.exceptions.ConnectionRefusedError(why.message, why.to_wire()) from None
+                raise self.refused(self.store_refusal(world_id, previous, error)) from None
             self.writers[world_id] = sid
-            self.connections[sid] = Connection(world_id, remote)
+            self.connections[sid] = world_id
         self.sio.accepted(sid)
         await self.sio.enter_room(sid, room_of(world_id))
         log.info(
@@ -117,6 +110,12 @@ class Sidecar:
             self.spawn(self.supersede(previous, world_id))
         hello = welcome(state, rulesets=self.worlds.rulesets) | version_warnings(auth)
         self.spawn(self.sio.emit("welcome", hello, to=sid))
+        self.observers.connected("accepted")
+
+    def refused(self, error: ConnectRefused | SidecarError) -> socketio.exceptions.ConnectionRefusedError:
+        """What a refused connect raises (its reason in the CONNECT_ERROR), the observers told."""
+        self.observers.connected(error.code)
+        return socketio.exceptions.ConnectionRefusedError(error.message, error.to_wire())
 
     def claim_and_connect(self, world_id: str, auth: dict[str, Any]) -> Any:
         self.worlds.claim(world_id)  # hosted: the world's lease (docs/hosting.md)
@@ -181,15 +180,15 @@ class Sidecar:
         await self.sio.disconnect(sid)
 
     async def disconnect(self, sid: str, *_: Any) -> None:
-        conn = self.connections.pop(sid, None)
-        if conn is not None and self.writers.get(conn.world) == sid:
-            del self.writers[conn.world]
+        world = self.connections.pop(sid, None)
+        if world is not None and self.writers.get(world) == sid:
+            del self.writers[world]
             if not self.closing:  # at shutdown one checkpoint covers every world
-                async with self.lock(conn.world):
-                    self.worlds.checkpoint(conn.world)
-                    if conn.world not in self.writers:  # no new writer came meanwhile
-                        self.worlds.release(conn.world)
-            log.info("disconnected: world %s", conn.world)
+                async with self.locks[world]:
+                    self.worlds.checkpoint(world)
+                    if world not in self.writers:  # no new writer came meanwhile
+                        self.worlds.release(world)
+            log.info("disconnected: world %s", world)
 
     async def close(self, grace: float = 1.5) -> None:
         """Shutting down: let the messages in hand finish, then close every socket."""
@@ -206,28 +205,41 @@ class Sidecar:
 
     def handler(self, event: str) -> Callable[..., Awaitable[dict[str, Any]]]:
         async def handle(sid: str, *args: Any) -> dict[str, Any]:
+            started = time.perf_counter()
             if len(args) > 1:  # a client emitting several arguments: refuse, never crash
                 error = InvalidMessage(f"a {event} is one payload object, not {len(args)} arguments", path="")
-                return refusal(None, error)
-            return await self.message(sid, event, args[0] if args else None)
+                ack = refusal(None, error)
+            else:
+                ack = await self.message(sid, event, args[0] if args else None)
+            return self.answered(sid, event, args, ack, started)
 
         return handle
 
     async def unknown_event(self, event: str, sid: str, *args: Any) -> dict[str, Any]:
         """Any other event gets a refusal as its ack (a client waiting for one is not left hanging)."""
+        started = time.perf_counter()
         error = InvalidMessage(f"unknown event {event!r}: expected hook or intent", path="")
-        return refusal(read_seq(args[0]) if len(args) == 1 else None, error)
+        ack = refusal(read_seq(args[0]) if len(args) == 1 else None, error)
+        return self.answered(sid, "other", args, ack, started)
+
+    def answered(self, sid: str, event: str, args: tuple[Any, ...], ack: dict[str, Any],
+                 started: float) -> dict[str, Any]:
+        """``ack``, the observers told of it (``event``: hook, intent, or other)."""
+        seconds = time.perf_counter() - started
+        payload = args[0] if len(args) == 1 else None
+        self.observers.tell(Answered(self.connections.get(sid), event, payload, ack, seconds))
+        return ack
 
     def frame_reader(self, eio_sid: str) -> Callable[[str | bytes], Any] | None:
         """How to read the next frame of a socket: without the combatant lists its world
         keeps (:func:`adapter.seen.frame_reader`), or None (whole)."""
         sid = self.sio.manager.sid_from_eio_sid(eio_sid, "/")
-        conn = self.connections.get(sid) if sid is not None else None
-        return frame_reader(self.worlds.seen.get(conn.world)) if conn is not None else None
+        world = self.connections.get(sid) if sid is not None else None
+        return frame_reader(self.worlds.seen.get(world)) if world is not None else None
 
     async def message(self, sid: str, event: str, payload: Any) -> dict[str, Any]:
-        conn = self.connections.get(sid)
-        if conn is None or self.writers.get(conn.world) != sid:
+        world = self.connections.get(sid)
+        if world is None or self.writers.get(world) != sid:
             error = Superseded("another connection took over this world; this message was not stored")
             return refusal(read_seq(payload), error)
         if not self.sio.take(sid):
@@ -235,25 +247,54 @@ class Sidecar:
             return refusal(read_seq(payload), limit)
         self.in_hand += 1
         try:
-            async with self.lock(conn.world):  # the payload was read with wirejson (json= below)
+            async with self.locks[world]:  # the payload was read with wirejson (json= below)
                 if self.pool is None:
-                    result = self.worlds.handle(conn.world, event, payload, from_wire=True)
+                    result = self.worlds.handle(world, event, payload, from_wire=True)
                 else:  # processed here, committed by the store's thread (grouped) meanwhile
-                    result = await self.worlds.handle_soon(conn.world, event, payload, from_wire=True)
+                    result = await self.worlds.handle_soon(world, event, payload, from_wire=True)
         finally:
             self.in_hand -= 1
         if result.error is not None:
-            log.info("world %s: %s seq %s refused: %s", conn.world, event, result.ack.get("seq"), result.error["code"])
-        room = room_of(conn.world)  # every listener is local (.rooms); the sender has the plans in its ack
+            log.info("world %s: %s seq %s refused: %s", world, event, result.ack.get("seq"), result.error["code"])
+        room = room_of(world)  # every listener is local (.rooms); the sender has the plans in its ack
         if result.emits and any(p != sid for p, _ in self.sio.manager.get_participants("/", room)):
             for name, data in result.emits:
                 await self.sio.emit(name, data, room=room, skip_sid=sid)
         return result.ack
 
-    # ---------------------------------------------------------------- helpers
+    async def export(self, sid: str, *args: Any) -> dict[str, Any]:
+        """The ``export`` event: the GM's page asks for the recording of the world this
+        connection writes (its stored sessions and messages, the JSON Lines ``replay`` reads,
+        what ``initiative-sidecar export`` writes), or a refusal. Only the world's writer asks."""
+        from ..replay import dumps  # a GM's download, rare: serving does not load the replay tool
 
-    def lock(self, world_id: str) -> asyncio.Lock:
-        return self.locks.setdefault(world_id, asyncio.Lock())
+        world = self.connections.get(sid)
+        try:
+            if world is None or self.writers.get(world) != sid:
+                raise Superseded("another connection took over this world; ask from the page that holds it")
+            if len(args) != 1:
+                raise InvalidMessage(f"an export is one payload object, not {len(args)} arguments", path="")
+            protocol.validate("export", args[0])
+            if not self.sio.take(sid):
+                raise RateLimited(f"more than {self.config.rate:g} messages per second; slow down and ask again")
+            async with self.locks[world]:
+                try:
+                    history = self.worlds.store.history(world)
+                    lines = [dumps({"event": entry.kind, "data": entry.data}) + "\n" for entry in history]
+                except SidecarError:
+                    raise
+                except Exception as error:  # the store failed: answered, never left hanging
+                    raise StoreUnavailable(
+                        f"the recording could not be read ({type(error).__name__}); ask again later") from error
+        except SidecarError as error:
+            answer = refusal(None, error)
+        else:
+            answer = {"ok": True, "world": world, "lines": len(lines), "recording": "".join(lines)}
+        if self.config.check_outbound:
+            protocol.check_outbound("export-answer", answer)
+        return answer
+
+    # ---------------------------------------------------------------- helpers
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         task: asyncio.Future[Any] = asyncio.ensure_future(coro)
@@ -319,12 +360,16 @@ def create_app(config: Config) -> web.Application:
         engineio_logger=False,
         **({"client_manager": room_manager(config.redis)} if config.redis else {}),
     )
-    guards: list[Any] = [host_guard(config), page_guard(config)]
+    guards: list[Any] = [request_guard(config)]
     if not config.ws_compression:
         guards.append(no_ws_compression)
     app = web.Application(middlewares=guards)
     sio.attach(app)
-    app[SIO_KEY] = sio
+    # besides the socket: the module to install, the status page, health and metrics
+    metrics, board = Metrics(), StatusBoard(config)
+    observers = Observers([metrics.observe, board.observe], [metrics.connect])  # of every ack and connect
+    app[STATUS_KEY] = board
+    stopping = asyncio.Event()  # set once the app's cleanup begins: the store is closing
 
     async def lifespan(app: web.Application) -> AsyncIterator[None]:
         store = open_store(config.store, config.db, Codec(RULESETS.values()))
@@ -337,22 +382,23 @@ def create_app(config: Config) -> web.Application:
         )
         if not store.shared:  # a shared store's worlds are loaded as their writers connect
             worlds.load()
-        app[WORLDS_KEY] = worlds
-        sidecar = Sidecar(config, worlds, sio)
+        sidecar = Sidecar(config, worlds, sio, observers)
         app[SIDECAR_KEY] = sidecar
         sio.frame_reader = sidecar.frame_reader
-        app[STATUS_KEY].throttle = sidecar.throttle  # one count of guesses: sockets and the status page
-        observers = app[OBSERVERS_KEY]  # metrics and the status page hear of every ack
-        sio.on("connect", observers.wrap_connect(sidecar.connect))
+        board.throttle = sidecar.throttle  # one count of guesses: sockets and the status page
+        board.writers, board.states = sidecar.writers, worlds.states
+        metrics.attach(sidecar.writers, worlds.states, store)
+        sio.on("connect", sidecar.connect)
         sio.on("disconnect", sidecar.disconnect)
-        sio.on("hook", observers.wrap(sidecar.connections, "hook", sidecar.handler("hook")))
-        sio.on("intent", observers.wrap(sidecar.connections, "intent", sidecar.handler("intent")))
-        sio.on("export", partial(export, sidecar))  # the GM's download (export.py)
-        sio.on("*", observers.wrap_any(sidecar.connections, sidecar.unknown_event))
+        sio.on("hook", sidecar.handler("hook"))
+        sio.on("intent", sidecar.handler("intent"))
+        sio.on("export", sidecar.export)  # the GM's download
+        sio.on("*", sidecar.unknown_event)
         heartbeat = getattr(store, "heartbeat", None)
         if heartbeat is not None:  # hosted: the leases last while this event loop turns
             sidecar.spawn(keep_leases(heartbeat))
         yield
+        stopping.set()
         for task in list(sidecar.tasks):
             task.cancel()
         began = time.monotonic()
@@ -365,8 +411,27 @@ def create_app(config: Config) -> web.Application:
     async def health(_: web.Request) -> web.Response:
         return web.json_response({"ok": True, "protocol": protocol.PROTOCOL_VERSION})
 
+    def healthz() -> tuple[bool, dict[str, Any]]:
+        if stopping.is_set():
+            return False, {"ok": False, "problem": "the sidecar is stopping"}
+        if SIDECAR_KEY not in app:
+            return False, {"ok": False, "problem": "the worlds are not loaded yet"}
+        sidecar = app[SIDECAR_KEY]
+        problem = sidecar.worlds.store.problem()
+        body = {
+            "ok": problem is None,
+            "store": problem or "writable",
+            "worlds_loaded": len(sidecar.worlds.states),
+            "worlds_connected": len(sidecar.writers),
+            "version": __version__,
+            "protocol": protocol.PROTOCOL_VERSION,
+        }
+        return problem is None, body
+
     app.router.add_get("/health", health)
-    add_operations(app, config, SIDECAR_KEY, WORLDS_KEY)
+    add_module_routes(app, config)
+    add_metrics_routes(app, config, metrics, healthz)
+    add_status_routes(app, board)
     return mounted(app, config.base_path)
 
 

@@ -21,7 +21,7 @@ from aiohttp import web
 from .. import protocol
 from ..config import Config
 from ..version import __version__
-from .hostcheck import public_scheme
+from .origins import public_scheme
 
 log = logging.getLogger("initiative_sidecar.server")
 MODULE_ID = "initiative-sidecar"
@@ -52,18 +52,14 @@ def module_files() -> list[str]:
                   and not any(part.startswith(".") or part == "__pycache__" for part in r.parts))
 
 
-def manifest(base_url: str) -> dict[str, Any]:
-    """module.json with this version and protocol, its URLs under ``base_url``."""
+def manifest(base_url: str) -> bytes:
+    """module.json's bytes with this version and protocol, its URLs under ``base_url``."""
     data: dict[str, Any] = json.loads((module_dir() / "module.json").read_text(encoding="utf-8"))
     data["version"] = __version__
     data["flags"] = {**data.get("flags", {}), "protocol": protocol.PROTOCOL_VERSION}
     base = base_url.rstrip("/")
     data["manifest"] = f"{base}/module.json"
     data["download"] = f"{base}/{ZIP_NAME}"
-    return data
-
-
-def manifest_bytes(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
 
 
@@ -77,7 +73,7 @@ def module_zip(base_url: str) -> bytes:
     buffer = io.BytesIO(_files_zip())
     with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as archive:
         info = zipfile.ZipInfo("module.json", date_time=ZIP_DATE)
-        archive.writestr(info, manifest_bytes(manifest(base_url)), zipfile.ZIP_DEFLATED)
+        archive.writestr(info, manifest(base_url), zipfile.ZIP_DEFLATED)
     return buffer.getvalue()
 
 
@@ -99,7 +95,7 @@ def release(out: Path, base_url: str) -> list[Path]:
     """``make release``: the manifest and the zip for a published release, in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "module.json", out / ZIP_NAME]
-    written[0].write_bytes(manifest_bytes(manifest(base_url)))
+    written[0].write_bytes(manifest(base_url))
     written[1].write_bytes(module_zip(base_url))
     return written
 
@@ -112,7 +108,7 @@ def request_base(request: web.Request, config: Config) -> str:
 
 def add_module_routes(app: web.Application, config: Config) -> None:
     async def get_manifest(request: web.Request) -> web.Response:
-        body = manifest_bytes(manifest(request_base(request, config)))
+        body = manifest(request_base(request, config))
         return web.Response(body=body, content_type="application/json")
 
     async def get_zip(request: web.Request) -> web.Response:

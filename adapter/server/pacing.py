@@ -83,19 +83,16 @@ def quiet_loop_errors(loop: asyncio.AbstractEventLoop, quiet: Quiet) -> None:
     loop.set_exception_handler(handle)
 
 
-def _malloc_trim() -> Callable[[], None]:
-    """glibc's ``malloc_trim(0)`` (freed heap pages back to the OS), a no-op elsewhere; found
-    among the symbols loaded (``find_library`` would run ``ldconfig`` at every start)."""
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim`` (freed heap pages back to the OS), None elsewhere; found among
+    the symbols loaded (``find_library`` would run ``ldconfig`` at every start)."""
     try:
-        trim = ctypes.CDLL(None).malloc_trim if os.name == "posix" else None
+        return ctypes.CDLL(None).malloc_trim if os.name == "posix" else None
     except (OSError, AttributeError):
-        trim = None
-    if trim is None:
-        return lambda: None
-    return lambda: trim(0)
+        return None
 
 
-release_pages = _malloc_trim()
+MALLOC_TRIM = _malloc_trim()
 
 
 class Collector:
@@ -130,7 +127,8 @@ class Collector:
 def release_memory() -> None:
     """After a connection holding a large buffer is cut: collect, then return the pages."""
     gc.collect()
-    release_pages()
+    if MALLOC_TRIM is not None:
+        MALLOC_TRIM(0)
 
 
 def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

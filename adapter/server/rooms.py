@@ -20,22 +20,17 @@ from .pacing import Quiet
 log = logging.getLogger("initiative_sidecar.rooms")
 
 
-class OnceThenCount:
-    """The logger python-socketio's manager writes to: debug and info as they are, a failure
-    the first time, then at most once a minute with how many came meanwhile."""
+class OnceThenCount(logging.LoggerAdapter[logging.Logger]):
+    """The logger python-socketio's manager writes to: debug and info as they are (the
+    adapter's), a failure the first time, then at most once a minute with how many came
+    meanwhile."""
 
     def __init__(self, logger: logging.Logger = log, every: float = 60.0) -> None:
-        self.logger = logger
+        super().__init__(logger)
         self.quiet = Quiet(logger, every=every)
 
-    def debug(self, msg: str, *args: Any, **kwargs: Any) -> None:
-        self.logger.debug(msg, *args)
-
-    def info(self, msg: str, *args: Any, **kwargs: Any) -> None:
-        self.logger.info(msg, *args)
-
-    def failure(self, msg: str, *args: Any, **kwargs: Any) -> None:
-        text = msg % args if args else msg
+    def failure(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        text = str(msg) % args if args else str(msg)
         extra = kwargs.get("extra") or {}
         why = next((str(v) for k, v in extra.items() if k.endswith("_exception")), "")
         key = text.split("...", 1)[0]  # "Cannot receive from redis": one count, whatever the delay
@@ -47,27 +42,14 @@ class OnceThenCount:
 
 class ListeningRooms(socketio.AsyncRedisManager):  # type: ignore[misc]
     """``AsyncRedisManager`` that publishes nothing: every operation of this process is
-    local (see the module's text); emits published by others still arrive."""
+    local (see the module's text); emits published by others still arrive. An emit goes
+    straight to the local rooms, not packed for a publish first; the other operations are
+    the base class's, which act locally for a local sid and publish (nothing, here) otherwise."""
 
     async def emit(self, event: str, data: Any, namespace: str | None = None, room: str | None = None,
                    skip_sid: Any = None, callback: Any = None, to: str | None = None, **kwargs: Any) -> Any:
         return await AsyncManager.emit(self, event, data, namespace or "/", room=to or room,
                                        skip_sid=skip_sid, callback=callback)
-
-    async def can_disconnect(self, sid: str, namespace: str) -> Any:
-        return await AsyncManager.can_disconnect(self, sid, namespace)
-
-    async def disconnect(self, sid: str, namespace: str, **kwargs: Any) -> Any:
-        return await AsyncManager.disconnect(self, sid, namespace=namespace)
-
-    async def enter_room(self, sid: str, namespace: str, room: str, eio_sid: str | None = None) -> Any:
-        return await AsyncManager.enter_room(self, sid, namespace, room, eio_sid=eio_sid)
-
-    async def leave_room(self, sid: str, namespace: str, room: str) -> Any:
-        return await AsyncManager.leave_room(self, sid, namespace, room)
-
-    async def close_room(self, room: str, namespace: str | None = None) -> Any:
-        return await AsyncManager.close_room(self, room, namespace or "/")
 
     async def _publish(self, data: Any) -> None:
         """Nothing this process does is listened to elsewhere: never published."""

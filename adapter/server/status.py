@@ -9,12 +9,13 @@ events), in English and Russian. docs/operations.md ("The status page") has the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import re
 import secrets
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,12 +24,12 @@ from aiohttp import web
 from .. import protocol
 from ..config import Config
 from ..engine import plan_of
-from ..html import environment
-from ..texts import TEXTS
+from ..html import environment, source
+from ..texts import TEXTS, language
 from ..version import __version__
-from .hostcheck import public_scheme
 from .observe import Answered
-from .pacing import address_key
+from .origins import public_scheme
+from .pacing import address_key, request_client
 from .throttle import Throttle
 
 COOKIE = "isc_status"
@@ -43,20 +44,6 @@ HEADERS = {
 #: a Host a browser can send (a name or an address, its port); anything else gets the policy
 #: by 'self' (no browser sends it, and it must not write into the policy)
 BROWSER_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
-
-
-def page_headers(config: Config, request: web.Request) -> dict[str, str]:
-    """The status page's headers: its Content-Security-Policy names its own script, style and
-    event stream by URL, not ``'self'`` (docs/setups.md says why)."""
-    if BROWSER_HOST.fullmatch(request.host):
-        here = f"{public_scheme(config, request)}://{request.host}{config.base_path}"
-        script, style, events, forms = (f"{here}/status/status.js", f"{here}/status/status.css",
-                                        f"{here}/status/events", f"{here}/")
-    else:
-        script = style = events = forms = "'self'"
-    policy = (f"default-src 'none'; script-src {script}; style-src {style}; connect-src {events}; "
-              f"form-action {forms}; frame-ancestors 'none'; base-uri 'none'")
-    return {"Content-Security-Policy": policy, **HEADERS}
 
 
 @dataclass(frozen=True)
@@ -91,7 +78,7 @@ class StatusBoard:
         #: the sidecar's own throttle replaces this one when it starts (see create_app)
         self.throttle = Throttle(config.auth_failures, config.throttle_seconds, config.throttle_spacing)
         self.closing = False
-        #: the running sidecar's writers and worlds, once it has started (operations.py)
+        #: the running sidecar's writers and worlds, once it has started (create_app)
         self.writers: Mapping[str, str] = {}
         self.states: Mapping[str, Any] = {}
 
@@ -170,6 +157,19 @@ class StatusBoard:
             base=self.config.base_path, **data
         )
 
+    def headers(self, request: web.Request) -> dict[str, str]:
+        """The status page's headers: its Content-Security-Policy names its own script, style and
+        event stream by URL, not ``'self'`` (docs/setups.md says why)."""
+        if BROWSER_HOST.fullmatch(request.host):
+            here = f"{public_scheme(self.config, request)}://{request.host}{self.config.base_path}"
+            script, style, events, forms = (f"{here}/status/status.js", f"{here}/status/status.css",
+                                            f"{here}/status/events", f"{here}/")
+        else:
+            script = style = events = forms = "'self'"
+        policy = (f"default-src 'none'; script-src {script}; style-src {style}; connect-src {events}; "
+                  f"form-action {forms}; frame-ancestors 'none'; base-uri 'none'")
+        return {"Content-Security-Policy": policy, **HEADERS}
+
     def _world(self, world_id: str) -> dict[str, Any]:
         state = self.states.get(world_id)
         combats = list(getattr(state, "combats", {}).values()) if state is not None else []
@@ -200,3 +200,96 @@ def _prompt(prompt: Any, names: Mapping[str, str]) -> dict[str, Any]:
     to = wire["to"] if isinstance(wire["to"], str) else ", ".join(wire["to"])
     who = names.get(wire["combatant_id"] or "", wire["combatant_id"] or "")
     return {**wire, "to": to, "who": who}
+
+
+def _lang(request: web.Request) -> str:
+    return language(request.query.get("lang"), request.headers.get("Accept-Language", ""))
+
+
+def _html(text: str, headers: dict[str, str], status: int = 200) -> web.Response:
+    return web.Response(text=text, status=status, content_type="text/html", charset="utf-8", headers=headers)
+
+
+def _sse(event: str, data: str) -> bytes:
+    lines = "".join(f"data: {line}\n" for line in data.splitlines() or [""])
+    return f"event: {event}\n{lines}\n".encode()
+
+
+def add_status_routes(app: web.Application, board: StatusBoard) -> None:
+    base = board.config.base_path  # the app is mounted under it: routes are relative, links are not
+
+    async def index(request: web.Request) -> web.Response:
+        lang = _lang(request)
+        scope = board.session(request)
+        if scope is None:
+            return _html(board.page("status_login.html", lang, error=None), board.headers(request), status=401)
+        return _html(board.page("status.html", lang, worlds=board.worlds_html(scope, lang)), board.headers(request))
+
+    async def login(request: web.Request) -> web.Response:
+        form = await request.post()
+        lang = language(str(form.get("lang", "")), request.headers.get("Accept-Language", ""))
+        keys = board.throttle_keys(request_client(request, bool(board.config.public_origins)))
+        wait = board.throttle.turn(keys)
+        if wait > 0:  # recent wrong tokens: this attempt waits its turn, then is checked
+            await asyncio.sleep(wait)
+        scope = board.scope_of(str(form.get("token", "")))
+        if scope is None:
+            board.throttle.failed_attempt(keys)
+            page = board.page("status_login.html", lang, error=TEXTS[lang]["wrong_token"])
+            return _html(page, board.headers(request), status=401)
+        response = web.HTTPSeeOther(f"{base}/?lang={lang}")
+        response.set_cookie(COOKIE, board.open_session(scope), httponly=True, samesite="Strict", path=f"{base}/",
+                            max_age=SESSION_SECONDS, secure=public_scheme(board.config, request) == "https")
+        raise response
+
+    async def logout(request: web.Request) -> web.Response:
+        board.sessions.pop(request.cookies.get(COOKIE, ""), None)
+        response = web.HTTPSeeOther(f"{base}/?lang={_lang(request)}")
+        response.del_cookie(COOKIE, path=f"{base}/")
+        raise response
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        scope = board.session(request)
+        if scope is None:
+            raise web.HTTPUnauthorized(text="log in first")
+        lang = _lang(request)
+        response = web.StreamResponse(headers={**board.headers(request), "Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        subscriber = Subscriber(scope)
+        board.subscribers.add(subscriber)
+        sent = None
+        try:
+            while not board.closing and board.session(request) is not None:
+                subscriber.changed.clear()
+                html = board.worlds_html(scope, lang)
+                if html != sent:
+                    await response.write(_sse("worlds", html))
+                    sent = html
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(subscriber.changed.wait(), timeout=2.0)
+                await asyncio.sleep(0.05)  # let a burst of messages land before drawing again
+        except ConnectionResetError:
+            pass  # the page was closed
+        finally:
+            board.subscribers.discard(subscriber)
+        return response
+
+    async def on_shutdown(_: web.Application) -> None:
+        board.close()
+
+    app.on_shutdown.append(on_shutdown)
+    app.router.add_get("/", index)
+    app.router.add_post("/login", login)
+    app.router.add_post("/logout", logout)
+    app.router.add_get("/status/events", events)
+    for name, kind in (("status.js", "text/javascript"), ("status.css", "text/css")):
+        app.router.add_get(f"/status/{name}", _static(name, kind, board.headers))
+
+
+def _static(name: str, kind: str, headers: Callable[[web.Request], dict[str, str]]) -> Callable[[web.Request], Any]:
+    text = source(name)
+
+    async def serve(request: web.Request) -> web.Response:
+        return web.Response(text=text, content_type=kind, headers=headers(request))
+
+    return serve

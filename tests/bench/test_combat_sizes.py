@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import orjson
 
-from adapter.benchkit.combat_sizes import measure, recording, table
+from adapter.benchkit.replayed import measure, recording, table
 
 
 def test_the_recorded_combat_is_accepted_and_its_turns_follow_the_plan() -> None:

@@ -44,7 +44,7 @@ def hold_test(ruleset_id: str, ids: HoldRuleIds) -> Ruleset:
         on=chain({Rolled: (initiative_roll,)}, mechanics.on),
         intents=mechanics.intents,
         sort_key=_by_score_then_mod,
-        describe=lambda combat, c: mechanics.entry(combat, c, describe_plain(combat, c)),
+        describe=lambda combat, c: hold_entry(combat, c, describe_plain(combat, c), ids),
     )
 
 

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from adapter.benchkit import hosted
+from adapter.benchkit import capacity
 
 
 def test_a_tiny_hosted_bench_reports_every_set_up_with_no_error(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(hosted.SIZES, "quick", (4, 5, 1))
+    monkeypatch.setitem(capacity.SIZES, "quick", (4, 5, 1))
     out, err = io.StringIO(), io.StringIO()
     args = argparse.Namespace(quick=True, json_out=str(tmp_path / "b.json"), client_processes=2)
-    assert hosted.run_hosted(args, out, err) == 0, err.getvalue()
+    assert capacity.run_hosted(args, out, err) == 0, err.getvalue()
     result = json.loads((tmp_path / "b.json").read_text())
-    assert list(result["setups"]) == list(hosted.SETUPS)
+    assert list(result["setups"]) == list(capacity.SETUPS)
     for setup in result["setups"].values():
         assert setup["messages"] == 4 * 5 and setup["msgs_per_s"] > 0 and setup["p99_ms"] >= setup["p50_ms"] > 0
     assert result["errors"] == 0 and result["scaling_2_over_1"] > 0 and result["cost_x1_over_sqlite"] > 0
@@ -30,7 +30,6 @@ def test_a_tiny_hosted_bench_reports_every_set_up_with_no_error(tmp_path: Path,
 def test_a_tiny_capacity_bench_holds_its_tables_and_reports_each_step(tmp_path: Path) -> None:
     """``bench --hosted --tables 3,6 --rate 2``: every step's figures are there and well formed,
     every message answered, none lost (the bench checks PostgreSQL). Nothing here is timed."""
-    from adapter.benchkit import capacity
     from adapter.cli import parser
 
     out, err = io.StringIO(), io.StringIO()

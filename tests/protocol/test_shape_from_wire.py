@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapter.benchkit.payloads import GM, hooks
+from adapter.config import DEFAULT_MAX_BYTES
 from adapter.errors import InvalidMessage
-from adapter.limits import DEFAULT_MAX_BYTES
 from adapter.pipeline import open_session, process
 from adapter.protocol import MAX_DEPTH, check_shape, shallow, wirejson
 from adapter.replay import Replay

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from adapter.cli import parser, run
-from adapter.config import token_file
 
 OPEN = [0o644, 0o640, 0o604, 0o660, 0o606, 0o666, 0o620]
 PRIVATE = [0o600, 0o400, 0o700]
@@ -56,10 +55,10 @@ def test_a_tokens_file_open_to_others_is_refused_with_its_mode_and_the_fix(tmp_p
 @pytest.mark.parametrize("mode", OPEN, ids=[f"{m:04o}" for m in OPEN])
 def test_a_stored_token_file_open_to_others_is_refused_and_its_token_not_shown(tmp_path: Path, mode: int) -> None:
     db = tmp_path / "game.db"
-    written(token_file(db), "stored-secret-token\n", mode)
+    written(tmp_path / "game.token", "stored-secret-token\n", mode)
     code, err = serve_config_only(["--db", str(db)])
     assert code == 2
-    assert f"the token file {token_file(db)} is open to others (mode {mode:04o})" in err, err
+    assert f"the token file {tmp_path / 'game.token'} is open to others (mode {mode:04o})" in err, err
     assert "stored-secret-token" not in err
 
 
@@ -67,6 +66,6 @@ def test_a_stored_token_file_open_to_others_is_refused_and_its_token_not_shown(t
 def test_private_token_files_are_accepted(tmp_path: Path, mode: int) -> None:
     """The opposite case: the refusal is about the mode (these start, up to the taken port)."""
     db = tmp_path / "game.db"
-    written(token_file(db), "stored-secret-token\n", mode)
+    written(tmp_path / "game.token", "stored-secret-token\n", mode)
     code, err = serve_config_only(["--db", str(db), "--tokens-file", str(tokens_file(tmp_path, mode))])
     assert code == 4 and "open to others" not in err, err

@@ -6,7 +6,7 @@ from __future__ import annotations
 import aiohttp
 import pytest
 
-from adapter.server.hostcheck import loopback_name
+from adapter.server.origins import loopback_name
 from tests.support.sidecar import Running
 
 FOREIGN = "rebound.example:8765"

@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from adapter import protocol
 from adapter.config import Config
-from adapter.server import WORLDS_KEY
+from adapter.server import sidecar_of
 from adapter.server.metrics import Metrics, operator_only
 from adapter.store import Store
 from adapter.version import __version__
@@ -47,7 +47,7 @@ async def test_healthz_says_the_store_is_writable_and_how_many_worlds_are_loaded
 
 async def test_healthz_is_503_when_the_store_cannot_be_written(sidecar: Running) -> None:
     assert sidecar.runner is not None
-    store = sidecar.runner.app[WORLDS_KEY].store
+    store = sidecar_of(sidecar.runner.app).worlds.store
     assert isinstance(store, Store)
     store.db.close()
     status, body = await get(f"{sidecar.url}/healthz")

@@ -17,8 +17,7 @@ import socketio
 from aiohttp import web
 
 from adapter import protocol
-from adapter.server import MOUNTED_KEY, sidecar_of
-from adapter.server.operations import STATUS_KEY
+from adapter.server import MOUNTED_KEY, STATUS_KEY, sidecar_of
 from adapter.server.throttle import Throttle
 from tests.support.sidecar import TOKEN, Running, auth
 

@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 
 from adapter.config import Config
-from adapter.server.operations import STATUS_KEY
+from adapter.server import STATUS_KEY
 from tests.server.test_roundtrip import hook, roll
 from tests.support.sidecar import TOKEN, Running, auth, connect
 

@@ -16,7 +16,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from adapter.server import SIDECAR_KEY, SIO_KEY
+from adapter.server import SIDECAR_KEY
 from adapter.server.guard import GuardedServer
 from adapter.server.pacing import Quiet, address_key, quiet_loop_errors
 from tests.server.rawclient import RawClient
@@ -36,7 +36,7 @@ async def reconfigure(sidecar: Running, **changes: Any) -> GuardedServer:
     sidecar.config = replace(sidecar.config, **changes)
     await sidecar.start()
     assert sidecar.runner is not None
-    return sidecar.runner.app[SIO_KEY]
+    return sidecar.runner.app[SIDECAR_KEY].sio
 
 
 async def gm_answers(sidecar: Running, seq: int) -> None:
@@ -198,7 +198,7 @@ async def test_a_connection_has_one_message_in_hand_its_next_frames_wait_unread(
     it is answered they are handled in order."""
     server = await reconfigure(sidecar, rate=1e6, burst=1_000_000)
     assert sidecar.runner is not None
-    world = sidecar.runner.app[SIDECAR_KEY].lock("world0000000001")
+    world = sidecar.runner.app[SIDECAR_KEY].locks["world0000000001"]
     raw = await RawClient.open(sidecar.url)
     try:
         assert "sid" in await raw.connect(auth())

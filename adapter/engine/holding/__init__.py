@@ -14,8 +14,8 @@ from msgspec import Struct
 from .. import messages
 from ..context import Ctx
 from ..events import Rolled, RoundStarted, ScoreSet, TurnEnded
-from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Combatant, Hold
-from ..ruleset import Entry, HoldRuleIds, IntentRule, On
+from ..model import ANY_POINT, GIVING_UP, HOLDING, STEPPED_IN, Combat, Hold
+from ..ruleset import HoldRuleIds, IntentRule, On
 from . import declare
 from .rounds import hold_carry_over, hold_entry, hold_moment_closed, hold_rescored
 from .state import is_waiting
@@ -44,10 +44,6 @@ class HoldMechanics(Struct, frozen=True):
     @property
     def intents(self) -> Mapping[type[messages.Intent], IntentRule]:
         return {messages.Hold: self.hold, messages.Act: self.act}
-
-    def entry(self, combat: Combat, combatant: Combatant, entry: Entry) -> Entry:
-        """``entry`` (the ruleset's own view) with the combatant's hold merged in."""
-        return hold_entry(combat, combatant, entry, self.ids)
 
 
 __all__ = [

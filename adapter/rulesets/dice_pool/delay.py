@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...engine.context import Ctx
-from ...engine.holding import HoldMechanics
+from ...engine.holding import HoldMechanics, hold_entry
 from ...engine.messages import Act, Hold, Intent
 from ...engine.model import Combat, Combatant
 from ...engine.ruleset import Entry, HoldRuleIds, IntentRule
@@ -92,4 +92,5 @@ def describe(combat: Combat, c: Combatant) -> Entry:
     if c.defeated:
         acts = "none"
         tags.append("defeated")
-    return HOLD.entry(combat, c, Entry(acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules), hint=hint))
+    entry = Entry(acts=acts, tags=tuple(tags), detail=detail, rules=tuple(rules), hint=hint)
+    return hold_entry(combat, c, entry, HOLD.ids)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ...engine.events import Rolled
-from ...engine.holding import HoldMechanics
+from ...engine.holding import HoldMechanics, hold_entry
 from ...engine.model import Combat, Combatant
 from ...engine.order import by_id
 from ...engine.ruleset import Entry, HoldRuleIds, Ruleset, chain, describe_plain
@@ -35,7 +35,7 @@ def mod_then_id(combatant: Combatant) -> Sequence[float]:
 def describe(combat: Combat, combatant: Combatant) -> Entry:
     """ST-1: a holder shows ``acts: held``; ST-4: a combatant giving up its round
     ``movement_only``; ST-5: ``target_aware`` when the GM says the target knows."""
-    return HOLD.entry(combat, combatant, describe_plain(combat, combatant))
+    return hold_entry(combat, combatant, describe_plain(combat, combatant), HOLD.ids)
 
 
 RULESET = Ruleset(

@@ -1,9 +1,14 @@
-"""The cost of a turn change by the size of the combat: ``initiative-sidecar bench --combat-sizes``.
+"""Figures from replaying headless through the server's own path (:class:`adapter.replay.Replay`:
+wire JSON, validation, engine, ack), no sockets, no database, in a child process pinned to one
+core (:func:`in_child`), so they do not depend on what the orchestrator did before:
 
-One balanced-d20 combat of N combatants (:data:`SIZES`) is replayed headless through the
-server's own path (:class:`adapter.replay.Replay`); the figure is the CPU time of one turn
-change, the best of ``repeats`` medians, in a child process pinned to one core
-(:func:`measure_in_child`). docs/performance.md, "A turn change by combat size", says how.
+- the replay throughput: a long recording through ``replay`` (output lines included):
+  ``python -m adapter.benchkit.replayed FILE`` prints ``{"messages", "msgs_per_s", ...}``;
+- the cost of a turn change by the size of the combat: ``initiative-sidecar bench
+  --combat-sizes``. One balanced-d20 combat of N combatants (:data:`SIZES`) is replayed; the
+  figure is the CPU time of one turn change, the best of ``repeats`` medians
+  (``python -m adapter.benchkit.replayed [--quick]``). docs/performance.md, "A turn change by
+  combat size", says how.
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
+from ..replay import Replay, dumps, replay_lines
+from ..rulesets import RULESETS
 from . import figures
 from .payloads import hooks, session
 
@@ -27,6 +35,29 @@ SIZES = (5, 20, 80, 200)
 RULESET = "balanced-d20"
 #: the hooks of a turn change (what is timed)
 TURN_HOOKS = ("combatTurn", "combatRound")
+
+
+def lines_of(world: str, payloads: list[dict[str, Any]], ruleset: str = "foundry-core") -> list[bytes]:
+    """A recording's JSON lines: the session, then one line per hook payload."""
+    return [orjson.dumps({"event": "session", "data": session(world, ruleset)}),
+            *(orjson.dumps({"event": "hook", "data": m}) for m in payloads)]
+
+
+def write_recording(path: Path, messages: int) -> Path:
+    path.write_bytes(b"".join(line + b"\n" for line in lines_of("benchReplay00001", hooks(messages))))
+    return path
+
+
+def throughput(path: Path) -> dict[str, Any]:
+    """Replay the recording at ``path``, each output line encoded as ``replay`` writes it: the figures."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    state = Replay(rulesets=RULESETS)
+    began = time.perf_counter()
+    for item in replay_lines(lines, state):
+        dumps(item)
+    seconds = time.perf_counter() - began
+    return {"messages": len(lines) - 1, "seconds": round(seconds, 3),
+            "msgs_per_s": round((len(lines) - 1) / seconds, 1), "problems": len(state.problems)}
 
 
 def d20_total(i: int) -> int:
@@ -38,13 +69,8 @@ def d20_total(i: int) -> int:
 def recording(combatants: int, turns: int) -> list[bytes]:
     """The JSON lines of one combat: a session, ``createCombat``, the rolls, ``combatStart``,
     then ``turns`` turn changes along the sidecar's plan (found by replaying the start once)."""
-    from ..replay import Replay
-    from ..rulesets import RULESETS
-
-    opened = session("benchSizes000001", RULESET)
     start = hooks(combatants + 2, combatants=combatants, total=d20_total)
-    lines = [orjson.dumps({"event": "session", "data": opened})]
-    lines += [orjson.dumps({"event": "hook", "data": m}) for m in start]
+    lines = lines_of("benchSizes000001", start, RULESET)
     probe = Replay(rulesets=RULESETS)
     plan: dict[str, Any] = {}
     for number, line in enumerate(lines, start=1):
@@ -72,9 +98,6 @@ def recording(combatants: int, turns: int) -> list[bytes]:
 
 def measure(combatants: int, turns: int) -> dict[str, Any]:
     """Replay one combat; the per-message CPU time of its turn changes after the first round."""
-    from ..replay import Replay
-    from ..rulesets import RULESETS
-
     lines = recording(combatants, turns)
     replay = Replay(rulesets=RULESETS)
     times: list[float] = []
@@ -119,13 +142,17 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def measure_in_child(quick: bool) -> dict[str, Any]:
-    """:func:`measure_all` in a child process pinned to one core (``--quick``: fewer turns,
-    one repeat), so the figures do not depend on what this process did before."""
-    argv = [sys.executable, "-m", "adapter.benchkit.combat_sizes"] + (["--quick"] if quick else [])
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=True)
+def in_child(*argv: str, timeout: float) -> dict[str, Any]:
+    """What :func:`main` prints, run with ``argv`` in a child process pinned to one core."""
+    done = subprocess.run([sys.executable, "-m", "adapter.benchkit.replayed", *argv],
+                          capture_output=True, text=True, timeout=timeout, check=True)
     result: dict[str, Any] = json.loads(done.stdout)
     return result
+
+
+def measure_in_child(quick: bool) -> dict[str, Any]:
+    """:func:`measure_all` in a child process (``--quick``: fewer turns, one repeat)."""
+    return in_child(*(["--quick"] if quick else []), timeout=900)
 
 
 def run_only(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -137,11 +164,14 @@ def run_only(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def main(argv: Sequence[str]) -> None:
+    """``FILE``: the replay throughput of that recording; else the combat sizes (``--quick``)."""
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
+    if argv and argv[0] != "--quick":
+        print(json.dumps(throughput(Path(argv[0]))))
+        return
     quick = "--quick" in argv
-    result = measure_all(turns=100 if quick else 600, repeats=1 if quick else 3)
-    print(json.dumps(result))
+    print(json.dumps(measure_all(turns=100 if quick else 600, repeats=1 if quick else 3)))
 
 
 if __name__ == "__main__":
