@@ -208,9 +208,7 @@ def process(
             "prompts": prompts,
             "notices": [n.to_wire() for n in outcome.notices],
         }
-        if check_outbound:
-            check_ack(ack, plans)
-        ack = encode_ack(ack, plans)  # sent as these bytes (adapter/server/packet.py)
+        ack = sent_ack(ack, plans, check_outbound)
     except SidecarError as error:
         return refused(world, seq, payload, error)
     except Exception as bug:  # a bug must not wedge the world: refuse, keep the state, go on
@@ -225,18 +223,18 @@ def process(
                   seen=seen_after(seen, message, combat_id, people, payload, keep_read))
 
 
-def check_ack(ack: dict[str, Any], plans: PlanMemo) -> None:
-    """The outbound check of an ack: its plans' entries that passed it once, unchanged since
-    (:meth:`~.engine.plan.PlanMemo.checked_view`), are not walked again."""
-    views = [plans.checked_view(p) for p in ack["plans"]]
-    protocol.check_outbound("ack", {**ack, "plans": [v if v is not None else p for v, p in zip(views, ack["plans"])]})
-    for plan in ack["plans"]:
-        plans.passed(plan)
-
-
-def encode_ack(ack: dict[str, Any], plans: PlanMemo) -> dict[str, Any]:
-    """:func:`.protocol.wirejson.encoded` of the ack; a plan whose text the memo holds is put
-    in as that text (``orjson.Fragment``, the same bytes) and goes out as it (broadcast too)."""
+def sent_ack(ack: dict[str, Any], plans: PlanMemo, check: bool) -> dict[str, Any]:
+    """The ack as sent (these bytes: adapter/server/packet.py), after the outbound check if
+    ``check``, which skips its plans' entries that passed it once, unchanged since
+    (:meth:`~.engine.plan.PlanMemo.checked_view`). It is :func:`.protocol.wirejson.encoded`
+    of the ack; a plan whose text the memo holds is put in as that text (``orjson.Fragment``,
+    the same bytes) and goes out as it (broadcast too)."""
+    if check:
+        views = [plans.checked_view(p) for p in ack["plans"]]
+        shown = [v if v is not None else p for v, p in zip(views, ack["plans"])]
+        protocol.check_outbound("ack", {**ack, "plans": shown})
+        for plan in ack["plans"]:
+            plans.passed(plan)
     known = [plans.wire_text(p) for p in ack["plans"]]
     texts = [t for t in known if t is not None]
     if not texts or len(texts) < len(known):

@@ -7,9 +7,9 @@ import re
 
 import adapter.errors as errors
 from adapter.config import ConfigError
+from adapter.errors import StoreInUse, StoreReadOnly, StoreUnusable
 from adapter.server.run import CannotListen
 from adapter.store import StoreCorrupt
-from adapter.store.guard import StoreInUse, StoreReadOnly, StoreUnusable
 
 
 def test_every_reason_not_to_start_is_a_start_up_error_of_the_one_tree() -> None:

@@ -125,7 +125,7 @@ def _same_adopted(a: tuple[float, float] | None, b: tuple[float, float] | None) 
     return a is b or (a is not None and b is not None and all(map(_same, a, b)))
 
 
-def _finite(value: Any) -> bool:
+def finite(value: Any) -> bool:
     """No float that is not finite anywhere in ``value`` (orjson would write it ``null``)."""
     stack = [value]
     while stack:
@@ -157,7 +157,7 @@ class _Kept:
                  formula: str | None, entry: dict[str, Any]) -> None:
         self.view, self.value, self.score, self.started = view, value, score, started
         self.formula, self.entry, self.text = formula, entry, _encoded(entry)
-        self.finite = _finite(entry)
+        self.finite = finite(entry)
         #: the entry passed the outbound check (in an ack): it is not checked again
         self.checked = False
 
@@ -266,7 +266,7 @@ class PlanMemo:
             pending = [k for k in kept if not k.checked]
         nr = cm.next_round
         if next_round is not None and (nr is None or nr[0] is not next_round):
-            nr = [next_round, _encoded(next_round), _finite(next_round), False]
+            nr = [next_round, _encoded(next_round), finite(next_round), False]
         current = combat.current
         body = {
             "round": combat.round,

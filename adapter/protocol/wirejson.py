@@ -11,12 +11,13 @@ parser is a ``ValueError`` (a malformed frame).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
 import orjson
+
+from ..engine.plan import finite
 
 
 def dumps(obj: Any, **kwargs: Any) -> str:
@@ -24,7 +25,7 @@ def dumps(obj: Any, **kwargs: Any) -> str:
         text = orjson.dumps(obj)
     except (TypeError, orjson.JSONEncodeError):
         return json.dumps(obj, **kwargs)
-    if b"null" in text and _has_nonfinite(obj):
+    if b"null" in text and not finite(obj):
         return json.dumps(obj, **kwargs)
     return text.decode()
 
@@ -101,43 +102,17 @@ def _parse_float(text: str) -> float:
     return value if value - value == 0.0 else NonFinite(value)
 
 
-def _parse_constant(name: str) -> NonFinite:
-    return NonFinite(name)  # NaN, Infinity, -Infinity: float() reads all three
-
-
 def loads(text: str | bytes, **kwargs: Any) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         try:
-            # orjson refuses non-finite numbers, so only this reader ever reads one
+            # orjson refuses non-finite numbers, so only this reader ever reads one; NaN,
+            # Infinity, -Infinity: float() reads all three
             return json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
-                              parse_constant=_parse_constant, **kwargs)
+                              parse_constant=NonFinite, **kwargs)
         except RecursionError:
             raise ValueError("JSON nested too deep to read") from None
-
-
-def _has_nonfinite(value: Any) -> bool:
-    """Whether a float that is not finite hides anywhere in ``value``."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is float:
-            if item - item != 0.0:
-                return True
-        elif kind is dict:
-            stack.extend(item.values())
-        elif kind is list or kind is tuple:
-            stack.extend(item)
-        elif isinstance(item, float):  # a float subclass
-            if not math.isfinite(item):
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return False
 
 
 #: how the frame being decoded is read, set by the server for a connection whose world keeps

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from ..errors import StoreCorrupt, StoreUnusable
 from . import snapshots
-from .contract import WorldStore
-from .rows import LogEntry
+from .contract import LogEntry, WorldStore
 from .sqlite import Store, damaged
 
 __all__ = ["LogEntry", "Store", "StoreCorrupt", "damaged", "open_store", "snapshots"]
@@ -21,9 +20,9 @@ def open_store(store: str, db: Path, codec: snapshots.Codec) -> WorldStore:
     default, for a GM's own machine); ``codec`` reads the snapshots: it knows the rulesets the
     worlds are played under."""
     if store:
-        from .postgres import PostgresStore, is_postgres
+        from .postgres import PostgresStore
 
-        if not is_postgres(store):
+        if not store.startswith(("postgresql://", "postgres://")):
             raise StoreUnusable("--store takes a postgresql://user@host/db URL (the value given is "
                                 "not one); leave it out for the SQLite file --db")
         return PostgresStore(store, codec=codec)

@@ -13,10 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
-# the start-up errors live in adapter/errors.py; named here too, where they were first
-from ..errors import StoreInUse as StoreInUse
-from ..errors import StoreReadOnly as StoreReadOnly
-from ..errors import StoreUnusable as StoreUnusable
+from ..errors import StoreInUse, StoreReadOnly, StoreUnusable
 
 
 def read_only(path: Path, why: str) -> str:

@@ -15,7 +15,6 @@ store" and "One owner per world").
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -29,13 +28,10 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from ..engine.model import World
-from ..errors import StoreUnavailable
-from . import snapshots
+from ..errors import StoreUnavailable, StoreUnusable
+from . import contract, snapshots
 from .committer import GroupCommitter, unavailable_error
-from .guard import StoreUnusable
-from .rows import ENGINE_VERSION, LogEntry, merged, snapshot_from
-from .rows import json_text as _json
-from .rows import payload_text as _plain_json
+from .contract import ENGINE_VERSION, WorldStore, json_text, payload_text
 
 log = logging.getLogger("initiative_sidecar.store")
 
@@ -69,10 +65,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 #: the (two-key) advisory lock that serializes migrations; leases use the one-key space
 _MIGRATING = (0x53494445, 1)  # "SIDE"
 _LEASE_KEY = "hashtextextended(%s, 0)"
-
-
-def is_postgres(url: str) -> bool:
-    return url.startswith(("postgresql://", "postgres://"))
+#: the write statements of :mod:`.contract`, in psycopg's parameter style
+INSERT_MESSAGE, INSERT_SESSION, SAVE_SNAPSHOT = (query.replace("?", "%s") for query in (
+    contract.INSERT_MESSAGE, contract.INSERT_SESSION, contract.SAVE_SNAPSHOT))
 
 
 def redacted(url: str) -> str:
@@ -99,11 +94,12 @@ LEASE_SILENCE_MS = 5_000
 HEARTBEAT_S = 1.0
 
 
-class PostgresStore:
+class PostgresStore(WorldStore):
     """Meets :class:`.contract.WorldStore` on PostgreSQL; ``shared``: worlds are leased (a world
     whose lease was lost is refused ``served_elsewhere`` until claimed again)."""
 
     shared = True
+    _snapshot_failures = (psycopg.Error, snapshots.SnapshotUnwritable)
 
     def __init__(self, url: str, *, connect_timeout: float = 5.0, codec: snapshots.Codec | None = None) -> None:
         self.codec = codec or snapshots.Codec()
@@ -181,17 +177,13 @@ class PostgresStore:
         self._used = time.monotonic()
         if self.db.closed or self.db.broken:
             with self._reopen:
-                return self._reopened()
-        return self.db
-
-    def _reopened(self) -> psycopg.Connection[Any]:
-        if self.db.closed or self.db.broken:
-            if self._leases:
-                log.error("the session holding the leases of %d world(s) on %s ended; they are "
-                          "refused until claimed again", len(self._leases), self.name)
-                self._leases.clear()
-            with unavailable():
-                self.db = self._open(lease=True)
+                if self.db.closed or self.db.broken:  # not opened by another thread meanwhile
+                    if self._leases:
+                        log.error("the session holding the leases of %d world(s) on %s ended; they "
+                                  "are refused until claimed again", len(self._leases), self.name)
+                        self._leases.clear()
+                    with unavailable():
+                        self.db = self._open(lease=True)
         return self.db
 
     # ---------------------------------------------------------------- leases
@@ -237,14 +229,12 @@ class PostgresStore:
     def append_soon(self, world: str, seq: int, event: str, payload: Any, error: Any = None) -> Future[None]:
         """The row handed to the committer thread: the future is done once it is committed
         (or refused), so the event loop awaits it instead of a thread waiting on it."""
-        row = (world, seq, event, _json(payload) if error is not None else _plain_json(payload),
-               _json(error) if error is not None else None)
-        return self._commits.write("INSERT INTO messages (world, seq, event, payload, error) VALUES (%s, %s, %s, %s, %s)",
-                           row, world, seq)
+        row = (world, seq, event, json_text(payload) if error is not None else payload_text(payload),
+               json_text(error) if error is not None else None)
+        return self._commits.write(INSERT_MESSAGE, row, world, seq)
 
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
-        self._commits.write("INSERT INTO sessions (world, after_seq, data) VALUES (%s, %s, %s)",
-                    (world, after_seq, _json(data)), world, after_seq).result()
+        self._commits.write(INSERT_SESSION, (world, after_seq, json_text(data)), world, after_seq).result()
 
     def save_snapshot(self, state: World) -> None:
         """Write ``state``'s snapshot; on a session PostgreSQL ended since (a restart), once
@@ -254,43 +244,21 @@ class PostgresStore:
             if self._snapshot_db.closed or self._snapshot_db.broken:  # PostgreSQL restarted since
                 self._snapshot_db = self._connect()
             try:
-                self._snapshot_db.execute(
-                    "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (%s, %s, %s, %s) "
-                    "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
-                    "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != %s",
-                    row)
+                self._snapshot_db.execute(SAVE_SNAPSHOT, row)
                 return
             except psycopg.OperationalError:
                 if attempt == 2 or not (self._snapshot_db.closed or self._snapshot_db.broken):
                     raise
                 log.info("the snapshot session with %s had ended (PostgreSQL restarted?): opened again", self.name)
 
-    def save_snapshot_soon(self, state: World) -> Future[bool]:
-        return self._writer.submit(snapshots.written, self.save_snapshot, state, (psycopg.Error, snapshots.SnapshotUnwritable))
-
     # ---------------------------------------------------------------- reading
 
-    def worlds(self) -> list[str]:
+    def _rows(self, query: str, *params: Any) -> list[Any]:
         with unavailable():
-            rows = self._live().execute("SELECT world FROM sessions UNION SELECT world FROM messages ORDER BY 1")
-            return [r[0] for r in rows.fetchall()]
+            return self._live().execute(query.replace("?", "%s"), params).fetchall()
 
-    def snapshot(self, world: str) -> World | None:
-        with unavailable():
-            row = self._live().execute(
-                "SELECT state, engine_version, seq FROM snapshots WHERE world = %s", (world,)).fetchone()
-        return None if row is None else snapshot_from(world, row[0], row[1], row[2], self.codec)
-
-    def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
-        with unavailable():
-            db = self._live()
-            sessions = db.execute(
-                "SELECT after_seq, data FROM sessions WHERE world = %s AND after_seq >= %s ORDER BY id",
-                (world, after_seq)).fetchall()
-            messages = db.execute(
-                "SELECT seq, event, payload, error FROM messages WHERE world = %s AND seq > %s ORDER BY seq",
-                (world, after_seq)).fetchall()
-        yield from merged(world, sessions, messages, _read)
+    def _unreadable(self, world: str, where: str, error: Exception) -> Exception:
+        return StoreUnusable(f"the store {world!r}: {where} is unreadable: {error}")
 
 
 @contextmanager
@@ -301,13 +269,6 @@ def unavailable() -> Iterator[None]:
         yield
     except psycopg.Error as error:
         raise unavailable_error(error) from error
-
-
-def _read(text: Any, world: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError) as error:
-        raise StoreUnusable(f"the store {world!r}: {where} is unreadable: {error}") from error
 
 
 def migrate(db: psycopg.Connection[Any], name: str) -> int:

@@ -11,12 +11,11 @@ the world without its combats, then one ``[combat key, combat]`` per combat.
 from __future__ import annotations
 
 import gc
-import logging
 import struct
 import threading
 import weakref
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import Any, TypeVar, Union
 
@@ -25,8 +24,6 @@ from msgspec.structs import replace
 
 from ..engine.model import Combat, CombatantExt, CombatExt, World, WorldExt
 from ..engine.ruleset import Ruleset
-
-log = logging.getLogger("initiative_sidecar.store")
 
 #: the first bytes of a snapshot in this format; older formats are named in the refusal
 MAGIC = b"ISM2"
@@ -41,18 +38,6 @@ MAX_FRAME = 512 * 1024 * 1024
 T = TypeVar("T")
 _MSGPACK = msgspec.msgpack.Encoder()
 
-
-
-def written(save: Callable[[World], None], state: World, failures: tuple[type[Exception], ...]) -> bool:
-    """``save(state)`` in a store's snapshot thread: a failure (one of ``failures``) is logged
-    and answered False, never raised (a snapshot is a cache; the log has every message)."""
-    try:
-        save(state)
-    except failures as error:
-        log.error(
-            "world %s: the snapshot at seq %d was not written: %s", state.world, state.last_seq, error)
-        return False
-    return True
 
 
 class GcPause:
@@ -121,10 +106,6 @@ class Encoder:
                 self._frames.pop(world.world, None)
             return b"".join(parts)
 
-    def cached(self) -> int:
-        """How many frames are kept."""
-        return sum(len(frames) for frames in list(self._frames.values()))
-
     def _drop(self, world_id: str, key: str, ref: weakref.ref[Combat]) -> None:
         """A cached combat was freed (on whichever thread let it go): its frame goes too. No
         lock: single dict operations; a race only costs a later snapshot one re-encoding."""
@@ -133,11 +114,6 @@ class Encoder:
             frames.pop(key, None)
             if not frames:
                 self._frames.pop(world_id, None)
-
-
-def encode(world: World) -> bytes:
-    """The snapshot bytes of a world, encoded from scratch."""
-    return Encoder().encode(world)
 
 
 def _frame(value: Any) -> bytes:

@@ -3,28 +3,25 @@ the message log per world, the sessions and the snapshots (docs/reliability.md).
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ..engine.model import World
-from ..errors import StoreCorrupt, StoreUnavailable
-from . import snapshots
-from .contract import WorldStore
+from ..errors import StoreCorrupt, StoreReadOnly, StoreUnavailable
+from . import contract, snapshots
+from .contract import ENGINE_VERSION, LogEntry, WorldStore, json_text, payload_text
 from .guard import (
     DatabaseLock,
     FileIdentity,
-    StoreReadOnly,
     identity,
     read_only,
     why_unwritable,
 )
-from .rows import ENGINE_VERSION, LogEntry, json_text, merged, payload_text, snapshot_from
 
 log = logging.getLogger("initiative_sidecar.store")
 
@@ -80,6 +77,8 @@ class Store(WorldStore):
     process shares it (the lock file), so every world's lease is its own: the contract's
     defaults. ``codec`` reads its snapshots (without one, a world holding a ruleset's state is
     rebuilt from its log)."""
+
+    _snapshot_failures = (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable)
 
     def __init__(self, path: str | Path, *, serving: bool = False, watch_every: float = 2.0,
                  codec: snapshots.Codec | None = None) -> None:
@@ -217,7 +216,7 @@ class Store(WorldStore):
         row = (world, seq, event, json_text(payload) if error is not None else payload_text(payload),
                json_text(error) if error is not None else None)
         with self._mutex:
-            self.db.execute("INSERT INTO messages (world, seq, event, payload, error) VALUES (?, ?, ?, ?, ?)", row)
+            self.db.execute(contract.INSERT_MESSAGE, row)
         self.check()
         self._appended += 1
         if self._appended >= CHECKPOINT_EVERY and not self._checkpointing:
@@ -239,66 +238,28 @@ class Store(WorldStore):
     def add_session(self, world: str, after_seq: int, data: Any) -> None:
         self.check()
         with self._mutex:
-            self.db.execute(
-                "INSERT INTO sessions (world, after_seq, data) VALUES (?, ?, ?)",
-                (world, after_seq, json_text(data)),
-            )
+            self.db.execute(contract.INSERT_SESSION, (world, after_seq, json_text(data)))
 
     def save_snapshot(self, state: World) -> None:
         """Write the world's snapshot now (encoded on the caller's thread)."""
         blob = self._encoder.encode(state)
         self.check()
         with self._mutex:
-            self.db.execute(
-                "INSERT INTO snapshots (world, seq, engine_version, state) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (world) DO UPDATE SET seq = excluded.seq, engine_version = excluded.engine_version, "
-                "state = excluded.state WHERE excluded.seq >= snapshots.seq OR snapshots.engine_version != ?",
-                (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION),
-            )
-
-    def save_snapshot_soon(self, state: World) -> Future[bool]:
-        return self._writer.submit(snapshots.written, self.save_snapshot, state, (sqlite3.Error, snapshots.SnapshotUnwritable, StoreUnavailable))
+            self.db.execute(contract.SAVE_SNAPSHOT,
+                            (state.world, state.last_seq, ENGINE_VERSION, blob, ENGINE_VERSION))
 
     # ---------------------------------------------------------------- reading
 
-    def worlds(self) -> list[str]:
-        rows = self.db.execute(
-            "SELECT world FROM sessions UNION SELECT world FROM messages ORDER BY 1"
-        ).fetchall()
-        return [r[0] for r in rows]
-
-    def snapshot(self, world: str) -> World | None:
-        """The world's snapshot, or None (see :func:`.rows.snapshot_from`)."""
-        row = self.db.execute(
-            "SELECT state, engine_version, seq FROM snapshots WHERE world = ?", (world,)
-        ).fetchone()
-        if row is None:
-            return None
-        blob, version, seq = row
-        return snapshot_from(world, blob, version, seq, self.codec)
+    def _rows(self, query: str, *params: Any) -> Iterator[Any]:
+        return self.db.execute(query, params)
 
     def history(self, world: str, after_seq: int = 0) -> Iterator[LogEntry]:
-        """Sessions and messages after ``after_seq``, in the order they happened; a row that
-        cannot be read raises :class:`StoreCorrupt` naming it."""
+        """A row SQLite itself cannot read names the damaged file (:class:`StoreCorrupt`)."""
         try:
-            sessions = self.db.execute(
-                "SELECT after_seq, data FROM sessions WHERE world = ? AND after_seq >= ? ORDER BY id",
-                (world, after_seq),
-            ).fetchall()
-            messages = self.db.execute(
-                "SELECT seq, event, payload, error FROM messages WHERE world = ? AND seq > ? ORDER BY seq",
-                (world, after_seq),
-            )
-            yield from merged(world, sessions, messages, self._read)
+            yield from super().history(world, after_seq)
         except sqlite3.DatabaseError as error:
             raise StoreCorrupt(damaged(self.path, f"world {world!r}: {error}")) from error
 
-    def _read(self, text: Any, world: str, where: str) -> Any:
-        try:
-            return json.loads(text)
-        except (TypeError, ValueError) as error:
-            raise StoreCorrupt(
-                damaged(self.path, f"{where} of world {world!r} is unreadable: {error}")
-            ) from error
-
-
+    def _unreadable(self, world: str, where: str, error: Exception) -> Exception:
+        return StoreCorrupt(
+            damaged(self.path, f"{where} of world {world!r} is unreadable: {error}"))

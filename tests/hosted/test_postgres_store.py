@@ -17,10 +17,9 @@ import psycopg  # noqa: E402
 
 from adapter.cli import parser
 from adapter.config import ConfigError, from_args
-from adapter.errors import ServedElsewhere, StoreUnavailable
+from adapter.errors import ServedElsewhere, StoreUnavailable, StoreUnusable
 from adapter.rulesets import RULESETS
 from adapter.service import Worlds
-from adapter.store.guard import StoreUnusable
 from adapter.store.postgres import SCHEMA_VERSION, PostgresStore, redacted
 from tests.foundry import combat, combatant, current
 from tests.hosted import services

@@ -16,7 +16,7 @@ import pytest
 
 from adapter.rulesets import RULESETS
 from adapter.service import Worlds
-from adapter.store import Store, rows
+from adapter.store import Store, contract
 from adapter.store.contract import WorldStore
 from adapter.store.snapshots import Codec
 from tests.reliability.table import Reference, build, session_data, state_of
@@ -109,7 +109,7 @@ def test_a_snapshot_of_another_engine_version_is_not_used(opener: Opener, story:
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     store = opener()
     store.save_snapshot(story.worlds[12])
-    monkeypatch.setattr(rows, "ENGINE_VERSION", "99")
+    monkeypatch.setattr(contract, "ENGINE_VERSION", "99")
     assert store.snapshot(story.world) is None
 
 

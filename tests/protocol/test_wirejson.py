@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+from adapter.engine.plan import finite
 from adapter.protocol import wirejson
 from adapter.server.packet import Packet
 
@@ -31,8 +32,8 @@ def test_nonfinite_search_sees_nested_and_subclassed_floats() -> None:
     class Score(float):
         pass
 
-    assert wirejson._has_nonfinite([{"x": (1.0, Score("inf"))}])
-    assert not wirejson._has_nonfinite({"a": [1.5, None, "x", (2.0,)], "b": {"c": -0.0}})
+    assert not finite([{"x": (1.0, Score("inf"))}])
+    assert finite({"a": [1.5, None, "x", (2.0,)], "b": {"c": -0.0}})
 
 
 def test_the_packet_still_finds_binary_attachments_anywhere() -> None:

@@ -32,7 +32,7 @@ from adapter.engine.model import Combat, Combatant, World
 from adapter.engine.plan import plan_text
 from adapter.rulesets.balanced_d20.state import Fighter, Reroll
 from adapter.store import Store, snapshots
-from adapter.store.rows import ENGINE_VERSION
+from adapter.store.contract import ENGINE_VERSION
 
 
 def big_world(combats: int, per_combat: int) -> World:
@@ -113,7 +113,7 @@ async def measure(combats: int, per_combat: int) -> None:
             await asyncio.wrap_future(store.save_snapshot_soon(world))
 
         print(f"world: {combats} combats x {per_combat} combatants; pickle {len(pickle.dumps(world)) / 1e6:.1f} MB, "
-              f"snapshot {len(snapshots.encode(world)) / 1e6:.1f} MB (MessagePack, zlib level 1; engine version {ENGINE_VERSION})")
+              f"snapshot {len(snapshots.Encoder().encode(world)) / 1e6:.1f} MB (MessagePack, zlib level 1; engine version {ENGINE_VERSION})")
         for name, work in (("before: pickle on the event loop", pickle_on_loop),
                            ("data format on the event loop, all combats", data_on_loop),
                            ("after: snapshot thread, all combats", data_in_thread),
