@@ -58,7 +58,7 @@ def storing(world_id: str, what: str) -> Iterator[None]:
             f"the database could not store {what} ({type(error).__name__}); resend it later") from error
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)  # a repr would print every world's state into a log
 class Worlds:
     store: WorldStore
     _: KW_ONLY

@@ -34,8 +34,10 @@ from .payloads import auth, hooks
 
 T = TypeVar("T")
 R = TypeVar("R")
-#: connected (and disconnected) at once: socket.io clients, raw tables
-CLIENT_BATCH, TABLE_BATCH = 50, 100
+#: socket.io clients connected (and disconnected) at once
+CLIENT_BATCH = 50
+#: raw tables connected (and closed) at once
+TABLE_BATCH = 100
 
 
 async def batched(items: Sequence[T], each: Callable[[T], Awaitable[R]], size: int) -> list[R]:

@@ -57,7 +57,7 @@ class Rules(Protocol):
     def intent_kinds(self) -> frozenset[str]: ...
 
 
-@dataclasses.dataclass(eq=False)
+@dataclasses.dataclass(eq=False, repr=False)  # a repr would print the whole world
 class Ctx:
     world: World
     _: dataclasses.KW_ONLY

@@ -16,8 +16,8 @@ def initiative_roll(ctx: Ctx, combat: Combat, event: Rolled) -> Combat:
     """Foundry core: the initiative is the roll's total, the score of the combatant that rolled
     or of every member of the group that rolled (Foundry v13 gives a group's initiative to each)."""
     score = float(event.roll.total)
-    group, cid = event.group_id, str(event.combatant_id)
-    rolled = combat.members(group) if group is not None else [combat.combatants[cid]]
+    group = event.group_id
+    rolled = combat.members(group) if group is not None else [combat.combatants[str(event.combatant_id)]]
     combatants = {**combat.combatants, **{c.id: replace(c, score=score) for c in rolled}}
     return replace(combat, combatants=combatants)
 

@@ -265,7 +265,8 @@ class Sidecar:
     async def export(self, sid: str, *args: Any) -> dict[str, Any]:
         """The ``export`` event: the GM's page asks for the recording of the world this
         connection writes (its stored sessions and messages, the JSON Lines ``replay`` reads,
-        what ``initiative-sidecar export`` writes), or a refusal. Only the world's writer asks."""
+        what ``initiative-sidecar export`` writes), or a refusal. Only the world's writer asks
+        (docs/protocol.md)."""
         from ..replay import dumps  # a GM's download, rare: serving does not load the replay tool
 
         world = self.connections.get(sid)
@@ -366,7 +367,8 @@ def create_app(config: Config) -> web.Application:
     app = web.Application(middlewares=guards)
     sio.attach(app)
     # besides the socket: the module to install, the status page, health and metrics
-    metrics, board = Metrics(), StatusBoard(config)
+    metrics = Metrics()
+    board = StatusBoard(config)
     observers = Observers([metrics.observe, board.observe], [metrics.connect])  # of every ack and connect
     app[STATUS_KEY] = board
     stopping = asyncio.Event()  # set once the app's cleanup begins: the store is closing
