@@ -1,6 +1,6 @@
 """The plan: what the module shows and writes for one combat (schemas/plan.schema.json).
 
-Each entry's ``actions``/``gm_actions`` come from :func:`actions_now`, its ``formula`` from
+Each entry's ``actions``/``gm_actions`` come from :mod:`.actions`, its ``formula`` from
 ``Ruleset.formula``; the ``initiative`` numbers from :func:`.order.encode_initiatives`, so
 that Foundry's own sort reproduces ``order``. A :class:`PlanMemo` builds every plan: again
 only where its inputs changed, each entry encoded once, the plan's text joined from theirs
@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from .actions import actions_now
 from .adopt import adopted_values
 from .context import Rules
 from .model import Combat, Combatant, Describe, Entry
@@ -64,32 +65,6 @@ def _numbers(combat: Combat, objs: list[Combatant], views: list[Entry]) -> dict[
     hints = {cid: v.hint for cid, v in zip(order, views) if v.hint is not None}
     scores = {cid: c.score for cid, c in zip(order, objs)}
     return encode_initiatives(order, scores, hints, adopted_values(combat), combat.turn_order)
-
-
-def actions_now(intents: Collection[str], started: bool, entry: Entry) -> tuple[list[str], list[str]]:
-    """``(actions, gm_actions)`` for one plan entry: the menu the module shows, decided here
-    (the module keeps no copy of the rules). Each action id names one intent
-    (``hold.next_round`` is ``hold {next_round: true}``; docs/protocol.md, ``plan``)."""
-    actions: list[str] = []
-    gm_actions: list[str] = []
-    held = entry.acts == "held"
-    if "dash" in intents and "dashed" not in entry.tags:
-        actions.append("dash")
-    if "hold" in intents:
-        if not held:
-            actions += ["hold", "hold.next_round"]
-        else:
-            gm_actions.append("hold.target_aware")
-    if "act" in intents and held and started:
-        actions += ["act.now", "act.after", "act.before"]
-    if "reaction.use" in intents and entry.reaction is not None and entry.reaction.get("available"):
-        actions.append("reaction.use")
-    readied = entry.detail.get("readied_id")
-    if "readied.declare" in intents and started and not readied:
-        actions.append("readied.declare")
-    if "readied.trigger" in intents and readied:
-        actions.append("readied.trigger")
-    return actions, gm_actions
 
 
 def _entry(cid: str, view: Entry, value: float | None, score: float | None,
