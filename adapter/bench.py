@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .benchkit import figures, replayed, services
+from .benchkit import figures, load, replayed, services
 from .progress import steps
 
 #: per world in the memory figure: createCombat, combatStart, one turn (nobody rolls: the
@@ -85,7 +85,7 @@ def measure(plan: Plan, tmp: Path, say: Callable[[str], None]) -> dict[str, Any]
 def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, list[float]], dict[str, int]]:
     """Every scenario against both servers, alternately, for ``plan.rounds`` rounds."""
     #: (scenario, server) -> what each round measured
-    runs: dict[tuple[str, str], list[services.Measured]] = {}
+    runs: dict[tuple[str, str], list[load.Measured]] = {}
     startups: dict[str, list[float]] = {"echo": [], "sidecar": []}
     deflate: dict[str, int] = {"echo": 0, "sidecar": 0}
     for r in range(plan.rounds):
@@ -97,7 +97,7 @@ def scenarios(plan: Plan, tmp: Path, say: Callable[[str], None]) -> tuple[dict[s
                     say(f"round {r + 1}/{plan.rounds}: {kind} {name}")
                     worlds = [f"bench{r}{name}w{i:05d}" for i in range(clients)]
                     procs = 1 if clients == 1 else plan.client_processes
-                    got = services.run_load(server.url, worlds, messages, procs, deflate=plan.deflate)
+                    got = load.run_load(server.url, worlds, messages, procs, deflate=plan.deflate)
                     runs.setdefault((name, kind), []).append(got)
                     deflate[kind] = got.deflate
             finally:
@@ -130,7 +130,7 @@ def memory(plan: Plan, tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     try:
         idle = server.rss_mb()
         worlds = [f"mem{i:05d}" for i in range(plan.memory_worlds)]
-        held = services.start_load(server.url, worlds, max(2, plan.client_processes),
+        held = load.start_load(server.url, worlds, max(2, plan.client_processes),
                                    messages=MEMORY_MESSAGES, deflate=plan.deflate,
                                    combatants=plan.memory_combatants, hold=True, rolls=False)
         try:

@@ -31,7 +31,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import figures, services
+from . import figures, load, services
 
 P99_TARGET_MS = 100.0
 DEFAULT_TABLES = (250, 1000)
@@ -146,7 +146,7 @@ def _step(url: str, procs: list[services.Server], store: str, worlds: list[str],
     pids = [s.process.pid for s in procs]
     idle = [s.rss_mb() for s in procs]
     clients = max(1, math.ceil(len(worlds) / TABLES_PER_CLIENT))
-    tables = services.start_load(url, worlds, clients, rate=rate, seconds=seconds, timeout=10.0)
+    tables = load.start_load(url, worlds, clients, rate=rate, seconds=seconds, timeout=10.0)
     try:
         loads = tables.processes
         connect_s = max(float(r["connect_s"]) for r in tables.ready)
@@ -156,7 +156,7 @@ def _step(url: str, procs: list[services.Server], store: str, worlds: list[str],
         client_cpu = [cpu_seconds(p.pid) for p in loads]
         tables.send("go")
         spies = _profilers(pids, len(worlds), seconds)
-        results = [services.reply(p, "result") for p in loads]
+        results = [load.reply(p, "result") for p in loads]
         cpu_used = sum(cpu_seconds(pid) for pid in pids) - sum(cpu)
         client_used = sum(cpu_seconds(p.pid) for p in loads) - sum(client_cpu)
         peak = [s.rss_mb() for s in procs]
@@ -242,7 +242,7 @@ def run_hosted(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="sidecar-bench-") as tmp, services.postgres() as pg, \
             services.redis() as redis:
-        runs: dict[str, list[services.Measured]] = {s: [] for s in SETUPS}
+        runs: dict[str, list[load.Measured]] = {s: [] for s in SETUPS}
         for r in range(rounds):
             for n, setup in enumerate(SETUPS):
                 print(f"bench --hosted: round {r + 1}/{rounds}, {setup}", file=stdout, flush=True)
@@ -264,7 +264,7 @@ def run_hosted(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def _one(setup: str, tmp: Path, pg: services.Postgres, redis: str, worlds: list[str], messages: int,
-         procs: int) -> services.Measured:
+         procs: int) -> load.Measured:
     tmp.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         if setup == "sqlite":
@@ -273,7 +273,7 @@ def _one(setup: str, tmp: Path, pg: services.Postgres, redis: str, worlds: list[
             url = server.url
         else:
             url = services.hosted(stack, tmp, int(setup.rsplit("x", 1)[1]), pg.new_database(), redis)[1]
-        return services.run_load(url, worlds, messages, procs, deflate=False)
+        return load.run_load(url, worlds, messages, procs, deflate=False)
 
 
 def hosted_table(result: dict[str, Any]) -> str:

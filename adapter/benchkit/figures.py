@@ -12,7 +12,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, TextIO
 
-from .services import Measured
+from .load import Measured
 
 
 def percentile(values: Sequence[float], q: float) -> float:
