@@ -58,3 +58,9 @@ class ListeningRooms(socketio.AsyncRedisManager):  # type: ignore[misc]
 
 def room_manager(url: str) -> socketio.AsyncRedisManager:
     return ListeningRooms(url, logger=OnceThenCount(), redis_options={"socket_connect_timeout": 1.0})
+
+
+def room_of(world_id: str) -> str:
+    """The socket.io room of a world, ``world:<id>``: a world id equal to another connection's
+    sid must not name that connection's own room."""
+    return "world:" + world_id

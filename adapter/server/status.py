@@ -120,7 +120,7 @@ class StatusBoard:
 
     def throttle_keys(self, remote: str) -> tuple[str, ...]:
         """What one login attempt counts against: its address, and every token it is tried
-        against (the keys :meth:`adapter.server.Sidecar.check_auth` uses)."""
+        against (the keys :meth:`adapter.server.sidecar.Sidecar.check_auth` uses)."""
         worlds = tuple(f"token {world}" for world in self.config.world_tokens)
         return ("address " + address_key(remote), "token (shared)", *worlds)
 

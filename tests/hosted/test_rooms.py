@@ -15,8 +15,7 @@ pytest.importorskip("redis", reason="redis is not installed: pip install -e '.[h
 import redis.asyncio as aioredis  # noqa: E402
 import socketio  # noqa: E402
 
-from adapter.server import room_of  # noqa: E402
-from adapter.server.rooms import OnceThenCount  # noqa: E402
+from adapter.server.rooms import OnceThenCount, room_of  # noqa: E402
 from tests.hosted import services  # noqa: E402
 from tests.reliability.harness import Serve, auth_for  # noqa: E402
 from tests.reliability.table import Reference, build  # noqa: E402
