@@ -230,7 +230,7 @@ def _parsed_inputs(lines: Sequence[str]) -> dict[int, Any]:
 def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .errors import StoreUnusable
     from .progress import tracked
-    from .replay import dumps
+    from .replay import recorded
     from .store import Store
 
     if not Path(args.db).exists():
@@ -251,8 +251,7 @@ def export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         stderr.write(f"initiative-sidecar: world {args.world!r} has nothing stored\n")
         return 1
     with open(args.out, "w", encoding="utf-8") if args.out else nullcontext(stdout) as out:
-        for entry in entries:
-            out.write(dumps({"event": entry.kind, "data": entry.data}) + "\n")
+        out.writelines(recorded(entries))
     return 0
 
 

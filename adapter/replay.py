@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 from msgspec.structs import replace
@@ -20,6 +20,9 @@ from .errors import InvalidMessage
 from .pipeline import Rulesets, open_session, process, read_seq
 from .protocol.wirejson import Encoded
 from .seen import Seen, loads_frame
+
+if TYPE_CHECKING:
+    from .store import LogEntry
 
 
 @dataclass
@@ -104,6 +107,12 @@ def dumps(item: Any) -> str:
         return orjson.dumps(item).decode()
     except TypeError:
         return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+
+
+def recorded(history: Iterable[LogEntry]) -> list[str]:
+    """A stored history as the lines of a recording (``{"event", "data"}``, JSON Lines: what
+    :func:`replay_lines` reads; ``export`` writes them, from the command line and the GM's page)."""
+    return [dumps({"event": entry.kind, "data": entry.data}) + "\n" for entry in history]
 
 
 def compare(outputs: Iterable[dict[str, Any]], golden: TextIO) -> str | None:

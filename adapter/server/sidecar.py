@@ -15,7 +15,7 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 import socketio
 
@@ -42,8 +42,9 @@ from .rooms import room_of
 from .throttle import Throttle
 
 log = logging.getLogger("initiative_sidecar.server")
-#: hosted mode: worker threads claiming and loading the worlds of connecting writers
+#: hosted mode: worker threads for the store calls of connects and exports
 CONNECT_THREADS = 32
+T = TypeVar("T")
 
 
 class Sidecar:
@@ -79,11 +80,7 @@ class Sidecar:
         async with self.locks[world_id]:
             previous = self.writers.get(world_id)
             try:
-                if self.pool is None:
-                    state = self.claim_and_connect(world_id, auth)
-                else:  # hosted: its store calls wait on PostgreSQL in a worker thread, not on the loop
-                    state = await asyncio.get_running_loop().run_in_executor(
-                        self.pool, self.claim_and_connect, world_id, auth)
+                state = await self.store_call(self.claim_and_connect, world_id, auth)
             except Exception as error:  # answered, whatever the store did: never left hanging
                 raise self.refused(self.store_refusal(world_id, previous, error)) from None
             self.writers[world_id] = sid
@@ -256,7 +253,7 @@ class Sidecar:
         connection writes (its stored sessions and messages, the JSON Lines ``replay`` reads,
         what ``initiative-sidecar export`` writes), or a refusal. Only the world's writer asks
         (docs/protocol.md)."""
-        from ..replay import dumps  # a GM's download, rare: serving does not load the replay tool
+        from ..replay import recorded  # a GM's download, rare: serving does not load the replay tool
 
         world = self.connections.get(sid)
         try:
@@ -269,8 +266,7 @@ class Sidecar:
                 raise RateLimited(f"more than {self.config.rate:g} messages per second; slow down and ask again")
             async with self.locks[world]:
                 try:
-                    history = self.worlds.store.history(world)
-                    lines = [dumps({"event": entry.kind, "data": entry.data}) + "\n" for entry in history]
+                    lines = await self.store_call(lambda: recorded(self.worlds.store.history(world)))
                 except SidecarError:
                     raise
                 except Exception as error:  # the store failed: answered, never left hanging
@@ -285,6 +281,13 @@ class Sidecar:
         return answer
 
     # ---------------------------------------------------------------- helpers
+
+    async def store_call(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(*args)``: on the event loop with SQLite (its calls are quick), in a worker
+        thread when hosted, where a store call waits on PostgreSQL and the loop serves the rest."""
+        if self.pool is None:
+            return call(*args)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, call, *args)
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         task: asyncio.Future[Any] = asyncio.ensure_future(coro)

@@ -5,10 +5,16 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from adapter import cli, protocol
+from adapter.server import sidecar_of
+from adapter.store import LogEntry
 from tests.server.test_roundtrip import hook, roll
 from tests.support.sidecar import Running, auth, connect, until
 
@@ -74,4 +80,33 @@ async def test_a_bad_export_is_refused_with_its_path_and_changes_nothing(sidecar
     assert again["lines"] == 2
     ack = await client.send("hook", hook(2, "updateCombat"))
     assert ack["ok"] and ack["seq"] == 2, "the export used no seq"
+    await client.close()
+
+
+async def test_a_hosted_export_reads_the_store_in_a_worker_thread_not_on_the_event_loop(sidecar: Running) -> None:
+    # hosted mode: a store call waits on PostgreSQL, and a long history read on the loop would
+    # stall every other table; the SQLite sidecar reads on the loop (its calls are quick)
+    assert sidecar.runner is not None
+    running = sidecar_of(sidecar.runner.app)
+    client = await connect(sidecar.url, auth())
+    await asyncio.wait_for(client.welcome, 5)
+    await client.send("hook", hook(1))
+    store = running.worlds.store
+    history = store.history
+    readers: list[str] = []
+
+    def watched(world: str, after_seq: int = 0) -> Iterator[LogEntry]:
+        readers.append(threading.current_thread().name)
+        return history(world, after_seq)
+
+    with mock.patch.object(store, "history", watched):
+        local = await client.send("export", {})
+        running.pool = ThreadPoolExecutor(1, thread_name_prefix="connect")
+        try:
+            pooled = await client.send("export", {})
+        finally:
+            running.pool.shutdown(wait=True)
+            running.pool = None
+    assert readers == [threading.main_thread().name, "connect_0"]
+    assert pooled["ok"] and pooled["recording"] == local["recording"] and pooled["lines"] == 2
     await client.close()
